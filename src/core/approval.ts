@@ -1,0 +1,146 @@
+import type { Tier, TimeoutDecision } from './policy.ts';
+import {
+  ActionHashMismatchError,
+  AlreadyResolvedError,
+  ForbiddenError,
+  RequestExpiredError,
+  StaleVersionError,
+  ValidationError,
+} from './errors.ts';
+
+/**
+ * Life of an approval request:
+ * `pending → authorized | rejected | responded | expired | cancelled | superseded`,
+ * then for authorized actions `executing → executed | failed`.
+ */
+export type RequestStatus =
+  | 'pending'
+  | 'authorized'
+  | 'rejected'
+  | 'responded'
+  | 'expired'
+  | 'cancelled'
+  | 'superseded'
+  | 'executing'
+  | 'executed'
+  | 'failed';
+
+/** The four decisions a reviewer can make. */
+export type DecisionType = 'approve' | 'edit' | 'reject' | 'respond';
+export const DECISION_TYPES: readonly DecisionType[] = ['approve', 'edit', 'reject', 'respond'];
+
+/** A reviewer's decision as submitted. */
+export interface Decision {
+  type: DecisionType;
+  /** The request version the reviewer saw. */
+  expectedVersion: number;
+  /** The action hash the reviewer saw. */
+  actionHash: string;
+  /** New arguments (edit only). */
+  args?: Record<string, unknown>;
+  /** Message to the agent (reject) or the tool result to use (respond). */
+  message?: string;
+  /** Approve and trust this tool's rule for the rest of the thread. */
+  trust?: boolean;
+}
+
+/** Who decides. */
+export interface Reviewer {
+  id: string;
+  name?: string;
+  roles: readonly string[];
+}
+
+/** An approval request as stored. */
+export interface ApprovalRequest {
+  id: string;
+  threadId: string;
+  checkpointId: string | null;
+  toolCallId: string | null;
+  tool: string;
+  args: Record<string, unknown>;
+  actionHash: string;
+  reason: string;
+  ruleId: string;
+  tier: Tier;
+  role: string;
+  approvalsRequired: number;
+  approvalsReceived: number;
+  version: number;
+  status: RequestStatus;
+  proposer: string;
+  evidence: Record<string, unknown>;
+  onTimeout: TimeoutDecision;
+  escalateTo: { role: string; approvals: number; timeoutMs: number } | null;
+  trustable: boolean;
+  /** The decision that resolved it (or the timeout default applied). */
+  resolution: Resolution | null;
+  parentId: string | null;
+  supersededBy: string | null;
+  createdAt: number;
+  expiresAt: number;
+  updatedAt: number;
+  resolvedAt: number | null;
+}
+
+/** How a request was resolved. */
+export interface Resolution {
+  type: DecisionType | 'timeout';
+  by: string;
+  at: number;
+  message?: string;
+  /** For edits: the args before the edit. */
+  originalArgs?: Record<string, unknown>;
+  trust?: boolean;
+  /** For timeouts: which default applied. */
+  applied?: TimeoutDecision;
+}
+
+/** Decisions still possible on a request. */
+export function allowedDecisions(req: Pick<ApprovalRequest, 'status'>): DecisionType[] {
+  return req.status === 'pending' ? [...DECISION_TYPES] : [];
+}
+
+/**
+ * Check that `reviewer` may take `decision` on `req` now. Throws the distinct
+ * coded error for each refusal. `priorVoters` are reviewers who already
+ * approved this request (quorum). Order matters: a resolved request reports
+ * "already resolved" even when it has also expired.
+ */
+export function checkDecision(
+  req: ApprovalRequest,
+  decision: Decision,
+  reviewer: Reviewer,
+  now: number,
+  priorVoters: readonly string[],
+): void {
+  if (req.status !== 'pending') throw new AlreadyResolvedError(req.id, req.status);
+  if (now >= req.expiresAt) throw new RequestExpiredError(req.id, new Date(req.expiresAt).toISOString());
+  if (decision.expectedVersion !== req.version) throw new StaleVersionError(req.id, decision.expectedVersion, req.version);
+  if (decision.actionHash !== req.actionHash) throw new ActionHashMismatchError(req.id, decision.actionHash, req.actionHash);
+  if (!reviewer.roles.includes(req.role)) {
+    throw new ForbiddenError('forbidden_role', `Reviewer "${reviewer.id}" lacks role "${req.role}", which approval request ${req.id} requires. Ask someone with that role.`, {
+      requestId: req.id,
+      requiredRole: req.role,
+    });
+  }
+  if (reviewer.id === req.proposer) {
+    throw new ForbiddenError('self_approval', `Reviewer "${reviewer.id}" proposed this action and cannot decide it; another reviewer must.`, { requestId: req.id });
+  }
+  if (priorVoters.includes(reviewer.id)) {
+    throw new ForbiddenError(
+      'duplicate_reviewer',
+      `Reviewer "${reviewer.id}" already approved request ${req.id}; it needs ${req.approvalsRequired} different reviewers. Ask another ${req.role}.`,
+      { requestId: req.id },
+    );
+  }
+  if (decision.type === 'edit' && (decision.args === undefined || decision.args === null || typeof decision.args !== 'object')) {
+    throw new ValidationError('An edit needs "args": the full new arguments of the tool call.', [{ path: 'args', message: 'required for edit' }]);
+  }
+  if (decision.type === 'respond' && typeof decision.message !== 'string') {
+    throw new ValidationError('A respond decision needs "message": the text the agent receives as the tool result.', [{ path: 'message', message: 'required for respond' }]);
+  }
+  if (decision.trust && (decision.type !== 'approve' || !req.trustable)) {
+    throw new ForbiddenError('decision_not_allowed', `Approval request ${req.id} cannot be approved with trust: only an approve on a trustable rule can.`, { requestId: req.id });
+  }
+}

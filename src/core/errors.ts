@@ -1,0 +1,142 @@
+/**
+ * One error hierarchy for Interlock. Every refusal carries a stable `code`
+ * (safe to match on in code and in HTTP clients), the ids involved, and a
+ * message that says what to do next.
+ *
+ * Caller mistakes extend {@link InterlockUsageError}; faults of the system
+ * (database down, corrupted rows) extend {@link InterlockSystemError}.
+ */
+export type ErrorDetails = Record<string, unknown>;
+
+/** Base class: `name` follows the subclass, `code` is stable. */
+export class InterlockError extends Error {
+  readonly code: string;
+  readonly details: ErrorDetails;
+  /** Suggested HTTP status; the server maps errors to responses in one place. */
+  readonly status: number;
+
+  constructor(code: string, message: string, opts: { details?: ErrorDetails; cause?: unknown; status?: number } = {}) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.details = opts.details ?? {};
+    this.status = opts.status ?? 500;
+  }
+
+  toJSON(): { code: string; message: string; details?: ErrorDetails } {
+    return Object.keys(this.details).length > 0
+      ? { code: this.code, message: this.message, details: this.details }
+      : { code: this.code, message: this.message };
+  }
+}
+
+/** The caller asked for something that cannot be done; nothing was changed. */
+export class InterlockUsageError extends InterlockError {}
+
+/** Interlock or its database failed; the operation may be retried. */
+export class InterlockSystemError extends InterlockError {}
+
+/** Input failed validation; `details.issues` lists each field. */
+export class ValidationError extends InterlockUsageError {
+  constructor(message: string, issues: FieldIssue[] = [], details: ErrorDetails = {}) {
+    super('invalid_input', message, { details: { ...details, issues }, status: 400 });
+  }
+}
+
+/** One problem with one field of an input. */
+export interface FieldIssue {
+  path: string;
+  message: string;
+}
+
+/** Options or configuration are wrong; raised at creation time, before any side effect. */
+export class ConfigError extends InterlockUsageError {
+  constructor(message: string, details: ErrorDetails = {}) {
+    super('invalid_config', message, { details, status: 500 });
+  }
+}
+
+/** The thing named does not exist. */
+export class NotFoundError extends InterlockUsageError {
+  constructor(kind: string, id: string) {
+    super(`${kind}_not_found`, `No ${kind.replace('_', ' ')} with id "${id}". Check the id, or list them to find it.`, {
+      details: { id },
+      status: 404,
+    });
+  }
+}
+
+/** The decision was made against an older version of the request. */
+export class StaleVersionError extends InterlockUsageError {
+  constructor(requestId: string, expected: number, actual: number) {
+    super(
+      'stale_version',
+      `Approval request ${requestId} is at version ${actual}, not ${expected}: it changed since you loaded it. Reload it and decide again.`,
+      { details: { requestId, expectedVersion: expected, actualVersion: actual }, status: 409 },
+    );
+  }
+}
+
+/** The action the reviewer saw is not the action on the request. */
+export class ActionHashMismatchError extends InterlockUsageError {
+  constructor(requestId: string, expected: string, actual: string) {
+    super(
+      'action_hash_mismatch',
+      `The action on approval request ${requestId} is not the one you reviewed (hash ${actual}, you sent ${expected}). Reload it and review the current action.`,
+      { details: { requestId, expectedHash: expected, actualHash: actual }, status: 409 },
+    );
+  }
+}
+
+/** The request was already decided, expired or cancelled. */
+export class AlreadyResolvedError extends InterlockUsageError {
+  constructor(requestId: string, status: string) {
+    super('already_resolved', `Approval request ${requestId} is already ${status}; it takes no more decisions.`, {
+      details: { requestId, status },
+      status: 409,
+    });
+  }
+}
+
+/** The request passed its expiry; its timeout default applies instead. */
+export class RequestExpiredError extends InterlockUsageError {
+  constructor(requestId: string, expiresAt: string) {
+    super(
+      'request_expired',
+      `Approval request ${requestId} expired at ${expiresAt}; its timeout default applies. Ask the agent to propose the action again if it is still needed.`,
+      { details: { requestId, expiresAt }, status: 410 },
+    );
+  }
+}
+
+/** The reviewer may not take this decision. */
+export class ForbiddenError extends InterlockUsageError {
+  constructor(code: 'forbidden_role' | 'self_approval' | 'duplicate_reviewer' | 'decision_not_allowed' | 'forbidden', message: string, details: ErrorDetails = {}) {
+    super(code, message, { details, status: 403 });
+  }
+}
+
+/** The policy blocks the action outright. */
+export class PolicyBlockedError extends InterlockUsageError {
+  constructor(tool: string, reason: string) {
+    super('policy_blocked', `Tool "${tool}" is blocked by policy: ${reason}`, { details: { tool, reason }, status: 403 });
+  }
+}
+
+/** A persisted document has a schema version this build cannot read. */
+export class SchemaVersionError extends InterlockSystemError {
+  constructor(kind: string, version: unknown, supported: readonly number[]) {
+    super(
+      'unsupported_schema_version',
+      `This ${kind} was written with schema version ${String(version)}; this build reads ${supported.join(', ')}. Upgrade Interlock to read it.`,
+      { details: { kind, version, supported } },
+    );
+  }
+}
+
+/** The database failed; the operation was rolled back. */
+export class StoreError extends InterlockSystemError {
+  constructor(message: string, cause?: unknown) {
+    super('store_error', message, { cause, status: 503 });
+  }
+}

@@ -1,0 +1,44 @@
+import { randomBytes } from 'node:crypto';
+
+declare const brand: unique symbol;
+/** A string tagged with what it identifies, so ids cannot be swapped by mistake. */
+export type Brand<T, B extends string> = T & { readonly [brand]: B };
+
+export type ThreadId = Brand<string, 'ThreadId'>;
+export type RequestId = Brand<string, 'RequestId'>;
+export type CheckpointId = Brand<string, 'CheckpointId'>;
+export type JobId = Brand<string, 'JobId'>;
+export type ReviewerId = Brand<string, 'ReviewerId'>;
+
+const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
+let lastMs = 0;
+let seq = 0;
+
+/**
+ * A new id: prefix, 10 chars of time, 4 of a per-millisecond counter, 8 random.
+ * Ids sort by creation time within a process, which keyset pagination relies on.
+ */
+export function newId<T extends string>(prefix: string): T {
+  const now = Date.now();
+  if (now === lastMs) seq++;
+  else {
+    lastMs = now;
+    seq = 0;
+  }
+  let time = '';
+  let t = now;
+  for (let i = 0; i < 10; i++) {
+    time = ALPHABET[t % 32]! + time;
+    t = Math.floor(t / 32);
+  }
+  let counter = '';
+  let c = seq;
+  for (let i = 0; i < 4; i++) {
+    counter = ALPHABET[c % 32]! + counter;
+    c = Math.floor(c / 32);
+  }
+  const rnd = randomBytes(8);
+  let tail = '';
+  for (const b of rnd) tail += ALPHABET[b % 32];
+  return `${prefix}_${time}${counter}${tail}` as T;
+}

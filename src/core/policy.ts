@@ -1,0 +1,321 @@
+import { z } from 'zod';
+import { ConfigError } from './errors.ts';
+import { toMs, type Duration } from './duration.ts';
+
+/** How much human attention a tool call needs, from least to most. */
+export type Tier = 'auto' | 'notify' | 'approve' | 'escalate' | 'block';
+export const TIERS: readonly Tier[] = ['auto', 'notify', 'approve', 'escalate', 'block'];
+
+/** What happens to a request nobody decided before it expired. */
+export type TimeoutDecision = 'reject' | 'approve' | 'escalate' | 'abort';
+
+/** Numeric rank of a tier: higher means more restrictive. */
+export function tierRank(t: Tier): number {
+  return TIERS.indexOf(t);
+}
+
+/** The more restrictive of two tiers. */
+export function maxTier(a: Tier, b: Tier): Tier {
+  return tierRank(a) >= tierRank(b) ? a : b;
+}
+
+/** True when the tier pauses the call for a person. */
+export function isInterrupting(t: Tier): boolean {
+  return t === 'approve' || t === 'escalate';
+}
+
+/** A proposed tool call. */
+export interface ToolCall {
+  tool: string;
+  args: Record<string, unknown>;
+}
+
+/** What a rule's condition can see besides the arguments. */
+export interface PolicyContext {
+  now: Date;
+  threadId?: string;
+  /** Who proposed the call (the agent's identity). */
+  proposer?: string;
+  /** Application facts supplied by the caller: customer tier, user id, channel… */
+  app: Record<string, unknown>;
+  /** Values of the tool policy's declared aggregates, read from the store before evaluation. */
+  aggregates: Record<string, number>;
+}
+
+/** Input of a rule condition. */
+export interface RuleInput {
+  tool: string;
+  args: Record<string, unknown>;
+  ctx: PolicyContext;
+}
+
+/**
+ * An aggregate over past actions, read from the store before the rules run.
+ * @example
+ * // the sum of refunds to the same customer over 24 h
+ * { fn: 'sum', field: 'amount', groupBy: 'customerId', window: '24h' }
+ */
+export interface AggregateSpec {
+  fn: 'sum' | 'count';
+  /** Argument to sum (required for `sum`). */
+  field?: string;
+  /** Only count past calls whose argument of this name equals the current call's. */
+  groupBy?: string;
+  window: Duration;
+  /** Tool whose past calls count; defaults to the tool being evaluated. */
+  tool?: string;
+  /** Which outcomes count: executed actions (default) or failed ones ("recent failures"). */
+  outcome?: 'executed' | 'failed';
+}
+
+/** Where an expired request goes when its rule says `onTimeout: 'escalate'`. */
+export interface EscalationTarget {
+  role: string;
+  approvals?: number;
+  timeout?: Duration;
+}
+
+/** One policy rule for one tool. */
+export interface Rule {
+  /** Stable id, recorded on requests and in the audit log. */
+  id: string;
+  tier: Tier;
+  /** Condition; a rule without one always matches. Must be pure and fast. */
+  when?: (input: RuleInput) => boolean;
+  /** Why this tier: shown to reviewers and recorded. */
+  reason: string | ((input: RuleInput) => string);
+  /** Role that may decide (approve / escalate tiers; also told for `notify`). */
+  role?: string;
+  /** Distinct reviewers needed to authorize (default 1). */
+  approvals?: number;
+  /** How long a request stays open (default from the policy, 24 h if unset). */
+  timeout?: Duration;
+  /** Decision applied on timeout (default `reject`). */
+  onTimeout?: TimeoutDecision;
+  /** Required when `onTimeout` is `escalate`. */
+  escalateTo?: EscalationTarget;
+  /** May a reviewer "approve and trust" this rule for the rest of a thread? (default true for `approve`). */
+  trustable?: boolean;
+}
+
+/** The rules of one tool, and the aggregates they read. */
+export interface ToolPolicy {
+  rules: Rule[];
+  aggregates?: Record<string, AggregateSpec>;
+}
+
+/** A triage evaluator may raise a verdict's tier, never lower it. */
+export type Triage = (
+  call: ToolCall,
+  verdict: Verdict,
+  ctx: PolicyContext,
+) => TriageResult | undefined | Promise<TriageResult | undefined>;
+export interface TriageResult {
+  tier: Tier;
+  reason: string;
+  role?: string;
+}
+
+/** Policy for every tool the agent may call. */
+export interface PolicyConfig {
+  tools: Record<string, ToolPolicy | Rule[]>;
+  triage?: Triage;
+  defaults?: { role?: string; timeout?: Duration; onTimeout?: TimeoutDecision };
+}
+
+/** The outcome of evaluating one call. */
+export interface Verdict {
+  tier: Tier;
+  ruleId: string;
+  reason: string;
+  role: string | null;
+  approvalsRequired: number;
+  timeoutMs: number;
+  onTimeout: TimeoutDecision;
+  escalateTo: { role: string; approvals: number; timeoutMs: number } | null;
+  trustable: boolean;
+  /** Ids of every rule that matched, most restrictive first. */
+  matched: string[];
+  /** Set when a triage evaluator raised the tier. */
+  raisedBy?: 'triage';
+}
+
+/** A validated, ready-to-evaluate policy. */
+export interface Policy {
+  readonly tools: ReadonlyMap<string, { rules: NormalizedRule[]; aggregates: Record<string, AggregateSpec & { windowMs: number }> }>;
+  readonly triage: Triage | undefined;
+  /** Aggregates the tool's rules read, or an empty object. */
+  aggregatesFor(tool: string): Record<string, AggregateSpec & { windowMs: number }>;
+  /** Pure evaluation, given the aggregates already read. */
+  evaluate(call: ToolCall, ctx: PolicyContext): Verdict;
+}
+
+interface NormalizedRule extends Rule {
+  timeoutMs: number;
+  onTimeout: TimeoutDecision;
+  approvals: number;
+}
+
+const fn = z.custom<(...a: unknown[]) => unknown>((v) => typeof v === 'function', 'must be a function');
+const duration = z.union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d+)?(ms|s|m|h|d)$/, 'use a duration such as "30m" or "24h"')]);
+const ruleSchema = z
+  .object({
+    id: z.string().min(1, 'every rule needs an id'),
+    tier: z.enum(['auto', 'notify', 'approve', 'escalate', 'block']),
+    when: fn.optional(),
+    reason: z.union([z.string().min(1), fn]),
+    role: z.string().min(1).optional(),
+    approvals: z.number().int().min(1).max(20).optional(),
+    timeout: duration.optional(),
+    onTimeout: z.enum(['reject', 'approve', 'escalate', 'abort']).optional(),
+    escalateTo: z.object({ role: z.string().min(1), approvals: z.number().int().min(1).optional(), timeout: duration.optional() }).strict().optional(),
+    trustable: z.boolean().optional(),
+  })
+  .strict();
+const aggregateSchema = z
+  .object({
+    fn: z.enum(['sum', 'count']),
+    field: z.string().optional(),
+    groupBy: z.string().optional(),
+    window: duration,
+    tool: z.string().optional(),
+    outcome: z.enum(['executed', 'failed']).optional(),
+  })
+  .strict()
+  .refine((a) => a.fn !== 'sum' || a.field !== undefined, 'a "sum" aggregate needs "field": the argument to add up');
+const toolPolicySchema = z.union([z.array(ruleSchema), z.object({ rules: z.array(ruleSchema), aggregates: z.record(z.string(), aggregateSchema).optional() }).strict()]);
+const policySchema = z
+  .object({
+    tools: z.record(z.string(), toolPolicySchema),
+    triage: fn.optional(),
+    defaults: z.object({ role: z.string().optional(), timeout: duration.optional(), onTimeout: z.enum(['reject', 'approve', 'escalate', 'abort']).optional() }).strict().optional(),
+  })
+  .strict();
+
+const DEFAULT_TIMEOUT_MS = 24 * 3_600_000;
+
+/**
+ * Validate a policy and prepare it for evaluation. Throws a {@link ConfigError}
+ * listing every problem, before anything runs.
+ *
+ * Among the rules of a tool that match a call, the most restrictive tier wins;
+ * on a tie the rule declared first wins. A tool without rules is blocked, and so
+ * is a call no rule matches: give each tool a rule without `when` as its default.
+ *
+ * @example
+ * const policy = definePolicy({ tools: {
+ *   look_up_order: [{ id: 'lookup', tier: 'auto', reason: 'read-only' }],
+ *   issue_refund: [
+ *     { id: 'small', tier: 'auto', reason: 'small refund' },
+ *     { id: 'large', tier: 'approve', role: 'supervisor', timeout: '30m',
+ *       when: ({ args }) => Number(args.amount) > 500, reason: 'refund over $500' },
+ *   ],
+ * }});
+ */
+export function definePolicy(config: PolicyConfig): Policy {
+  const parsed = policySchema.safeParse(config);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+    throw new ConfigError(`Invalid policy:\n  ${issues.join('\n  ')}`, { issues });
+  }
+  const defaults = config.defaults ?? {};
+  const tools = new Map<string, { rules: NormalizedRule[]; aggregates: Record<string, AggregateSpec & { windowMs: number }> }>();
+  for (const [tool, tp] of Object.entries(config.tools)) {
+    const rules = Array.isArray(tp) ? tp : tp.rules;
+    const aggregates = Array.isArray(tp) ? {} : (tp.aggregates ?? {});
+    const ids = new Set<string>();
+    const normalized = rules.map((r): NormalizedRule => {
+      const where = `tools.${tool} rule "${r.id}"`;
+      if (ids.has(r.id)) throw new ConfigError(`${where}: duplicate rule id; give each rule of a tool its own id.`);
+      ids.add(r.id);
+      const role = r.role ?? defaults.role;
+      if (isInterrupting(r.tier) && !role) {
+        throw new ConfigError(`${where}: tier "${r.tier}" needs "role", the reviewer role that may decide (or set defaults.role).`);
+      }
+      const onTimeout = r.onTimeout ?? defaults.onTimeout ?? 'reject';
+      if (onTimeout === 'escalate' && !r.escalateTo) {
+        throw new ConfigError(`${where}: onTimeout "escalate" needs "escalateTo": { role } naming who decides after the timeout.`);
+      }
+      return {
+        ...r,
+        ...(role === undefined ? {} : { role }),
+        timeoutMs: toMs(r.timeout ?? defaults.timeout ?? DEFAULT_TIMEOUT_MS, `${where} timeout`),
+        onTimeout,
+        approvals: r.approvals ?? 1,
+      };
+    });
+    const aggs: Record<string, AggregateSpec & { windowMs: number }> = {};
+    for (const [name, a] of Object.entries(aggregates)) aggs[name] = { ...a, windowMs: toMs(a.window, `tools.${tool}.aggregates.${name}`) };
+    tools.set(tool, { rules: normalized, aggregates: aggs });
+  }
+
+  return {
+    tools,
+    triage: config.triage,
+    aggregatesFor: (tool) => tools.get(tool)?.aggregates ?? {},
+    evaluate(call, ctx) {
+      const tp = tools.get(call.tool);
+      if (!tp || tp.rules.length === 0) return blocked('no-policy', `no policy for tool "${call.tool}"; add rules for it to the policy to allow it`);
+      const input: RuleInput = { tool: call.tool, args: call.args, ctx };
+      let best: NormalizedRule | undefined;
+      const matched: NormalizedRule[] = [];
+      for (const rule of tp.rules) {
+        if (rule.when && !rule.when(input)) continue;
+        matched.push(rule);
+        if (!best || tierRank(rule.tier) > tierRank(best.tier)) best = rule;
+      }
+      if (!best) return blocked('no-match', `no rule of tool "${call.tool}" matched this call; add a rule without "when" as the tool's default`);
+      matched.sort((a, b) => tierRank(b.tier) - tierRank(a.tier));
+      const reason = typeof best.reason === 'function' ? best.reason(input) : best.reason;
+      const esc = best.escalateTo;
+      return {
+        tier: best.tier,
+        ruleId: best.id,
+        reason,
+        role: best.role ?? null,
+        approvalsRequired: isInterrupting(best.tier) ? best.approvals : 0,
+        timeoutMs: best.timeoutMs,
+        onTimeout: best.onTimeout,
+        escalateTo: esc
+          ? { role: esc.role, approvals: esc.approvals ?? 1, timeoutMs: toMs(esc.timeout ?? best.timeoutMs) }
+          : null,
+        trustable: best.tier === 'approve' && best.trustable !== false,
+        matched: matched.map((r) => r.id),
+      };
+    },
+  };
+}
+
+function blocked(ruleId: string, reason: string): Verdict {
+  return {
+    tier: 'block',
+    ruleId,
+    reason,
+    role: null,
+    approvalsRequired: 0,
+    timeoutMs: 0,
+    onTimeout: 'reject',
+    escalateTo: null,
+    trustable: false,
+    matched: [],
+  };
+}
+
+/**
+ * Apply a triage result to a verdict: it may only raise the tier. Raising to an
+ * interrupting tier without a role keeps the rule's role, else `fallbackRole`.
+ */
+export function applyTriage(verdict: Verdict, result: TriageResult | undefined, fallbackRole: string): Verdict {
+  if (!result || tierRank(result.tier) <= tierRank(verdict.tier)) return verdict;
+  const role = result.role ?? verdict.role ?? fallbackRole;
+  return {
+    ...verdict,
+    tier: result.tier,
+    reason: `${result.reason} (raised from ${verdict.tier}: ${verdict.reason})`,
+    role,
+    approvalsRequired: isInterrupting(result.tier) ? Math.max(1, verdict.approvalsRequired) : 0,
+    timeoutMs: verdict.timeoutMs || DEFAULT_TIMEOUT_MS,
+    trustable: false,
+    raisedBy: 'triage',
+  };
+}
