@@ -1,0 +1,148 @@
+import pg from 'pg';
+import { createHash } from 'node:crypto';
+import { ConfigError, StoreError } from '../../core/index.ts';
+import type { Store, StoreTx } from '../types.ts';
+import type { Dialect, Row, SqlExecutor } from '../sql/executor.ts';
+import { sqlOps } from '../sql/repository.ts';
+import { applyMigrations } from '../sql/migrate.ts';
+
+/** Options of the PostgreSQL store. */
+export interface PostgresStoreOptions {
+  /** `postgres://user@host:port/db`; default `DATABASE_URL`. */
+  connectionString?: string;
+  /** Schema holding Interlock's tables (created if missing). Default `public`. */
+  schema?: string;
+  /** Pool size (default 10). */
+  max?: number;
+}
+
+const dialect: Dialect = {
+  forUpdate: ' FOR UPDATE',
+  forUpdateSkipLocked: ' FOR UPDATE SKIP LOCKED',
+  jsonText: (col, p) => `(${col}::jsonb ->> ${p}::text)`,
+  jsonNumber: (col, p) => `(${col}::jsonb ->> ${p}::text)::double precision`,
+};
+
+// BIGINT columns hold epoch milliseconds and sequence numbers, all within 2^53.
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+};
+
+const MIGRATION_LOCK = 0x1a7e_10c;
+const RETRYABLE = new Set(['40001', '40P01']);
+
+/** Named prepared statements: PostgreSQL parses and plans each SQL text once per connection. */
+const names = new Map<string, string>();
+function statementName(sql: string): string {
+  let n = names.get(sql);
+  if (!n) {
+    n = `il_${createHash('sha1').update(sql).digest('hex').slice(0, 16)}`;
+    if (names.size < 2000) names.set(sql, n);
+  }
+  return n;
+}
+
+function executor(client: pg.ClientBase | pg.Pool, stats: { statements: number }, named = true): SqlExecutor {
+  const q = (sql: string, params: readonly unknown[]) =>
+    named ? { name: statementName(sql), text: sql, values: params as unknown[] } : { text: sql, values: params as unknown[] };
+  return {
+    async all(sql, params = []) {
+      stats.statements++;
+      const r = await client.query<Row>(q(sql, params));
+      return r.rows;
+    },
+    async run(sql, params = []) {
+      stats.statements++;
+      const r = await client.query(q(sql, params));
+      return r.rowCount ?? 0;
+    },
+  };
+}
+
+/**
+ * The PostgreSQL store, for several processes on one database. Work is claimed
+ * with `FOR UPDATE SKIP LOCKED`; guarded writes lock the row they change.
+ */
+export function createPostgresStore(options: PostgresStoreOptions = {}): Store {
+  const connectionString = options.connectionString ?? process.env.DATABASE_URL;
+  if (!connectionString) throw new ConfigError('createPostgresStore needs "connectionString" or the DATABASE_URL environment variable (postgres://user@host:5432/db).');
+  const schema = options.schema ?? 'public';
+  if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new ConfigError(`Schema name "${schema}" must be lower-case letters, digits and underscores.`);
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.max ?? 10,
+    types,
+    options: `-c search_path=${schema}`,
+  });
+  // An idle client losing its connection (server restart) must not crash the process; the pool replaces it.
+  pool.on('error', () => undefined);
+  const stats = { transactions: 0, statements: 0 };
+  const ops = sqlOps(executor(pool, stats), dialect);
+
+  async function transaction<T>(fn: (tx: StoreTx) => Promise<T>, attempt = 1): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (err) {
+      throw new StoreError(`Cannot connect to PostgreSQL: ${(err as Error).message}. Check DATABASE_URL and that the server is up.`, err);
+    }
+    stats.transactions++;
+    try {
+      await client.query('BEGIN');
+      const result = await fn(sqlOps(executor(client, stats), dialect));
+      await client.query('COMMIT');
+      client.release();
+      return result;
+    } catch (err) {
+      let broken = false;
+      try {
+        await client.query('ROLLBACK');
+      } catch {
+        broken = true;
+      }
+      client.release(broken);
+      const code = (err as { code?: string }).code;
+      if (code && RETRYABLE.has(code) && attempt < 5) return transaction(fn, attempt + 1);
+      throw err;
+    }
+  }
+
+  return {
+    ...ops,
+    name: 'postgres',
+    capabilities: { multiProcess: true, skipLocked: true },
+    stats,
+    transaction: (fn) => transaction(fn),
+    async migrate() {
+      await applyMigrations(async (fn) => {
+        const client = await pool.connect();
+        try {
+          await client.query('BEGIN');
+          // Transaction-scoped lock: concurrent starters wait, then see the migration applied.
+          await client.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
+          await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+          const result = await fn(executor(client, stats, false));
+          await client.query('COMMIT');
+          return result;
+        } catch (err) {
+          await client.query('ROLLBACK').catch(() => undefined);
+          throw err;
+        } finally {
+          client.release();
+        }
+      });
+    },
+    async threadStorageBytes(threadId) {
+      const r = await pool.query<{ n: number }>(
+        `SELECT (SELECT COALESCE(SUM(octet_length(body)), 0) FROM il_messages WHERE thread_id = $1)
+              + (SELECT COALESCE(SUM(octet_length(state)), 0) FROM il_checkpoints WHERE thread_id = $1) AS n`,
+        [threadId],
+      );
+      return Number(r.rows[0]?.n ?? 0);
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}

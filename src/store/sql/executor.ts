@@ -1,0 +1,46 @@
+/** A database row as the driver returns it. */
+export type Row = Record<string, unknown>;
+
+/**
+ * The minimal driver surface the shared SQL repository needs. SQL is written
+ * once with `$1`-style placeholders; each backend adapts it.
+ */
+export interface SqlExecutor {
+  all(sql: string, params?: readonly unknown[]): Promise<Row[]>;
+  /** Run a statement; returns the number of rows it changed. */
+  run(sql: string, params?: readonly unknown[]): Promise<number>;
+}
+
+/** SQL fragments that differ between backends: the only place they differ. */
+export interface Dialect {
+  /** Appended to a SELECT that the transaction will update. */
+  forUpdate: string;
+  /** Appended to a SELECT that claims work other processes may also claim. */
+  forUpdateSkipLocked: string;
+  /** A JSON text column's top-level field as text. `param` is the placeholder holding the field name. */
+  jsonText(column: string, param: string): string;
+  /** A JSON text column's top-level field as a number. */
+  jsonNumber(column: string, param: string): string;
+}
+
+/** Parse a JSON column (text in both backends, so bytes round-trip exactly). */
+export function fromJson<T>(v: unknown): T {
+  return (typeof v === 'string' ? JSON.parse(v) : v) as T;
+}
+
+export function num(v: unknown): number {
+  return typeof v === 'number' ? v : Number(v);
+}
+
+export function numOrNull(v: unknown): number | null {
+  return v === null || v === undefined ? null : num(v);
+}
+
+export function strOrNull(v: unknown): string | null {
+  return v === null || v === undefined ? null : String(v);
+}
+
+/** `$start, $start+1, …` placeholders for an IN list. */
+export function placeholders(count: number, start: number): string {
+  return Array.from({ length: count }, (_, i) => `$${start + i}`).join(', ');
+}

@@ -1,0 +1,72 @@
+import type { JobRow, StoreTx } from '../types.ts';
+import { fromJson, num, numOrNull, placeholders, strOrNull, type Dialect, type Row, type SqlExecutor } from './executor.ts';
+
+function toJob(r: Row): JobRow {
+  return {
+    id: String(r.id),
+    kind: String(r.kind),
+    threadId: strOrNull(r.thread_id),
+    requestId: strOrNull(r.request_id),
+    payload: fromJson(r.payload),
+    status: r.status as JobRow['status'],
+    attempts: num(r.attempts),
+    runAt: num(r.run_at),
+    leaseOwner: strOrNull(r.lease_owner),
+    leaseUntil: numOrNull(r.lease_until),
+    lastError: strOrNull(r.last_error),
+    createdAt: num(r.created_at),
+  };
+}
+
+/** Durable jobs with leases: resume workers and notification delivery claim from here. */
+export function jobOps(db: SqlExecutor, d: Dialect): Pick<StoreTx, 'enqueueJob' | 'claimJobs' | 'completeJob' | 'failJob' | 'getJob' | 'listJobs'> {
+  return {
+    async enqueueJob(j) {
+      await db.run(
+        `INSERT INTO il_jobs (id, kind, thread_id, request_id, payload, status, attempts, run_at, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, 'ready', 0, $6, $7, $7)`,
+        [j.id, j.kind, j.threadId, j.requestId, JSON.stringify(j.payload), j.runAt, j.createdAt],
+      );
+    },
+    async claimJobs(kinds, owner, now, leaseUntil, limit) {
+      if (kinds.length === 0) return [];
+      const k = placeholders(kinds.length, 5);
+      // Ready jobs that are due, and running jobs whose worker's lease ran out (it died).
+      const rows = await db.all(
+        `UPDATE il_jobs SET status = 'running', lease_owner = $1, lease_until = $2, attempts = attempts + 1, updated_at = $3
+         WHERE id IN (
+           SELECT id FROM il_jobs
+           WHERE ((status = 'ready' AND run_at <= $3) OR (status = 'running' AND lease_until < $3)) AND kind IN (${k})
+           ORDER BY run_at LIMIT $4${d.forUpdateSkipLocked})
+         RETURNING *`,
+        [owner, leaseUntil, now, limit, ...kinds],
+      );
+      return rows.map(toJob).sort((a, b) => a.runAt - b.runAt);
+    },
+    async completeJob(id, owner, now) {
+      return (await db.run(`UPDATE il_jobs SET status = 'done', lease_owner = NULL, lease_until = NULL, updated_at = $3 WHERE id = $1 AND lease_owner = $2 AND status = 'running'`, [id, owner, now])) === 1;
+    },
+    async failJob(id, owner, error, retryAt, now) {
+      return (
+        (await db.run(
+          `UPDATE il_jobs SET status = $4, run_at = COALESCE($5, run_at), last_error = $3, lease_owner = NULL, lease_until = NULL, updated_at = $6
+           WHERE id = $1 AND lease_owner = $2 AND status = 'running'`,
+          [id, owner, error, retryAt === null ? 'dead' : 'ready', retryAt, now],
+        )) === 1
+      );
+    },
+    async getJob(id) {
+      const rows = await db.all(`SELECT * FROM il_jobs WHERE id = $1`, [id]);
+      return rows[0] ? toJob(rows[0]) : undefined;
+    },
+    async listJobs(f) {
+      const where: string[] = [];
+      const params: unknown[] = [];
+      if (f.threadId) (params.push(f.threadId), where.push(`thread_id = $${params.length}`));
+      if (f.requestId) (params.push(f.requestId), where.push(`request_id = $${params.length}`));
+      if (f.kind) (params.push(f.kind), where.push(`kind = $${params.length}`));
+      const rows = await db.all(`SELECT * FROM il_jobs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, id`, params);
+      return rows.map(toJob);
+    },
+  };
+}

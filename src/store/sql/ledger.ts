@@ -1,0 +1,81 @@
+import { ValidationError } from '../../core/index.ts';
+import type { ExecutionRow, StoreTx } from '../types.ts';
+import { fromJson, num, numOrNull, strOrNull, type Dialect, type Row, type SqlExecutor } from './executor.ts';
+
+function toExecution(r: Row): ExecutionRow {
+  return {
+    key: String(r.key),
+    requestId: strOrNull(r.request_id),
+    threadId: strOrNull(r.thread_id),
+    tool: String(r.tool),
+    args: fromJson(r.args),
+    actionHash: String(r.action_hash),
+    status: r.status as ExecutionRow['status'],
+    leaseOwner: strOrNull(r.lease_owner),
+    leaseUntil: numOrNull(r.lease_until),
+    attempts: num(r.attempts),
+    result: r.result === null || r.result === undefined ? undefined : fromJson(r.result),
+    error: strOrNull(r.error),
+    createdAt: num(r.created_at),
+    updatedAt: num(r.updated_at),
+  };
+}
+
+const FIELD = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** The execute-once ledger: a side effect runs under a key at most once. */
+export function ledgerOps(db: SqlExecutor, d: Dialect): Pick<StoreTx, 'claimExecution' | 'finishExecution' | 'getExecution' | 'listExecutionsForRequest' | 'aggregate'> {
+  return {
+    async claimExecution(e, now) {
+      const inserted = await db.all(
+        `INSERT INTO il_executions (key, request_id, thread_id, tool, args, action_hash, status, lease_owner, lease_until, attempts, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, 'running', $7, $8, 1, $9, $9) ON CONFLICT (key) DO NOTHING RETURNING *`,
+        [e.key, e.requestId, e.threadId, e.tool, JSON.stringify(e.args), e.actionHash, e.leaseOwner, e.leaseUntil, now],
+      );
+      if (inserted[0]) return { claimed: true, row: toExecution(inserted[0]) };
+      // Someone claimed the key before: take it over only if their lease ran out (a crashed process).
+      const taken = await db.all(
+        `UPDATE il_executions SET lease_owner = $2, lease_until = $3, attempts = attempts + 1, updated_at = $4
+         WHERE key = $1 AND status = 'running' AND lease_until < $4 RETURNING *`,
+        [e.key, e.leaseOwner, e.leaseUntil, now],
+      );
+      if (taken[0]) return { claimed: true, row: toExecution(taken[0]) };
+      const rows = await db.all(`SELECT * FROM il_executions WHERE key = $1`, [e.key]);
+      return { claimed: false, row: toExecution(rows[0]!) };
+    },
+    async finishExecution(key, owner, outcome, now) {
+      const n = await db.run(
+        `UPDATE il_executions SET status = $3, result = $4, error = $5, lease_until = NULL, updated_at = $6
+         WHERE key = $1 AND lease_owner = $2 AND status = 'running'`,
+        [key, owner, outcome.status, outcome.result === undefined ? null : JSON.stringify(outcome.result), outcome.error ?? null, now],
+      );
+      return n === 1;
+    },
+    async getExecution(key) {
+      const rows = await db.all(`SELECT * FROM il_executions WHERE key = $1`, [key]);
+      return rows[0] ? toExecution(rows[0]) : undefined;
+    },
+    async listExecutionsForRequest(requestId) {
+      const rows = await db.all(`SELECT * FROM il_executions WHERE request_id = $1 ORDER BY created_at`, [requestId]);
+      return rows.map(toExecution);
+    },
+    async aggregate(q) {
+      for (const f of [q.field, q.groupBy?.field]) {
+        if (f !== undefined && !FIELD.test(f)) throw new ValidationError(`Aggregate field "${f}" must be a plain argument name.`, [{ path: 'field', message: 'invalid' }]);
+      }
+      const params: unknown[] = [q.tool, q.outcome === 'executed' ? 'succeeded' : 'failed', q.since];
+      let expr = 'COUNT(*)';
+      if (q.fn === 'sum') {
+        params.push(q.field);
+        expr = `COALESCE(SUM(${d.jsonNumber('args', `$${params.length}`)}), 0)`;
+      }
+      let group = '';
+      if (q.groupBy) {
+        params.push(q.groupBy.field, String(q.groupBy.value));
+        group = ` AND ${d.jsonText('args', `$${params.length - 1}`)} = $${params.length}`;
+      }
+      const rows = await db.all(`SELECT ${expr} AS v FROM il_executions WHERE tool = $1 AND status = $2 AND updated_at >= $3${group}`, params);
+      return num(rows[0]?.v ?? 0);
+    },
+  };
+}

@@ -1,0 +1,34 @@
+import { MIGRATIONS } from './schema.ts';
+import type { SqlExecutor } from './executor.ts';
+import { num } from './executor.ts';
+
+/**
+ * Apply pending migrations, each in its own transaction. `inTx` runs a
+ * function in a transaction that holds the backend's migration lock, so two
+ * processes starting at once apply each migration exactly once.
+ */
+export async function applyMigrations(inTx: <T>(fn: (db: SqlExecutor) => Promise<T>) => Promise<T>): Promise<number[]> {
+  const applied: number[] = [];
+  for (const m of MIGRATIONS) {
+    const did = await inTx(async (db) => {
+      await db.run(`CREATE TABLE IF NOT EXISTS il_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`);
+      const done = await db.all(`SELECT id FROM il_migrations WHERE id = $1`, [m.id]);
+      if (done.length > 0) return false;
+      // Insert the row first: a concurrent migrator without the lock would fail here, not half-way.
+      await db.run(`INSERT INTO il_migrations (id, name, applied_at) VALUES ($1, $2, $3)`, [m.id, m.name, Date.now()]);
+      for (const s of m.statements) await db.run(s);
+      return true;
+    });
+    if (did) applied.push(m.id);
+  }
+  return applied;
+}
+
+/** Highest migration this build knows. */
+export const LATEST_MIGRATION = Math.max(...MIGRATIONS.map((m) => m.id));
+
+/** Refuse a database migrated by a newer build: its schema may not be what this code expects. */
+export async function schemaVersion(db: SqlExecutor): Promise<number> {
+  const rows = await db.all(`SELECT MAX(id) AS v FROM il_migrations`);
+  return num(rows[0]?.v ?? 0);
+}

@@ -1,0 +1,156 @@
+import type { ApprovalRequest } from '../../core/index.ts';
+import { ValidationError } from '../../core/index.ts';
+import type { StoreTx } from '../types.ts';
+import { fromJson, num, numOrNull, placeholders, strOrNull, type Dialect, type Row, type SqlExecutor } from './executor.ts';
+
+function toRequest(r: Row): ApprovalRequest {
+  return {
+    id: String(r.id),
+    threadId: String(r.thread_id),
+    checkpointId: strOrNull(r.checkpoint_id),
+    toolCallId: strOrNull(r.tool_call_id),
+    tool: String(r.tool),
+    args: fromJson(r.args),
+    actionHash: String(r.action_hash),
+    reason: String(r.reason),
+    ruleId: String(r.rule_id),
+    tier: r.tier as ApprovalRequest['tier'],
+    role: String(r.role),
+    approvalsRequired: num(r.approvals_required),
+    approvalsReceived: num(r.approvals_received),
+    version: num(r.version),
+    status: r.status as ApprovalRequest['status'],
+    proposer: String(r.proposer),
+    evidence: fromJson(r.evidence),
+    onTimeout: r.on_timeout as ApprovalRequest['onTimeout'],
+    escalateTo: r.escalate_to === null || r.escalate_to === undefined ? null : fromJson(r.escalate_to),
+    trustable: num(r.trustable) === 1,
+    resolution: r.resolution === null || r.resolution === undefined ? null : fromJson(r.resolution),
+    parentId: strOrNull(r.parent_id),
+    supersededBy: strOrNull(r.superseded_by),
+    createdAt: num(r.created_at),
+    expiresAt: num(r.expires_at),
+    updatedAt: num(r.updated_at),
+    resolvedAt: numOrNull(r.resolved_at),
+  };
+}
+
+function encodeCursor(a: number, id: string): string {
+  return Buffer.from(`${a}:${id}`).toString('base64url');
+}
+
+function decodeCursor(c: string): [number, string] {
+  const text = Buffer.from(c, 'base64url').toString();
+  const i = text.indexOf(':');
+  const n = Number(text.slice(0, i));
+  if (i < 1 || !Number.isFinite(n)) throw new ValidationError('The cursor is not one this API returned; pass nextCursor from the previous page unchanged.', [{ path: 'cursor', message: 'malformed' }]);
+  return [n, text.slice(i + 1)];
+}
+
+/** Approval requests, quorum votes and trust grants. */
+export function requestOps(db: SqlExecutor, d: Dialect): Pick<
+  StoreTx,
+  'insertRequest' | 'getRequest' | 'updateRequest' | 'listRequests' | 'claimExpired' | 'insertVote' | 'listVoters' | 'countPendingByRole' | 'insertTrust' | 'getTrust'
+> {
+  return {
+    async insertRequest(r) {
+      await db.run(
+        `INSERT INTO il_requests (id, thread_id, checkpoint_id, tool_call_id, tool, args, action_hash, reason, rule_id, tier, role,
+           approvals_required, approvals_received, version, status, proposer, evidence, on_timeout, escalate_to, trustable,
+           resolution, parent_id, superseded_by, created_at, expires_at, updated_at, resolved_at)
+         VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27)`,
+        [
+          r.id, r.threadId, r.checkpointId, r.toolCallId, r.tool, JSON.stringify(r.args), r.actionHash, r.reason, r.ruleId, r.tier, r.role,
+          r.approvalsRequired, r.approvalsReceived, r.version, r.status, r.proposer, JSON.stringify(r.evidence), r.onTimeout,
+          r.escalateTo === null ? null : JSON.stringify(r.escalateTo), r.trustable ? 1 : 0,
+          r.resolution === null ? null : JSON.stringify(r.resolution), r.parentId, r.supersededBy, r.createdAt, r.expiresAt, r.updatedAt, r.resolvedAt,
+        ],
+      );
+    },
+    async getRequest(id, opts) {
+      const rows = await db.all(`SELECT * FROM il_requests WHERE id = $1${opts?.forUpdate ? d.forUpdate : ''}`, [id]);
+      return rows[0] ? toRequest(rows[0]) : undefined;
+    },
+    async updateRequest(r, expectedVersion) {
+      const n = await db.run(
+        `UPDATE il_requests SET args = $3, action_hash = $4, approvals_received = $5, version = $6, status = $7,
+           resolution = $8, superseded_by = $9, updated_at = $10, resolved_at = $11, tier = $12, role = $13,
+           approvals_required = $14, expires_at = $15
+         WHERE id = $1 AND version = $2`,
+        [
+          r.id, expectedVersion, JSON.stringify(r.args), r.actionHash, r.approvalsReceived, r.version, r.status,
+          r.resolution === null ? null : JSON.stringify(r.resolution), r.supersededBy, r.updatedAt, r.resolvedAt, r.tier, r.role,
+          r.approvalsRequired, r.expiresAt,
+        ],
+      );
+      return n === 1;
+    },
+    async listRequests(q) {
+      const where: string[] = [];
+      const params: unknown[] = [];
+      const add = (sql: (p: string) => string, v: unknown) => {
+        params.push(v);
+        where.push(sql(`$${params.length}`));
+      };
+      if (q.status) add((p) => `status = ${p}`, q.status);
+      if (q.tool) add((p) => `tool = ${p}`, q.tool);
+      if (q.threadId) add((p) => `thread_id = ${p}`, q.threadId);
+      if (q.roles) {
+        if (q.roles.length === 0) return { items: [], nextCursor: null };
+        where.push(`role IN (${placeholders(q.roles.length, params.length + 1)})`);
+        params.push(...q.roles);
+      }
+      const byExpiry = q.order === 'expiry';
+      const col = byExpiry ? 'expires_at' : 'created_at';
+      if (q.cursor) {
+        const [at, id] = decodeCursor(q.cursor);
+        params.push(at, id);
+        const a = `$${params.length - 1}`;
+        const b = `$${params.length}`;
+        where.push(byExpiry ? `(${col} > ${a} OR (${col} = ${a} AND id > ${b}))` : `(${col} < ${a} OR (${col} = ${a} AND id < ${b}))`);
+      }
+      const limit = Math.min(Math.max(q.limit ?? 50, 1), 500);
+      params.push(limit + 1);
+      const dir = byExpiry ? 'ASC' : 'DESC';
+      const rows = await db.all(
+        `SELECT * FROM il_requests ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${col} ${dir}, id ${dir} LIMIT $${params.length}`,
+        params,
+      );
+      const items = rows.slice(0, limit).map(toRequest);
+      const last = items[items.length - 1];
+      const nextCursor = rows.length > limit && last ? encodeCursor(byExpiry ? last.expiresAt : last.createdAt, last.id) : null;
+      return { items, nextCursor };
+    },
+    async claimExpired(now, limit) {
+      const rows = await db.all(
+        `SELECT * FROM il_requests WHERE status = 'pending' AND expires_at <= $1 ORDER BY expires_at LIMIT $2${d.forUpdateSkipLocked}`,
+        [now, limit],
+      );
+      return rows.map(toRequest);
+    },
+    async insertVote(v) {
+      await db.run(`INSERT INTO il_votes (request_id, reviewer, type, version, created_at) VALUES ($1, $2, $3, $4, $5)`, [
+        v.requestId, v.reviewer, v.type, v.version, v.createdAt,
+      ]);
+    },
+    async listVoters(requestId) {
+      const rows = await db.all(`SELECT reviewer FROM il_votes WHERE request_id = $1 AND type = 'approve' ORDER BY created_at`, [requestId]);
+      return rows.map((r) => String(r.reviewer));
+    },
+    async countPendingByRole() {
+      const rows = await db.all(`SELECT role, COUNT(*) AS n, MIN(created_at) AS oldest FROM il_requests WHERE status = 'pending' GROUP BY role`);
+      return rows.map((r) => ({ role: String(r.role), count: num(r.n), oldestCreatedAt: num(r.oldest) }));
+    },
+    async insertTrust(g) {
+      await db.run(
+        `INSERT INTO il_trust (thread_id, tool, rule_id, reviewer, request_id, created_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+        [g.threadId, g.tool, g.ruleId, g.reviewer, g.requestId, g.createdAt],
+      );
+    },
+    async getTrust(threadId, tool, ruleId) {
+      const rows = await db.all(`SELECT reviewer, request_id, created_at FROM il_trust WHERE thread_id = $1 AND tool = $2 AND rule_id = $3`, [threadId, tool, ruleId]);
+      const r = rows[0];
+      return r ? { reviewer: String(r.reviewer), requestId: String(r.request_id), createdAt: num(r.created_at) } : undefined;
+    },
+  };
+}

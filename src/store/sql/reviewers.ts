@@ -1,0 +1,38 @@
+import type { ReviewerRow, StoreTx } from '../types.ts';
+import { fromJson, num, type Row, type SqlExecutor } from './executor.ts';
+
+function toReviewer(r: Row): ReviewerRow {
+  return {
+    id: String(r.id),
+    name: String(r.name),
+    roles: fromJson(r.roles),
+    tokenHash: String(r.token_hash),
+    revoked: num(r.revoked) === 1,
+    createdAt: num(r.created_at),
+  };
+}
+
+/** Reviewers and the hashes of their tokens. */
+export function reviewerOps(db: SqlExecutor): Pick<StoreTx, 'insertReviewer' | 'getReviewerByTokenHash' | 'getReviewer' | 'listReviewers' | 'revokeReviewer'> {
+  return {
+    async insertReviewer(r) {
+      await db.run(`INSERT INTO il_reviewers (id, name, roles, token_hash, revoked, created_at) VALUES ($1, $2, $3, $4, $5, $6)`, [
+        r.id, r.name, JSON.stringify(r.roles), r.tokenHash, r.revoked ? 1 : 0, r.createdAt,
+      ]);
+    },
+    async getReviewerByTokenHash(tokenHash) {
+      const rows = await db.all(`SELECT * FROM il_reviewers WHERE token_hash = $1`, [tokenHash]);
+      return rows[0] ? toReviewer(rows[0]) : undefined;
+    },
+    async getReviewer(id) {
+      const rows = await db.all(`SELECT * FROM il_reviewers WHERE id = $1`, [id]);
+      return rows[0] ? toReviewer(rows[0]) : undefined;
+    },
+    async listReviewers() {
+      return (await db.all(`SELECT * FROM il_reviewers ORDER BY created_at`)).map(toReviewer);
+    },
+    async revokeReviewer(id) {
+      return (await db.run(`UPDATE il_reviewers SET revoked = 1 WHERE id = $1 AND revoked = 0`, [id])) === 1;
+    },
+  };
+}

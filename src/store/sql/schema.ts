@@ -1,0 +1,74 @@
+/**
+ * Numbered migrations, shared by both backends: the schema uses only types
+ * SQLite and PostgreSQL read alike (TEXT, BIGINT, INTEGER). JSON is stored as
+ * TEXT so documents round-trip byte for byte; times are epoch milliseconds.
+ * Never edit a released migration: add a new one.
+ */
+export interface Migration {
+  id: number;
+  name: string;
+  statements: string[];
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    id: 1,
+    name: 'initial',
+    statements: [
+      `CREATE TABLE il_threads (
+        id TEXT PRIMARY KEY, agent TEXT NOT NULL, agent_version TEXT NOT NULL, status TEXT NOT NULL,
+        message_count INTEGER NOT NULL DEFAULT 0, abort_requested INTEGER NOT NULL DEFAULT 0,
+        metadata TEXT NOT NULL DEFAULT '{}', created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL)`,
+      `CREATE INDEX il_threads_status ON il_threads (status, updated_at)`,
+      `CREATE TABLE il_messages (
+        thread_id TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (thread_id, seq))`,
+      `CREATE TABLE il_checkpoints (
+        id TEXT PRIMARY KEY, thread_id TEXT NOT NULL, message_count INTEGER NOT NULL,
+        schema_version INTEGER NOT NULL, state TEXT NOT NULL, created_at BIGINT NOT NULL)`,
+      `CREATE INDEX il_checkpoints_thread ON il_checkpoints (thread_id, created_at)`,
+      `CREATE TABLE il_requests (
+        id TEXT PRIMARY KEY, thread_id TEXT NOT NULL, checkpoint_id TEXT, tool_call_id TEXT,
+        tool TEXT NOT NULL, args TEXT NOT NULL, action_hash TEXT NOT NULL, reason TEXT NOT NULL,
+        rule_id TEXT NOT NULL, tier TEXT NOT NULL, role TEXT NOT NULL,
+        approvals_required INTEGER NOT NULL, approvals_received INTEGER NOT NULL, version INTEGER NOT NULL,
+        status TEXT NOT NULL, proposer TEXT NOT NULL, evidence TEXT NOT NULL, on_timeout TEXT NOT NULL,
+        escalate_to TEXT, trustable INTEGER NOT NULL, resolution TEXT, parent_id TEXT, superseded_by TEXT,
+        created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, updated_at BIGINT NOT NULL, resolved_at BIGINT)`,
+      `CREATE INDEX il_requests_queue ON il_requests (status, role, expires_at, id)`,
+      `CREATE INDEX il_requests_newest ON il_requests (status, created_at, id)`,
+      `CREATE INDEX il_requests_expiry ON il_requests (status, expires_at)`,
+      `CREATE INDEX il_requests_thread ON il_requests (thread_id, created_at)`,
+      `CREATE TABLE il_votes (
+        request_id TEXT NOT NULL, reviewer TEXT NOT NULL, type TEXT NOT NULL, version INTEGER NOT NULL,
+        created_at BIGINT NOT NULL, PRIMARY KEY (request_id, reviewer))`,
+      `CREATE TABLE il_trust (
+        thread_id TEXT NOT NULL, tool TEXT NOT NULL, rule_id TEXT NOT NULL, reviewer TEXT NOT NULL,
+        request_id TEXT NOT NULL, created_at BIGINT NOT NULL, PRIMARY KEY (thread_id, tool, rule_id))`,
+      `CREATE TABLE il_executions (
+        key TEXT PRIMARY KEY, request_id TEXT, thread_id TEXT, tool TEXT NOT NULL, args TEXT NOT NULL,
+        action_hash TEXT NOT NULL, status TEXT NOT NULL, lease_owner TEXT, lease_until BIGINT,
+        attempts INTEGER NOT NULL, result TEXT, error TEXT, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL)`,
+      `CREATE INDEX il_executions_tool ON il_executions (tool, status, updated_at)`,
+      `CREATE INDEX il_executions_request ON il_executions (request_id)`,
+      `CREATE TABLE il_jobs (
+        id TEXT PRIMARY KEY, kind TEXT NOT NULL, thread_id TEXT, request_id TEXT, payload TEXT NOT NULL,
+        status TEXT NOT NULL, attempts INTEGER NOT NULL, run_at BIGINT NOT NULL, lease_owner TEXT,
+        lease_until BIGINT, last_error TEXT, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL)`,
+      `CREATE INDEX il_jobs_ready ON il_jobs (status, kind, run_at)`,
+      `CREATE INDEX il_jobs_thread ON il_jobs (thread_id)`,
+      `CREATE TABLE il_audit (
+        seq BIGINT PRIMARY KEY, id TEXT NOT NULL UNIQUE, type TEXT NOT NULL, actor TEXT NOT NULL,
+        at BIGINT NOT NULL, thread_id TEXT, request_id TEXT, payload TEXT NOT NULL,
+        prev_hash TEXT NOT NULL, hash TEXT NOT NULL)`,
+      `CREATE INDEX il_audit_thread ON il_audit (thread_id, seq)`,
+      `CREATE INDEX il_audit_request ON il_audit (request_id, seq)`,
+      // The head is written in every appending transaction: it serializes appends
+      // (one chain) and lets verification notice events deleted from the end.
+      `CREATE TABLE il_audit_head (id INTEGER PRIMARY KEY, seq BIGINT NOT NULL, hash TEXT NOT NULL)`,
+      `INSERT INTO il_audit_head (id, seq, hash) VALUES (1, 0, '${'0'.repeat(64)}')`,
+      `CREATE TABLE il_reviewers (
+        id TEXT PRIMARY KEY, name TEXT NOT NULL, roles TEXT NOT NULL, token_hash TEXT NOT NULL UNIQUE,
+        revoked INTEGER NOT NULL DEFAULT 0, created_at BIGINT NOT NULL)`,
+    ],
+  },
+];

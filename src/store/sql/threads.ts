@@ -1,0 +1,97 @@
+import type { CheckpointRow, StoreTx, ThreadRow } from '../types.ts';
+import { fromJson, num, type Row, type SqlExecutor } from './executor.ts';
+
+function toThread(r: Row): ThreadRow {
+  return {
+    id: String(r.id),
+    agent: String(r.agent),
+    agentVersion: String(r.agent_version),
+    status: r.status as ThreadRow['status'],
+    messageCount: num(r.message_count),
+    abortRequested: num(r.abort_requested) === 1,
+    metadata: fromJson(r.metadata),
+    createdAt: num(r.created_at),
+    updatedAt: num(r.updated_at),
+  };
+}
+
+function toCheckpoint(r: Row): CheckpointRow {
+  return {
+    id: String(r.id),
+    threadId: String(r.thread_id),
+    messageCount: num(r.message_count),
+    schemaVersion: num(r.schema_version),
+    state: fromJson(r.state),
+    createdAt: num(r.created_at),
+  };
+}
+
+const PATCH_COLUMNS = {
+  status: 'status',
+  messageCount: 'message_count',
+  abortRequested: 'abort_requested',
+  metadata: 'metadata',
+  agentVersion: 'agent_version',
+} as const;
+
+/** Threads, messages and checkpoints. */
+export function threadOps(db: SqlExecutor): Pick<
+  StoreTx,
+  'insertThread' | 'getThread' | 'updateThread' | 'appendMessages' | 'listMessages' | 'insertCheckpoint' | 'getLatestCheckpoint' | 'getCheckpoint'
+> {
+  return {
+    async insertThread(t) {
+      await db.run(
+        `INSERT INTO il_threads (id, agent, agent_version, status, message_count, abort_requested, metadata, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        [t.id, t.agent, t.agentVersion, t.status, t.messageCount, t.abortRequested ? 1 : 0, JSON.stringify(t.metadata), t.createdAt, t.updatedAt],
+      );
+    },
+    async getThread(id) {
+      const rows = await db.all(`SELECT * FROM il_threads WHERE id = $1`, [id]);
+      return rows[0] ? toThread(rows[0]) : undefined;
+    },
+    async updateThread(id, patch, now) {
+      const sets: string[] = [];
+      const params: unknown[] = [id, now];
+      for (const [k, col] of Object.entries(PATCH_COLUMNS)) {
+        const v = patch[k as keyof typeof patch];
+        if (v === undefined) continue;
+        params.push(typeof v === 'boolean' ? (v ? 1 : 0) : typeof v === 'object' ? JSON.stringify(v) : v);
+        sets.push(`${col} = $${params.length}`);
+      }
+      await db.run(`UPDATE il_threads SET ${[...sets, 'updated_at = $2'].join(', ')} WHERE id = $1`, params);
+    },
+    async appendMessages(threadId, fromSeq, messages) {
+      if (messages.length === 0) return;
+      const values: string[] = [];
+      const params: unknown[] = [threadId];
+      messages.forEach((m, i) => {
+        params.push(fromSeq + i, JSON.stringify(m));
+        values.push(`($1, $${params.length - 1}, $${params.length})`);
+      });
+      await db.run(`INSERT INTO il_messages (thread_id, seq, body) VALUES ${values.join(', ')}`, params);
+    },
+    async listMessages(threadId, limit) {
+      const rows =
+        limit === undefined
+          ? await db.all(`SELECT body FROM il_messages WHERE thread_id = $1 ORDER BY seq`, [threadId])
+          : await db.all(`SELECT body FROM il_messages WHERE thread_id = $1 AND seq < $2 ORDER BY seq`, [threadId, limit]);
+      return rows.map((r) => fromJson<unknown>(r.body));
+    },
+    async insertCheckpoint(c) {
+      await db.run(
+        `INSERT INTO il_checkpoints (id, thread_id, message_count, schema_version, state, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+        [c.id, c.threadId, c.messageCount, c.schemaVersion, JSON.stringify(c.state), c.createdAt],
+      );
+    },
+    async getLatestCheckpoint(threadId) {
+      const rows = await db.all(`SELECT * FROM il_checkpoints WHERE thread_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`, [threadId]);
+      return rows[0] ? toCheckpoint(rows[0]) : undefined;
+    },
+    async getCheckpoint(id) {
+      const rows = await db.all(`SELECT * FROM il_checkpoints WHERE id = $1`, [id]);
+      return rows[0] ? toCheckpoint(rows[0]) : undefined;
+    },
+  };
+}

@@ -1,0 +1,128 @@
+import { DatabaseSync, type StatementSync, type SQLInputValue } from 'node:sqlite';
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { StoreError } from '../../core/index.ts';
+import type { Store, StoreTx } from '../types.ts';
+import type { Dialect, Row, SqlExecutor } from '../sql/executor.ts';
+import { sqlOps } from '../sql/repository.ts';
+import { applyMigrations } from '../sql/migrate.ts';
+
+/** Options of the embedded store. */
+export interface SqliteStoreOptions {
+  /** Database file, or `:memory:`. Default `./data/interlock.db` under the working folder. */
+  path?: string;
+  /**
+   * `full` (default) syncs the WAL on every commit: a committed pause or decision
+   * survives power loss. `normal` survives a crash of the process, not of the machine.
+   */
+  durability?: 'full' | 'normal';
+}
+
+const dialect: Dialect = {
+  forUpdate: '',
+  forUpdateSkipLocked: '',
+  jsonText: (col, p) => `CAST(json_extract(${col}, '$.' || ${p}) AS TEXT)`,
+  jsonNumber: (col, p) => `CAST(json_extract(${col}, '$.' || ${p}) AS REAL)`,
+};
+
+/** SQLite numbers its parameters `?N`; the shared SQL uses `$N`. */
+function adapt(sql: string): string {
+  return sql.replace(/\$(\d+)/g, '?$1');
+}
+
+function bind(params: readonly unknown[]): SQLInputValue[] {
+  return params.map((p) => (p === undefined ? null : typeof p === 'boolean' ? (p ? 1 : 0) : (p as SQLInputValue)));
+}
+
+/**
+ * The embedded store on Node's built-in `node:sqlite` (no native addon), in WAL
+ * mode. One connection per process; transactions are serialized in-process by
+ * a queue and across processes by `BEGIN IMMEDIATE` with a busy timeout.
+ */
+export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
+  const path = options.path ?? resolve(process.env.INTERLOCK_DATA_DIR ?? './data', 'interlock.db');
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  let db: DatabaseSync;
+  try {
+    db = new DatabaseSync(path);
+    db.exec(`PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON;`);
+    db.exec(`PRAGMA synchronous = ${options.durability === 'normal' ? 'NORMAL' : 'FULL'}`);
+  } catch (err) {
+    throw new StoreError(`Cannot open the SQLite database at ${path}: ${(err as Error).message}. Check that the folder is writable, or set INTERLOCK_DATA_DIR.`, err);
+  }
+  const stats = { transactions: 0, statements: 0 };
+  const cache = new Map<string, StatementSync>();
+  const prepare = (sql: string): StatementSync => {
+    let s = cache.get(sql);
+    if (!s) {
+      s = db.prepare(adapt(sql));
+      cache.set(sql, s);
+    }
+    return s;
+  };
+  const exec: SqlExecutor = {
+    async all(sql, params = []) {
+      stats.statements++;
+      return prepare(sql).all(...bind(params)) as Row[];
+    },
+    async run(sql, params = []) {
+      stats.statements++;
+      return Number(prepare(sql).run(...bind(params)).changes);
+    },
+  };
+  const ops = sqlOps(exec, dialect);
+
+  // One connection: a transaction must not interleave with another's statements.
+  let tail: Promise<unknown> = Promise.resolve();
+  const serialize = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = tail.then(fn, fn);
+    tail = run.catch(() => undefined);
+    return run;
+  };
+  let closed = false;
+
+  const transaction = <T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> =>
+    serialize(async () => {
+      if (closed) throw new StoreError('The store is closed; create a new one.');
+      stats.transactions++;
+      db.exec('BEGIN IMMEDIATE');
+      try {
+        const result = await fn(ops);
+        db.exec('COMMIT');
+        return result;
+      } catch (err) {
+        if (db.isTransaction) db.exec('ROLLBACK');
+        throw err;
+      }
+    });
+
+  // Outside a transaction each call runs alone, after whatever transaction is in flight.
+  const single = Object.fromEntries(
+    Object.entries(ops).map(([k, f]) => [k, (...args: unknown[]) => serialize(() => (f as (...a: unknown[]) => Promise<unknown>)(...args))]),
+  ) as unknown as StoreTx;
+
+  return {
+    ...single,
+    name: 'sqlite',
+    capabilities: { multiProcess: false, skipLocked: false },
+    stats,
+    transaction,
+    async migrate() {
+      await applyMigrations((fn) => transaction(() => fn(exec)));
+    },
+    async threadStorageBytes(threadId) {
+      return serialize(async () => {
+        const a = db.prepare(`SELECT COALESCE(SUM(LENGTH(CAST(body AS BLOB))), 0) AS n FROM il_messages WHERE thread_id = ?`).get(threadId) as { n: number };
+        const b = db.prepare(`SELECT COALESCE(SUM(LENGTH(CAST(state AS BLOB))), 0) AS n FROM il_checkpoints WHERE thread_id = ?`).get(threadId) as { n: number };
+        return Number(a.n) + Number(b.n);
+      });
+    },
+    async close() {
+      await serialize(async () => {
+        if (closed) return;
+        closed = true;
+        db.close();
+      });
+    },
+  };
+}

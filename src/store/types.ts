@@ -1,0 +1,191 @@
+import type { ApprovalRequest, RequestStatus, AuditEvent, AuditEventInput, Reviewer } from '../core/index.ts';
+
+/** A thread's lifecycle as the service reports it. */
+export type ThreadStatus = 'running' | 'interrupted' | 'completed' | 'failed' | 'aborted';
+
+/** A conversation thread. */
+export interface ThreadRow {
+  id: string;
+  agent: string;
+  agentVersion: string;
+  status: ThreadStatus;
+  /** Number of messages stored for the thread (the next message's seq). */
+  messageCount: number;
+  abortRequested: boolean;
+  metadata: Record<string, unknown>;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** A checkpoint: the loop state at one point, referring to the first `messageCount` messages. */
+export interface CheckpointRow {
+  id: string;
+  threadId: string;
+  messageCount: number;
+  schemaVersion: number;
+  state: Record<string, unknown>;
+  createdAt: number;
+}
+
+/** A durable job: resume a thread, deliver a notification… */
+export interface JobRow {
+  id: string;
+  kind: string;
+  threadId: string | null;
+  requestId: string | null;
+  payload: Record<string, unknown>;
+  status: 'ready' | 'running' | 'done' | 'dead';
+  attempts: number;
+  runAt: number;
+  leaseOwner: string | null;
+  leaseUntil: number | null;
+  lastError: string | null;
+  createdAt: number;
+}
+
+/** One row of the execute-once ledger. */
+export interface ExecutionRow {
+  key: string;
+  requestId: string | null;
+  threadId: string | null;
+  tool: string;
+  args: Record<string, unknown>;
+  actionHash: string;
+  status: 'running' | 'succeeded' | 'failed';
+  leaseOwner: string | null;
+  leaseUntil: number | null;
+  attempts: number;
+  result: unknown;
+  error: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** A reviewer known to the store; only a hash of the token is kept. */
+export interface ReviewerRow extends Reviewer {
+  name: string;
+  tokenHash: string;
+  revoked: boolean;
+  createdAt: number;
+}
+
+/** Filters of the approval queue. */
+export interface RequestQuery {
+  status?: RequestStatus;
+  roles?: readonly string[];
+  tool?: string;
+  threadId?: string;
+  /** `expiry`: soonest-expiring first; `newest`: newest first (default). */
+  order?: 'newest' | 'expiry';
+  limit?: number;
+  cursor?: string;
+}
+
+/** A vote towards a request's quorum, or the decision that resolved it. */
+export interface VoteRow {
+  requestId: string;
+  reviewer: string;
+  type: string;
+  version: number;
+  createdAt: number;
+}
+
+/** Aggregate over past executions for policy rules. */
+export interface AggregateQuery {
+  tool: string;
+  fn: 'sum' | 'count';
+  field?: string;
+  groupBy?: { field: string; value: unknown };
+  since: number;
+  outcome: 'executed' | 'failed';
+}
+
+/**
+ * Operations inside one transaction. Every method either joins the caller's
+ * transaction or, on {@link Store}, runs in its own.
+ */
+export interface StoreTx {
+  // threads and checkpoints
+  insertThread(t: ThreadRow): Promise<void>;
+  getThread(id: string): Promise<ThreadRow | undefined>;
+  updateThread(id: string, patch: Partial<Pick<ThreadRow, 'status' | 'messageCount' | 'abortRequested' | 'metadata' | 'agentVersion'>>, now: number): Promise<void>;
+  /** Append messages at `fromSeq`; each is stored once, never copied into checkpoints. */
+  appendMessages(threadId: string, fromSeq: number, messages: readonly unknown[]): Promise<void>;
+  listMessages(threadId: string, limit?: number): Promise<unknown[]>;
+  insertCheckpoint(c: CheckpointRow): Promise<void>;
+  getLatestCheckpoint(threadId: string): Promise<CheckpointRow | undefined>;
+  getCheckpoint(id: string): Promise<CheckpointRow | undefined>;
+
+  // approval requests
+  insertRequest(r: ApprovalRequest): Promise<void>;
+  getRequest(id: string, opts?: { forUpdate?: boolean }): Promise<ApprovalRequest | undefined>;
+  /** Write the mutable fields of a request, only if it is still at `expectedVersion`. Returns false if it moved on. */
+  updateRequest(r: ApprovalRequest, expectedVersion: number): Promise<boolean>;
+  listRequests(q: RequestQuery): Promise<{ items: ApprovalRequest[]; nextCursor: string | null }>;
+  /** Pending requests past their expiry, oldest first, locked for the caller where the backend can. */
+  claimExpired(now: number, limit: number): Promise<ApprovalRequest[]>;
+  insertVote(v: VoteRow): Promise<void>;
+  listVoters(requestId: string): Promise<string[]>;
+  countPendingByRole(): Promise<Array<{ role: string; count: number; oldestCreatedAt: number }>>;
+
+  // trust grants
+  insertTrust(g: { threadId: string; tool: string; ruleId: string; reviewer: string; requestId: string; createdAt: number }): Promise<void>;
+  getTrust(threadId: string, tool: string, ruleId: string): Promise<{ reviewer: string; requestId: string; createdAt: number } | undefined>;
+
+  // execute-once ledger
+  /**
+   * Claim execution under `key`. Returns the existing row when it finished or
+   * is leased by someone else; returns `claimed: true` when the caller now holds it.
+   */
+  claimExecution(e: Omit<ExecutionRow, 'status' | 'attempts' | 'result' | 'error' | 'updatedAt'>, now: number): Promise<{ claimed: boolean; row: ExecutionRow }>;
+  finishExecution(key: string, owner: string, outcome: { status: 'succeeded' | 'failed'; result?: unknown; error?: string }, now: number): Promise<boolean>;
+  getExecution(key: string): Promise<ExecutionRow | undefined>;
+  listExecutionsForRequest(requestId: string): Promise<ExecutionRow[]>;
+  aggregate(q: AggregateQuery): Promise<number>;
+
+  // jobs (resume, notify, …)
+  enqueueJob(j: Omit<JobRow, 'status' | 'attempts' | 'leaseOwner' | 'leaseUntil' | 'lastError'>): Promise<void>;
+  /** Claim up to `limit` ready jobs of the kinds given, leased to `owner` until `leaseUntil`. */
+  claimJobs(kinds: readonly string[], owner: string, now: number, leaseUntil: number, limit: number): Promise<JobRow[]>;
+  completeJob(id: string, owner: string, now: number): Promise<boolean>;
+  /** Give a job back: retry at `runAt`, or mark it dead. */
+  failJob(id: string, owner: string, error: string, retryAt: number | null, now: number): Promise<boolean>;
+  getJob(id: string): Promise<JobRow | undefined>;
+  listJobs(filter: { threadId?: string; requestId?: string; kind?: string }): Promise<JobRow[]>;
+
+  // audit
+  /** Append events to the hash chain; returns them with seq and hash. */
+  appendAudit(events: readonly AuditEventInput[], now: number): Promise<AuditEvent[]>;
+  listAudit(filter: { threadId?: string; requestId?: string; afterSeq?: number; limit?: number }): Promise<AuditEvent[]>;
+  getAuditHead(): Promise<{ seq: number; hash: string } | null>;
+
+  // reviewers
+  insertReviewer(r: ReviewerRow): Promise<void>;
+  getReviewerByTokenHash(tokenHash: string): Promise<ReviewerRow | undefined>;
+  getReviewer(id: string): Promise<ReviewerRow | undefined>;
+  listReviewers(): Promise<ReviewerRow[]>;
+  revokeReviewer(id: string): Promise<boolean>;
+}
+
+/** Named differences between backends, so callers never test `if (postgres)`. */
+export interface StoreCapabilities {
+  /** Several processes may share the database and lease work from it. */
+  multiProcess: boolean;
+  /** Row locks skip rows other transactions hold (FOR UPDATE SKIP LOCKED). */
+  skipLocked: boolean;
+}
+
+/** The one storage interface the engine talks to. */
+export interface Store extends StoreTx {
+  readonly name: 'sqlite' | 'postgres';
+  readonly capabilities: StoreCapabilities;
+  /** Run `fn` in one transaction: all its writes commit together or not at all. */
+  transaction<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;
+  /** Apply pending migrations (safe when several processes start at once). */
+  migrate(): Promise<void>;
+  /** Total bytes the thread occupies (messages, checkpoints), for storage accounting. */
+  threadStorageBytes(threadId: string): Promise<number>;
+  /** Number of transactions begun, for profiling the hot path. */
+  readonly stats: { transactions: number; statements: number };
+  close(): Promise<void>;
+}
