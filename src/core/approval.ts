@@ -70,6 +70,8 @@ export interface ApprovalRequest {
   status: RequestStatus;
   proposer: string;
   evidence: Record<string, unknown>;
+  /** Application context the policy saw (re-used when an edit re-runs the policy). */
+  context: Record<string, unknown>;
   onTimeout: TimeoutDecision;
   escalateTo: { role: string; approvals: number; timeoutMs: number } | null;
   trustable: boolean;

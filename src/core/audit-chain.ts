@@ -105,7 +105,7 @@ export class ChainVerifier {
     if (this.broken) return { ok: false, events: this.count, brokenAt: this.broken };
     const headSeq = head?.seq ?? 0;
     const headHash = head?.hash ?? GENESIS_HASH;
-    if (headSeq !== this.prevSeq || headHash !== this.prevHash) {
+    if (headSeq > this.prevSeq) {
       return {
         ok: false,
         events: this.count,
@@ -113,6 +113,28 @@ export class ChainVerifier {
           seq: this.prevSeq + 1,
           id: null,
           problem: `the log ends at event ${this.prevSeq} but the recorded head is event ${headSeq}: events after ${this.prevSeq} were deleted or the head was changed`,
+        },
+      };
+    }
+    if (headSeq < this.prevSeq) {
+      return {
+        ok: false,
+        events: this.count,
+        brokenAt: {
+          seq: headSeq + 1,
+          id: null,
+          problem: `the recorded head is event ${headSeq} but the log goes on to event ${this.prevSeq}: events after ${headSeq} were added outside the log or the head was changed`,
+        },
+      };
+    }
+    if (headHash !== this.prevHash) {
+      return {
+        ok: false,
+        events: this.count,
+        brokenAt: {
+          seq: this.prevSeq,
+          id: null,
+          problem: `event ${this.prevSeq} does not match the recorded head hash: the log was rewritten and re-hashed, or the head was changed`,
         },
       };
     }

@@ -24,8 +24,12 @@ function encode(value: unknown, path: string): string {
     case 'string':
       return JSON.stringify(value);
     case 'object': {
-      if (Array.isArray(value)) return `[${value.map((v, i) => encode(v, `${path}[${i}]`)).join(',')}]`;
-      if (value instanceof Date) return JSON.stringify(value.toISOString());
+      // Array.from visits holes of sparse arrays too (as undefined, which is refused), where map would skip them.
+      if (Array.isArray(value)) return `[${Array.from(value as unknown[], (v, i) => encode(v, `${path}[${i}]`)).join(',')}]`;
+      if (value instanceof Date) {
+        if (Number.isNaN(value.getTime())) throw notJson(path, 'an invalid Date');
+        return JSON.stringify(value.toISOString());
+      }
       const proto: unknown = Object.getPrototypeOf(value);
       if (proto !== Object.prototype && proto !== null) throw notJson(path, 'a class instance');
       const obj = value as Record<string, unknown>;

@@ -183,7 +183,14 @@ const aggregateSchema = z
   })
   .strict()
   .refine((a) => a.fn !== 'sum' || a.field !== undefined, 'a "sum" aggregate needs "field": the argument to add up');
-const toolPolicySchema = z.union([z.array(ruleSchema), z.object({ rules: z.array(ruleSchema), aggregates: z.record(z.string(), aggregateSchema).optional() }).strict()]);
+const ruleListSchema = z.array(ruleSchema);
+const toolPolicyObjectSchema = z.object({ rules: ruleListSchema, aggregates: z.record(z.string(), aggregateSchema).optional() }).strict();
+// Picked by shape rather than with z.union, which reports a bad rule (say, an unknown tier) as a bare
+// "tools.x: Invalid input" instead of naming the field.
+const toolPolicySchema = z.unknown().superRefine((v, ctx) => {
+  const r = (Array.isArray(v) ? ruleListSchema : toolPolicyObjectSchema).safeParse(v);
+  if (!r.success) for (const i of r.error.issues) ctx.addIssue({ code: 'custom', message: i.message, path: i.path });
+});
 const policySchema = z
   .object({
     tools: z.record(z.string(), toolPolicySchema),

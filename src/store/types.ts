@@ -185,6 +185,11 @@ export interface Store extends StoreTx {
   migrate(): Promise<void>;
   /** Total bytes the thread occupies (messages, checkpoints), for storage accounting. */
   threadStorageBytes(threadId: string): Promise<number>;
+  /**
+   * Run SQL directly, bypassing every guard: for maintenance scripts and
+   * tamper tests only. Placeholders are `$1`, `$2`…
+   */
+  unsafeQuery(sql: string, params?: readonly unknown[]): Promise<Array<Record<string, unknown>>>;
   /** Number of transactions begun, for profiling the hot path. */
   readonly stats: { transactions: number; statements: number };
   close(): Promise<void>;

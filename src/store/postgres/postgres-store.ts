@@ -24,9 +24,9 @@ const dialect: Dialect = {
 };
 
 // BIGINT columns hold epoch milliseconds and sequence numbers, all within 2^53.
-const types = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+const types: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary'): unknown =>
+    oid === 20 ? (v: string) => Number(v) : (pg.types.getTypeParser as (o: number, f?: string) => unknown)(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
 };
 
 const MIGRATION_LOCK = 0x1a7e_10c;
@@ -133,6 +133,7 @@ export function createPostgresStore(options: PostgresStoreOptions = {}): Store {
         }
       });
     },
+    unsafeQuery: (sql, params = []) => executor(pool, stats, false).all(sql, params),
     async threadStorageBytes(threadId) {
       const r = await pool.query<{ n: number }>(
         `SELECT (SELECT COALESCE(SUM(octet_length(body)), 0) FROM il_messages WHERE thread_id = $1)

@@ -47,9 +47,18 @@ export function auditOps(db: SqlExecutor, d: Dialect): Pick<StoreTx, 'appendAudi
     async listAudit(f) {
       const where: string[] = [];
       const params: unknown[] = [];
-      if (f.threadId) (params.push(f.threadId), where.push(`thread_id = $${params.length}`));
-      if (f.requestId) (params.push(f.requestId), where.push(`request_id = $${params.length}`));
-      if (f.afterSeq !== undefined) (params.push(f.afterSeq), where.push(`seq > $${params.length}`));
+      if (f.threadId) {
+        params.push(f.threadId);
+        where.push(`thread_id = $${params.length}`);
+      }
+      if (f.requestId) {
+        params.push(f.requestId);
+        where.push(`request_id = $${params.length}`);
+      }
+      if (f.afterSeq !== undefined) {
+        params.push(f.afterSeq);
+        where.push(`seq > $${params.length}`);
+      }
       params.push(f.limit ?? 10_000);
       const rows = await db.all(`SELECT * FROM il_audit ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq LIMIT $${params.length}`, params);
       return rows.map(toEvent);

@@ -37,7 +37,7 @@ export function numOrNull(v: unknown): number | null {
 }
 
 export function strOrNull(v: unknown): string | null {
-  return v === null || v === undefined ? null : String(v);
+  return v === null || v === undefined ? null : (v as string | number).toString();
 }
 
 /** `$start, $start+1, …` placeholders for an IN list. */

@@ -62,9 +62,18 @@ export function jobOps(db: SqlExecutor, d: Dialect): Pick<StoreTx, 'enqueueJob' 
     async listJobs(f) {
       const where: string[] = [];
       const params: unknown[] = [];
-      if (f.threadId) (params.push(f.threadId), where.push(`thread_id = $${params.length}`));
-      if (f.requestId) (params.push(f.requestId), where.push(`request_id = $${params.length}`));
-      if (f.kind) (params.push(f.kind), where.push(`kind = $${params.length}`));
+      if (f.threadId) {
+        params.push(f.threadId);
+        where.push(`thread_id = $${params.length}`);
+      }
+      if (f.requestId) {
+        params.push(f.requestId);
+        where.push(`request_id = $${params.length}`);
+      }
+      if (f.kind) {
+        params.push(f.kind);
+        where.push(`kind = $${params.length}`);
+      }
       const rows = await db.all(`SELECT * FROM il_jobs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, id`, params);
       return rows.map(toJob);
     },

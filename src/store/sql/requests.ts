@@ -22,6 +22,7 @@ function toRequest(r: Row): ApprovalRequest {
     status: r.status as ApprovalRequest['status'],
     proposer: String(r.proposer),
     evidence: fromJson(r.evidence),
+    context: fromJson(r.context),
     onTimeout: r.on_timeout as ApprovalRequest['onTimeout'],
     escalateTo: r.escalate_to === null || r.escalate_to === undefined ? null : fromJson(r.escalate_to),
     trustable: num(r.trustable) === 1,
@@ -56,12 +57,12 @@ export function requestOps(db: SqlExecutor, d: Dialect): Pick<
     async insertRequest(r) {
       await db.run(
         `INSERT INTO il_requests (id, thread_id, checkpoint_id, tool_call_id, tool, args, action_hash, reason, rule_id, tier, role,
-           approvals_required, approvals_received, version, status, proposer, evidence, on_timeout, escalate_to, trustable,
+           approvals_required, approvals_received, version, status, proposer, evidence, context, on_timeout, escalate_to, trustable,
            resolution, parent_id, superseded_by, created_at, expires_at, updated_at, resolved_at)
-         VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27)`,
+         VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,$28)`,
         [
           r.id, r.threadId, r.checkpointId, r.toolCallId, r.tool, JSON.stringify(r.args), r.actionHash, r.reason, r.ruleId, r.tier, r.role,
-          r.approvalsRequired, r.approvalsReceived, r.version, r.status, r.proposer, JSON.stringify(r.evidence), r.onTimeout,
+          r.approvalsRequired, r.approvalsReceived, r.version, r.status, r.proposer, JSON.stringify(r.evidence), JSON.stringify(r.context), r.onTimeout,
           r.escalateTo === null ? null : JSON.stringify(r.escalateTo), r.trustable ? 1 : 0,
           r.resolution === null ? null : JSON.stringify(r.resolution), r.parentId, r.supersededBy, r.createdAt, r.expiresAt, r.updatedAt, r.resolvedAt,
         ],

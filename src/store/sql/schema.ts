@@ -31,7 +31,7 @@ export const MIGRATIONS: readonly Migration[] = [
         tool TEXT NOT NULL, args TEXT NOT NULL, action_hash TEXT NOT NULL, reason TEXT NOT NULL,
         rule_id TEXT NOT NULL, tier TEXT NOT NULL, role TEXT NOT NULL,
         approvals_required INTEGER NOT NULL, approvals_received INTEGER NOT NULL, version INTEGER NOT NULL,
-        status TEXT NOT NULL, proposer TEXT NOT NULL, evidence TEXT NOT NULL, on_timeout TEXT NOT NULL,
+        status TEXT NOT NULL, proposer TEXT NOT NULL, evidence TEXT NOT NULL, context TEXT NOT NULL, on_timeout TEXT NOT NULL,
         escalate_to TEXT, trustable INTEGER NOT NULL, resolution TEXT, parent_id TEXT, superseded_by TEXT,
         created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, updated_at BIGINT NOT NULL, resolved_at BIGINT)`,
       `CREATE INDEX il_requests_queue ON il_requests (status, role, expires_at, id)`,

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { StoreError } from '../../core/index.ts';
 import type { Store, StoreTx } from '../types.ts';
-import type { Dialect, Row, SqlExecutor } from '../sql/executor.ts';
+import type { Dialect, SqlExecutor } from '../sql/executor.ts';
 import { sqlOps } from '../sql/repository.ts';
 import { applyMigrations } from '../sql/migrate.ts';
 
@@ -39,19 +39,63 @@ function bind(params: readonly unknown[]): SQLInputValue[] {
  * mode. One connection per process; transactions are serialized in-process by
  * a queue and across processes by `BEGIN IMMEDIATE` with a busy timeout.
  */
-export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
-  const path = options.path ?? resolve(process.env.INTERLOCK_DATA_DIR ?? './data', 'interlock.db');
+interface Connection {
+  db: DatabaseSync;
+  cache: Map<string, StatementSync>;
+  serialize: <T>(fn: () => Promise<T>) => Promise<T>;
+  refs: number;
+  closed: boolean;
+}
+
+/**
+ * Connections by file. Stores opened on one file in one process share a
+ * connection and its queue: a second connection would block the thread in
+ * SQLite's busy wait while the first awaits inside its transaction.
+ */
+const connections = new Map<string, Connection>();
+
+function open(path: string, durability: 'full' | 'normal'): Connection {
+  const existing = path === ':memory:' ? undefined : connections.get(path);
+  if (existing) {
+    existing.refs++;
+    return existing;
+  }
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   let db: DatabaseSync;
   try {
     db = new DatabaseSync(path);
     db.exec(`PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON;`);
-    db.exec(`PRAGMA synchronous = ${options.durability === 'normal' ? 'NORMAL' : 'FULL'}`);
+    db.exec(`PRAGMA synchronous = ${durability === 'normal' ? 'NORMAL' : 'FULL'}`);
   } catch (err) {
     throw new StoreError(`Cannot open the SQLite database at ${path}: ${(err as Error).message}. Check that the folder is writable, or set INTERLOCK_DATA_DIR.`, err);
   }
+  // One connection: a transaction must not interleave with another's statements.
+  let tail: Promise<unknown> = Promise.resolve();
+  const conn: Connection = {
+    db,
+    cache: new Map(),
+    refs: 1,
+    closed: false,
+    serialize<T>(fn: () => Promise<T>): Promise<T> {
+      const run = tail.then(fn, fn);
+      tail = run.catch(() => undefined);
+      return run;
+    },
+  };
+  if (path !== ':memory:') connections.set(path, conn);
+  return conn;
+}
+
+/**
+ * The embedded store on Node's built-in `node:sqlite` (no native addon), in WAL
+ * mode. One connection per file and process; transactions are serialized
+ * in-process by a queue and across processes by `BEGIN IMMEDIATE` with a busy timeout.
+ */
+export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
+  const path = options.path === ':memory:' ? ':memory:' : resolve(options.path ?? resolve(process.env.INTERLOCK_DATA_DIR ?? './data', 'interlock.db'));
+  const conn = open(path, options.durability ?? 'full');
+  const { db, cache, serialize } = conn;
   const stats = { transactions: 0, statements: 0 };
-  const cache = new Map<string, StatementSync>();
   const prepare = (sql: string): StatementSync => {
     let s = cache.get(sql);
     if (!s) {
@@ -63,7 +107,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
   const exec: SqlExecutor = {
     async all(sql, params = []) {
       stats.statements++;
-      return prepare(sql).all(...bind(params)) as Row[];
+      return prepare(sql).all(...bind(params));
     },
     async run(sql, params = []) {
       stats.statements++;
@@ -71,19 +115,11 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     },
   };
   const ops = sqlOps(exec, dialect);
-
-  // One connection: a transaction must not interleave with another's statements.
-  let tail: Promise<unknown> = Promise.resolve();
-  const serialize = <T>(fn: () => Promise<T>): Promise<T> => {
-    const run = tail.then(fn, fn);
-    tail = run.catch(() => undefined);
-    return run;
-  };
   let closed = false;
 
   const transaction = <T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> =>
     serialize(async () => {
-      if (closed) throw new StoreError('The store is closed; create a new one.');
+      if (closed || conn.closed) throw new StoreError('The store is closed; create a new one.');
       stats.transactions++;
       db.exec('BEGIN IMMEDIATE');
       try {
@@ -110,6 +146,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     async migrate() {
       await applyMigrations((fn) => transaction(() => fn(exec)));
     },
+    unsafeQuery: (sql, params = []) => serialize(() => exec.all(sql, params)),
     async threadStorageBytes(threadId) {
       return serialize(async () => {
         const a = db.prepare(`SELECT COALESCE(SUM(LENGTH(CAST(body AS BLOB))), 0) AS n FROM il_messages WHERE thread_id = ?`).get(threadId) as { n: number };
@@ -121,6 +158,9 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       await serialize(async () => {
         if (closed) return;
         closed = true;
+        if (--conn.refs > 0) return;
+        conn.closed = true;
+        connections.delete(path);
         db.close();
       });
     },

@@ -1,0 +1,357 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { ChainVerifier, GENESIS_HASH, hashEvent, type AuditEvent, type AuditEventInput, type AuditType, type ChainVerification } from './audit-chain.ts';
+
+const TYPES: AuditType[] = ['interrupted', 'notified', 'approved', 'edited', 'rejected', 'responded', 'expired', 'escalated', 'resumed', 'executed', 'failed', 'aborted', 'trusted', 'auto_executed', 'refused', 'thread_started', 'thread_completed'];
+
+/** Append events the way a store does: next seq, link to the previous hash, hash the rest. */
+function chain(inputs: readonly AuditEventInput[], startAt = Date.parse('2024-01-15T12:00:00Z')): AuditEvent[] {
+  const out: AuditEvent[] = [];
+  let prevHash = GENESIS_HASH;
+  inputs.forEach((input, i) => {
+    const body: Omit<AuditEvent, 'hash'> = {
+      seq: i + 1,
+      id: `evt_${i + 1}`,
+      type: input.type,
+      actor: input.actor,
+      at: startAt + i * 1000,
+      threadId: input.threadId ?? null,
+      requestId: input.requestId ?? null,
+      payload: input.payload ?? {},
+      prevHash,
+    };
+    const e = { ...body, hash: hashEvent(body) };
+    out.push(e);
+    prevHash = e.hash;
+  });
+  return out;
+}
+
+function sample(n: number): AuditEvent[] {
+  return chain(
+    Array.from({ length: n }, (_, i) => ({
+      type: TYPES[i % TYPES.length]!,
+      actor: i % 2 === 0 ? 'agent:support' : 'reviewer:alice',
+      threadId: 'thr_1',
+      requestId: i % 3 === 0 ? null : `req_${i}`,
+      payload: { i, note: `event ${i}` },
+    })),
+  );
+}
+
+function headOf(events: readonly AuditEvent[]): { seq: number; hash: string } | null {
+  const last = events.at(-1);
+  return last ? { seq: last.seq, hash: last.hash } : null;
+}
+
+function verify(events: readonly AuditEvent[], head: { seq: number; hash: string } | null): ChainVerification {
+  const v = new ChainVerifier();
+  for (const e of events) if (!v.push(e)) break;
+  return v.finish(head);
+}
+
+function assertBroken(result: ChainVerification, seq: number, id: string | null, problem: RegExp): void {
+  assert.equal(result.ok, false, 'chain should be reported broken');
+  if (result.ok) return;
+  assert.equal(result.brokenAt.seq, seq, `broken at ${result.brokenAt.seq} (${result.brokenAt.problem}), expected ${seq}`);
+  assert.equal(result.brokenAt.id, id);
+  assert.match(result.brokenAt.problem, problem);
+}
+
+/** A JSON-safe record for payloads. */
+const payloadArb = fc.dictionary(fc.string({ maxLength: 8 }), fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null)), { maxKeys: 4 });
+const inputArb: fc.Arbitrary<AuditEventInput> = fc.record({
+  type: fc.constantFrom(...TYPES),
+  actor: fc.string({ minLength: 1, maxLength: 20 }),
+  threadId: fc.option(fc.string({ maxLength: 10 }), { nil: null }),
+  requestId: fc.option(fc.string({ maxLength: 10 }), { nil: null }),
+  payload: payloadArb,
+});
+const chainArb = fc.array(inputArb, { minLength: 1, maxLength: 25 }).map((inputs) => chain(inputs));
+
+describe('hashEvent', () => {
+  const [e] = sample(1);
+  const body = { ...e! } as Partial<AuditEvent>;
+  delete body.hash;
+  const base = body as Omit<AuditEvent, 'hash'>;
+
+  it('is a hex sha256, deterministic', () => {
+    assert.match(hashEvent(base), /^[0-9a-f]{64}$/);
+    assert.equal(hashEvent(base), hashEvent({ ...base }));
+    assert.equal(GENESIS_HASH, '0'.repeat(64));
+  });
+
+  it('ignores the key order of the payload', () => {
+    assert.equal(hashEvent({ ...base, payload: { a: 1, b: { c: 2, d: 3 } } }), hashEvent({ ...base, payload: { b: { d: 3, c: 2 }, a: 1 } }));
+  });
+
+  it('ignores a stale hash field on the event it is given', () => {
+    const withHash: AuditEvent = { ...base, hash: 'whatever' };
+    assert.equal(hashEvent(withHash), hashEvent(base));
+  });
+
+  it('covers position, content and predecessor', () => {
+    const h = hashEvent(base);
+    const changes: Partial<Omit<AuditEvent, 'hash'>>[] = [
+      { seq: base.seq + 1 },
+      { id: 'evt_other' },
+      { type: 'rejected' },
+      { actor: 'reviewer:mallory' },
+      { at: base.at + 1 },
+      { threadId: 'thr_2' },
+      { threadId: null },
+      { requestId: 'req_x' },
+      { payload: { ...base.payload, extra: true } },
+      { payload: {} },
+      { prevHash: 'f'.repeat(64) },
+    ];
+    for (const c of changes) assert.notEqual(hashEvent({ ...base, ...c }), h, JSON.stringify(c));
+  });
+});
+
+describe('ChainVerifier: intact chains', () => {
+  it('an empty log with no recorded head is intact', () => {
+    assert.deepEqual(verify([], null), { ok: true, events: 0, headSeq: 0, headHash: GENESIS_HASH });
+  });
+
+  it('an intact chain verifies and reports its head', () => {
+    const events = sample(10);
+    const v = new ChainVerifier();
+    for (const e of events) assert.equal(v.push(e), true);
+    assert.deepEqual(v.finish(headOf(events)), { ok: true, events: 10, headSeq: 10, headHash: events[9]!.hash });
+  });
+
+  it('the first event links to the genesis hash', () => {
+    const [first] = sample(1);
+    assert.equal(first!.prevHash, GENESIS_HASH);
+    assert.equal(first!.seq, 1);
+  });
+
+  it('any chain built by appending verifies (property)', () => {
+    fc.assert(
+      fc.property(chainArb, (events) => {
+        const r = verify(events, headOf(events));
+        assert.equal(r.ok, true);
+        if (r.ok) assert.equal(r.headSeq, events.length);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe('ChainVerifier: tampering is named at the right event', () => {
+  it('changed content', () => {
+    const events = sample(6);
+    const changes: Partial<AuditEvent>[] = [
+      { payload: { i: 2, note: 'event 2', amount: 1_000_000 } },
+      { actor: 'reviewer:mallory' },
+      { type: 'executed' }, // it was 'approved'
+      { at: 0 },
+      { id: 'evt_forged' },
+      { threadId: 'thr_other' },
+      { requestId: null },
+    ];
+    for (const c of changes) {
+      const tampered = events.map((e, i) => (i === 2 ? { ...e, ...c } : e));
+      assert.notDeepEqual(tampered[2], events[2], 'the change must change something');
+      assertBroken(verify(tampered, headOf(events)), 3, c.id ?? 'evt_3', /content changed after it was written/);
+    }
+  });
+
+  it('a replaced hash breaks at that event', () => {
+    const events = sample(5);
+    const tampered = events.map((e, i) => (i === 1 ? { ...e, hash: 'a'.repeat(64) } : e));
+    assertBroken(verify(tampered, headOf(events)), 2, 'evt_2', /content changed/);
+  });
+
+  it('a changed link breaks at that event', () => {
+    const events = sample(5);
+    const tampered = events.map((e, i) => (i === 3 ? { ...e, prevHash: GENESIS_HASH } : e));
+    assertBroken(verify(tampered, headOf(events)), 4, 'evt_4', /does not link to the previous event/);
+  });
+
+  it('an edited event that is re-hashed breaks the link of the next one', () => {
+    const events = sample(5);
+    const forged = { ...events[1]!, actor: 'reviewer:mallory' };
+    forged.hash = hashEvent(forged);
+    const tampered = events.map((e, i) => (i === 1 ? forged : e));
+    assertBroken(verify(tampered, headOf(events)), 3, 'evt_3', /does not link/);
+  });
+
+  it('a deleted event is reported at the event after the gap, naming the gap', () => {
+    const events = sample(6);
+    assertBroken(verify(events.filter((_, i) => i !== 2), headOf(events)), 4, 'evt_4', /events 3\.\.3 are missing \(deleted\)/);
+    assertBroken(verify(events.filter((_, i) => i !== 2 && i !== 3), headOf(events)), 5, 'evt_5', /events 3\.\.4 are missing/);
+    assertBroken(verify(events.slice(1), headOf(events)), 2, 'evt_2', /events 1\.\.1 are missing/);
+  });
+
+  it('a deleted event with the rest renumbered breaks the link', () => {
+    const events = sample(6);
+    const renumbered = events.filter((_, i) => i !== 2).map((e, i) => ({ ...e, seq: i + 1 }));
+    assertBroken(verify(renumbered, headOf(events)), 3, 'evt_4', /does not link/);
+  });
+
+  it('deleted trailing events are caught by the recorded head', () => {
+    const events = sample(6);
+    assertBroken(verify(events.slice(0, 4), headOf(events)), 5, null, /the log ends at event 4 but the recorded head is event 6/);
+    assertBroken(verify([], headOf(events)), 1, null, /the log ends at event 0 but the recorded head is event 6/);
+  });
+
+  it('a chain rewritten and re-hashed from some event on is caught by the recorded head hash', () => {
+    const events = sample(6);
+    const rewritten = chain(events.map((e, i) => ({ type: e.type, actor: i === 3 ? 'reviewer:mallory' : e.actor, threadId: e.threadId, requestId: e.requestId, payload: e.payload })));
+    // Every event links, so only the head can tell.
+    assert.equal(verify(rewritten, headOf(rewritten)).ok, true);
+    assertBroken(verify(rewritten, headOf(events)), 6, null, /does not match the recorded head hash/);
+  });
+
+  it('events beyond the recorded head are reported after the head', () => {
+    const events = sample(6);
+    assertBroken(verify(events, headOf(events.slice(0, 4))), 5, null, /recorded head is event 4 but the log goes on to event 6/);
+    assertBroken(verify(events, null), 1, null, /recorded head is event 0/);
+  });
+
+  it('swapped rows (seq kept in place) break at the first swapped position', () => {
+    const events = sample(6);
+    const swapped = events.map((e, i) => (i === 2 ? { ...events[3]!, seq: 3 } : i === 3 ? { ...events[2]!, seq: 4 } : e));
+    assertBroken(verify(swapped, headOf(events)), 3, 'evt_4', /does not link/);
+  });
+
+  it('events fed out of order are reported where the order breaks', () => {
+    const events = sample(6);
+    const reordered = [events[0]!, events[1]!, events[3]!, events[2]!, events[4]!, events[5]!];
+    assertBroken(verify(reordered, headOf(events)), 4, 'evt_4', /events 3\.\.3 are missing/);
+    const back = [events[0]!, events[1]!, events[2]!, events[1]!];
+    assertBroken(verify(back, headOf(events)), 2, 'evt_2', /sequence goes back from 3 to 2 \(reordered\)/);
+  });
+
+  it('an inserted event breaks the chain', () => {
+    const events = sample(4);
+    const forgedBody = { seq: 3, id: 'evt_forged', type: 'approved' as const, actor: 'reviewer:mallory', at: events[1]!.at + 1, threadId: 'thr_1', requestId: 'req_1', payload: {}, prevHash: events[1]!.hash };
+    const forged = { ...forgedBody, hash: hashEvent(forgedBody) };
+    // Inserted with a valid link, later events renumbered: the next event no longer links.
+    const renumbered = [events[0]!, events[1]!, forged, ...events.slice(2).map((e) => ({ ...e, seq: e.seq + 1 }))];
+    assertBroken(verify(renumbered, headOf(events)), 4, 'evt_3', /does not link/);
+    // Inserted without renumbering: the sequence repeats.
+    assertBroken(verify([events[0]!, events[1]!, forged, ...events.slice(2)], headOf(events)), 3, 'evt_3', /sequence goes back/);
+  });
+
+  it('stops at the first break and counts the events it looked at', () => {
+    const events = sample(8);
+    const tampered = events.map((e, i) => (i === 2 || i === 5 ? { ...e, actor: 'x' } : e));
+    const v = new ChainVerifier();
+    const results = tampered.map((e) => v.push(e));
+    assert.deepEqual(results, [true, true, false, false, false, false, false, false]);
+    const r = v.finish(headOf(events));
+    assert.equal(r.ok, false);
+    assert.equal(r.events, 3);
+    if (!r.ok) assert.equal(r.brokenAt.seq, 3);
+  });
+
+  describe('properties: any single tampering of a random chain is caught at the right seq', () => {
+    const fields = ['payload', 'actor', 'type', 'at', 'threadId', 'requestId'] as const;
+
+    it('modification of one field of one event', () => {
+      fc.assert(
+        fc.property(chainArb, fc.nat(), fc.constantFrom(...fields), (events, pick, field) => {
+          const i = pick % events.length;
+          const original = events[i]!;
+          const changed: AuditEvent = { ...original };
+          switch (field) {
+            case 'payload':
+              changed.payload = { ...original.payload, tampered: true };
+              break;
+            case 'actor':
+              changed.actor = `${original.actor}!`;
+              break;
+            case 'type':
+              changed.type = original.type === 'approved' ? 'rejected' : 'approved';
+              break;
+            case 'at':
+              changed.at = original.at + 1;
+              break;
+            case 'threadId':
+              changed.threadId = original.threadId === null ? 'thr_x' : null;
+              break;
+            case 'requestId':
+              changed.requestId = original.requestId === null ? 'req_x' : null;
+              break;
+          }
+          const tampered = events.map((e, j) => (j === i ? changed : e));
+          assertBroken(verify(tampered, headOf(events)), i + 1, original.id, /content changed/);
+        }),
+        { numRuns: 300 },
+      );
+    });
+
+    it('modification re-hashed to look consistent', () => {
+      fc.assert(
+        fc.property(chainArb, fc.nat(), (events, pick) => {
+          const i = pick % events.length;
+          const changed = { ...events[i]!, payload: { ...events[i]!.payload, tampered: true } };
+          changed.hash = hashEvent(changed);
+          const tampered = events.map((e, j) => (j === i ? changed : e));
+          const r = verify(tampered, headOf(events));
+          if (i === events.length - 1) assertBroken(r, i + 1, null, /recorded head hash/);
+          else assertBroken(r, i + 2, events[i + 1]!.id, /does not link/);
+        }),
+        { numRuns: 300 },
+      );
+    });
+
+    it('deletion of one event', () => {
+      fc.assert(
+        fc.property(chainArb, fc.nat(), (events, pick) => {
+          const i = pick % events.length;
+          const r = verify(
+            events.filter((_, j) => j !== i),
+            headOf(events),
+          );
+          if (i === events.length - 1) assertBroken(r, i + 1, null, /recorded head is event/);
+          else assertBroken(r, i + 2, events[i + 1]!.id, new RegExp(`events ${i + 1}\\.\\.${i + 1} are missing`));
+        }),
+        { numRuns: 300 },
+      );
+    });
+
+    it('swap of two rows (each keeps its seq slot)', () => {
+      fc.assert(
+        fc.property(
+          chainArb.filter((e) => e.length >= 2),
+          fc.nat(),
+          fc.nat(),
+          (events, a, b) => {
+            const i = a % events.length;
+            let j = b % events.length;
+            if (j === i) j = (i + 1) % events.length;
+            const [lo, hi] = i < j ? [i, j] : [j, i];
+            const swapped = events.map((e, k) => (k === lo ? { ...events[hi]!, seq: lo + 1 } : k === hi ? { ...events[lo]!, seq: hi + 1 } : e));
+            assertBroken(verify(swapped, headOf(events)), lo + 1, events[hi]!.id, /does not link/);
+          },
+        ),
+        { numRuns: 300 },
+      );
+    });
+
+    it('swap of two events in the feed (each keeps its own seq)', () => {
+      fc.assert(
+        fc.property(
+          chainArb.filter((e) => e.length >= 2),
+          fc.nat(),
+          fc.nat(),
+          (events, a, b) => {
+            const i = a % events.length;
+            let j = b % events.length;
+            if (j === i) j = (i + 1) % events.length;
+            const [lo, hi] = i < j ? [i, j] : [j, i];
+            const swapped = events.map((e, k) => (k === lo ? events[hi]! : k === hi ? events[lo]! : e));
+            // The event now at position lo carries seq hi+1: the verifier stops there.
+            assertBroken(verify(swapped, headOf(events)), hi + 1, events[hi]!.id, /missing/);
+          },
+        ),
+        { numRuns: 300 },
+      );
+    });
+  });
+});

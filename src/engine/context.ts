@@ -1,0 +1,32 @@
+import type { z } from 'zod';
+import type { Policy } from '../core/index.ts';
+import type { Store } from '../store/types.ts';
+
+/** What the engine knows about a tool: its argument schema, for validating edits. */
+export interface ToolSchemaEntry {
+  schema: z.ZodType<Record<string, unknown>>;
+  description?: string;
+}
+
+/** Shared dependencies of the engine's operations. */
+export interface EngineContext {
+  store: Store;
+  policy: Policy;
+  tools: ReadonlyMap<string, ToolSchemaEntry>;
+  /** Milliseconds since the epoch; replaceable in tests. */
+  now: () => number;
+  /** Role used when a triage evaluator raises a tier without naming one. */
+  fallbackRole: string;
+  /** Owner id written on leases taken by this process. */
+  owner: string;
+  /** Called after a transaction commits, for live events (never inside one). */
+  emit: (event: EngineEvent) => void;
+}
+
+/** Something that happened, for live updates (SSE) and metrics. */
+export type EngineEvent =
+  | { type: 'approval.created'; requestId: string; threadId: string; tool: string; role: string }
+  | { type: 'approval.decided'; requestId: string; threadId: string; decision: string; status: string }
+  | { type: 'approval.expired'; requestId: string; threadId: string; applied: string }
+  | { type: 'execution.finished'; requestId: string | null; threadId: string | null; tool: string; status: 'succeeded' | 'failed' }
+  | { type: 'thread.status'; threadId: string; status: string };

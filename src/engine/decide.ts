@@ -1,0 +1,177 @@
+import {
+  actionHash,
+  checkDecision,
+  ForbiddenError,
+  InterlockError,
+  newId,
+  NotFoundError,
+  PolicyBlockedError,
+  StaleVersionError,
+  tierRank,
+  ValidationError,
+  type ApprovalRequest,
+  type AuditEventInput,
+  type Decision,
+  type Reviewer,
+} from '../core/index.ts';
+import type { StoreTx } from '../store/types.ts';
+import type { EngineContext } from './context.ts';
+import { gate } from './gate.ts';
+import { newRequest, openRequest } from './pause.ts';
+
+/** What a decision did. */
+export interface DecisionResult {
+  /** The request after the decision. */
+  request: ApprovalRequest;
+  /**
+   * `authorized`, `rejected`, `responded`: resolved, and the thread's resume job is queued.
+   * `pending`: an approval was counted toward a quorum that is not complete.
+   * `superseded`: the edit raised the tier (or needs a quorum) and became `newRequest`.
+   */
+  outcome: 'authorized' | 'rejected' | 'responded' | 'pending' | 'superseded';
+  newRequest?: ApprovalRequest;
+}
+
+const actorOf = (r: Reviewer) => `reviewer:${r.id}`;
+
+/** Validate edited args against the tool's schema, listing each bad field. */
+function validateArgs(ctx: EngineContext, tool: string, args: unknown): Record<string, unknown> {
+  const entry = ctx.tools.get(tool);
+  if (!entry) {
+    throw new ValidationError(`Tool "${tool}" has no registered schema, so an edit of it cannot be checked; register the tool with the engine, or approve/reject instead.`, [
+      { path: 'args', message: 'tool schema unknown' },
+    ]);
+  }
+  const parsed = entry.schema.safeParse(args);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => ({ path: ['args', ...i.path.map(String)].join('.'), message: i.message }));
+    throw new ValidationError(`The edited arguments of "${tool}" are invalid: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}. Fix them and submit again.`, issues);
+  }
+  return parsed.data;
+}
+
+async function resolve(tx: StoreTx, req: ApprovalRequest, now: number): Promise<void> {
+  await tx.enqueueJob({ id: newId('job'), kind: 'resume', threadId: req.threadId, requestId: req.id, payload: { status: req.status }, runAt: now, createdAt: now });
+}
+
+/**
+ * Record a reviewer's decision as a guarded write: it lands only if the request
+ * is pending, not expired, at the version and action hash the reviewer saw, and
+ * the reviewer may decide it. The decision, its audit event and the thread's
+ * resume job commit in one transaction; of simultaneous decisions one wins.
+ */
+export async function decide(ctx: EngineContext, requestId: string, decision: Decision, reviewer: Reviewer): Promise<DecisionResult> {
+  // Edits are validated and re-gated before the transaction: the policy may read aggregates.
+  let edited: { args: Record<string, unknown>; verdict: Awaited<ReturnType<typeof gate>> } | undefined;
+  if (decision.type === 'edit') {
+    const current = await ctx.store.getRequest(requestId);
+    if (!current) throw new NotFoundError('approval_request', requestId);
+    const args = validateArgs(ctx, current.tool, decision.args);
+    const verdict = await gate(ctx, { tool: current.tool, args }, { threadId: current.threadId, proposer: current.proposer, app: current.context });
+    if (verdict.tier === 'block') throw new PolicyBlockedError(current.tool, verdict.reason);
+    edited = { args, verdict };
+  }
+  const now = ctx.now();
+  let result: DecisionResult;
+  try {
+    result = await ctx.store.transaction(async (tx) => {
+      const req = await tx.getRequest(requestId, { forUpdate: true });
+      if (!req) throw new NotFoundError('approval_request', requestId);
+      const voters = req.approvalsRequired > 1 ? await tx.listVoters(requestId) : [];
+      checkDecision(req, decision, reviewer, now, voters);
+      const audit: AuditEventInput[] = [];
+      const base = { actor: actorOf(reviewer), threadId: req.threadId, requestId: req.id };
+      const next: ApprovalRequest = { ...req, version: req.version + 1, updatedAt: now };
+      let outcome: DecisionResult['outcome'];
+      let created: ApprovalRequest | undefined;
+
+      switch (decision.type) {
+        case 'approve': {
+          await tx.insertVote({ requestId: req.id, reviewer: reviewer.id, type: 'approve', version: req.version, createdAt: now });
+          next.approvalsReceived = req.approvalsReceived + 1;
+          const done = next.approvalsReceived >= req.approvalsRequired;
+          audit.push({ ...base, type: 'approved', payload: { version: req.version, actionHash: req.actionHash, approvals: next.approvalsReceived, required: req.approvalsRequired, trust: decision.trust === true } });
+          if (done) {
+            next.status = 'authorized';
+            next.resolvedAt = now;
+            next.resolution = { type: 'approve', by: reviewer.id, at: now, ...(decision.trust ? { trust: true } : {}) };
+            if (decision.trust) {
+              await tx.insertTrust({ threadId: req.threadId, tool: req.tool, ruleId: req.ruleId, reviewer: reviewer.id, requestId: req.id, createdAt: now });
+              audit.push({ ...base, type: 'trusted', payload: { tool: req.tool, ruleId: req.ruleId, scope: 'thread' } });
+            }
+          }
+          outcome = done ? 'authorized' : 'pending';
+          break;
+        }
+        case 'reject':
+        case 'respond': {
+          next.status = decision.type === 'reject' ? 'rejected' : 'responded';
+          next.resolvedAt = now;
+          next.resolution = { type: decision.type, by: reviewer.id, at: now, ...(decision.message === undefined ? {} : { message: decision.message }) };
+          await tx.insertVote({ requestId: req.id, reviewer: reviewer.id, type: decision.type, version: req.version, createdAt: now });
+          audit.push({ ...base, type: decision.type === 'reject' ? 'rejected' : 'responded', payload: { version: req.version, message: decision.message ?? null } });
+          outcome = next.status;
+          break;
+        }
+        case 'edit': {
+          const { args, verdict } = edited!;
+          const hash = actionHash(req.tool, args);
+          // An edit can keep or raise the tier, never lower it.
+          // A stricter rule at the same tier (more approvals, another role) also makes it a new request.
+          const rank = tierRank(verdict.tier) - tierRank(req.tier);
+          const raised = rank > 0 || (rank === 0 && ((verdict.approvalsRequired > req.approvalsRequired) || (verdict.role !== null && verdict.role !== req.role)));
+          audit.push({ ...base, type: 'edited', payload: { version: req.version, originalArgs: req.args, args, actionHash: hash, newTier: raised ? verdict.tier : req.tier } });
+          if (raised || req.approvalsRequired > 1) {
+            // A new proposal: at the raised tier, or (quorum) needing fresh approvals of the edited action.
+            const v = raised ? verdict : { ...verdict, tier: req.tier, ruleId: req.ruleId, reason: req.reason, role: req.role, approvalsRequired: req.approvalsRequired, timeoutMs: req.expiresAt - req.createdAt, onTimeout: req.onTimeout, escalateTo: req.escalateTo, trustable: req.trustable };
+            created = newRequest(ctx, { threadId: req.threadId, checkpointId: req.checkpointId, proposer: req.proposer, item: { call: { tool: req.tool, args }, ...(req.toolCallId ? { toolCallId: req.toolCallId } : {}), verdict: v, evidence: req.evidence, app: req.context }, now, parentId: req.id });
+            next.status = 'superseded';
+            next.supersededBy = created.id;
+            next.resolvedAt = now;
+            next.resolution = { type: 'edit', by: reviewer.id, at: now, originalArgs: req.args };
+            if (!raised) {
+              // The editor has approved the edited action; it counts toward the new quorum.
+              created.approvalsReceived = 1;
+            }
+            audit.push({ ...base, type: 'escalated', payload: { from: req.tier, to: created.tier, newRequestId: created.id, reason: raised ? verdict.reason : 'edited action needs a fresh quorum' } });
+            outcome = 'superseded';
+          } else {
+            next.args = args;
+            next.actionHash = hash;
+            next.status = 'authorized';
+            next.resolvedAt = now;
+            next.resolution = { type: 'edit', by: reviewer.id, at: now, originalArgs: req.args };
+            outcome = 'authorized';
+          }
+          await tx.insertVote({ requestId: req.id, reviewer: reviewer.id, type: 'edit', version: req.version, createdAt: now });
+          break;
+        }
+      }
+      if (!(await tx.updateRequest(next, req.version))) throw new StaleVersionError(req.id, req.version, req.version + 1);
+      await tx.appendAudit(audit, now);
+      if (created) {
+        await openRequest(tx, created);
+        if (created.approvalsReceived > 0) await tx.insertVote({ requestId: created.id, reviewer: reviewer.id, type: 'approve', version: 1, createdAt: now });
+      }
+      if (outcome === 'authorized' || outcome === 'rejected' || outcome === 'responded') await resolve(tx, next, now);
+      return { request: next, outcome, ...(created ? { newRequest: created } : {}) };
+    });
+  } catch (err) {
+    // Security refusals are recorded; the refused decision itself changed nothing.
+    if (err instanceof ForbiddenError) await auditRefusal(ctx, requestId, reviewer, decision, err);
+    throw err;
+  }
+  ctx.emit({ type: 'approval.decided', requestId, threadId: result.request.threadId, decision: decision.type, status: result.request.status });
+  if (result.newRequest) {
+    const n = result.newRequest;
+    ctx.emit({ type: 'approval.created', requestId: n.id, threadId: n.threadId, tool: n.tool, role: n.role });
+  }
+  return result;
+}
+
+async function auditRefusal(ctx: EngineContext, requestId: string, reviewer: Reviewer, decision: Decision, err: InterlockError): Promise<void> {
+  const req = await ctx.store.getRequest(requestId);
+  await ctx.store.transaction((tx) =>
+    tx.appendAudit([{ type: 'refused', actor: actorOf(reviewer), threadId: req?.threadId ?? null, requestId, payload: { decision: decision.type, code: err.code } }], ctx.now()),
+  );
+}

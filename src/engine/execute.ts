@@ -1,0 +1,113 @@
+import { actionHash, InterlockUsageError, NotFoundError, type AuditEventInput } from '../core/index.ts';
+import type { ExecutionRow } from '../store/types.ts';
+import type { EngineContext } from './context.ts';
+
+/** What an execution under the ledger came to. */
+export type ExecutionOutcome<T> =
+  | { status: 'succeeded'; result: T; replayed: boolean; key: string }
+  | { status: 'failed'; error: string; replayed: boolean; key: string }
+  /** Another process holds the claim and its lease is live: try again later. */
+  | { status: 'in_progress'; key: string; leaseUntil: number | null };
+
+/** What runs: a tool call, with the key external APIs can dedupe on. */
+export interface ExecutionInput {
+  key: string;
+  tool: string;
+  args: Record<string, unknown>;
+  threadId?: string | null;
+  requestId?: string | null;
+  /** Audit event type for success; default `executed`. */
+  auditType?: 'executed' | 'auto_executed';
+  /** Extra audit payload (why it ran: tier, rule, trust grant). */
+  auditPayload?: Record<string, unknown>;
+  /** Tell a role after it ran (the `notify` tier). */
+  notifyRole?: string | null;
+}
+
+/** Options of one execution. */
+export interface ExecuteOptions {
+  /** How long the claim is held before another process may take it over (default 60 s). */
+  leaseMs?: number;
+}
+
+/** The key binding an execution to one request and one exact action. */
+export function idempotencyKey(requestId: string, hash: string): string {
+  return `${requestId}:${hash}`;
+}
+
+function replay<T>(row: ExecutionRow): ExecutionOutcome<T> {
+  if (row.status === 'succeeded') return { status: 'succeeded', result: row.result as T, replayed: true, key: row.key };
+  if (row.status === 'failed') return { status: 'failed', error: row.error ?? 'failed', replayed: true, key: row.key };
+  return { status: 'in_progress', key: row.key, leaseUntil: row.leaseUntil };
+}
+
+/**
+ * Run a side effect at most once per key. The claim commits before `fn` runs;
+ * the outcome commits after. A second call returns the recorded outcome; a
+ * claim left by a crashed process is taken over after its lease, with the same
+ * key, which `fn` receives so the external API can dedupe the retry.
+ */
+export async function executeOnce<T>(
+  ctx: EngineContext,
+  input: ExecutionInput,
+  fn: (run: { idempotencyKey: string; attempt: number }) => Promise<T>,
+  opts: ExecuteOptions = {},
+): Promise<ExecutionOutcome<T>> {
+  const leaseMs = opts.leaseMs ?? 60_000;
+  const hash = actionHash(input.tool, input.args);
+  const now = ctx.now();
+  const claim = await ctx.store.transaction(async (tx) => {
+    if (input.requestId) {
+      const req = await tx.getRequest(input.requestId, { forUpdate: true });
+      if (!req) throw new NotFoundError('approval_request', input.requestId);
+      if (!['authorized', 'executing', 'executed', 'failed'].includes(req.status)) {
+        throw new InterlockUsageError('not_authorized', `Approval request ${req.id} is ${req.status}; only an authorized action runs. Wait for a decision.`, { details: { requestId: req.id, status: req.status }, status: 409 });
+      }
+      if (req.actionHash !== hash) {
+        throw new InterlockUsageError('action_hash_mismatch', `The action to run does not match the one authorized on request ${req.id}; run exactly the authorized arguments.`, { details: { requestId: req.id }, status: 409 });
+      }
+      const c = await tx.claimExecution({ key: input.key, requestId: input.requestId, threadId: input.threadId ?? null, tool: input.tool, args: input.args, actionHash: hash, leaseOwner: ctx.owner, leaseUntil: now + leaseMs, createdAt: now }, now);
+      if (c.claimed && req.status === 'authorized') await tx.updateRequest({ ...req, status: 'executing', version: req.version + 1, updatedAt: now }, req.version);
+      return c;
+    }
+    return tx.claimExecution({ key: input.key, requestId: null, threadId: input.threadId ?? null, tool: input.tool, args: input.args, actionHash: hash, leaseOwner: ctx.owner, leaseUntil: now + leaseMs, createdAt: now }, now);
+  });
+  if (!claim.claimed) return replay<T>(claim.row);
+
+  let outcome: { status: 'succeeded'; result: T } | { status: 'failed'; error: string };
+  try {
+    outcome = { status: 'succeeded', result: await fn({ idempotencyKey: input.key, attempt: claim.row.attempts }) };
+  } catch (err) {
+    outcome = { status: 'failed', error: err instanceof Error ? err.message : String(err) };
+  }
+  const done = ctx.now();
+  const recorded = await ctx.store.transaction(async (tx) => {
+    const ok = await tx.finishExecution(input.key, ctx.owner, outcome.status === 'succeeded' ? { status: 'succeeded', result: outcome.result ?? null } : { status: 'failed', error: outcome.error }, done);
+    if (!ok) return false;
+    if (input.requestId) {
+      const req = await tx.getRequest(input.requestId, { forUpdate: true });
+      if (req) await tx.updateRequest({ ...req, status: outcome.status === 'succeeded' ? 'executed' : 'failed', version: req.version + 1, updatedAt: done }, req.version);
+    }
+    const audit: AuditEventInput[] = [
+      {
+        type: outcome.status === 'succeeded' ? (input.auditType ?? 'executed') : 'failed',
+        actor: `system:${ctx.owner}`,
+        threadId: input.threadId ?? null,
+        requestId: input.requestId ?? null,
+        payload: { tool: input.tool, args: input.args, actionHash: hash, idempotencyKey: input.key, attempt: claim.row.attempts, ...(outcome.status === 'failed' ? { error: outcome.error } : {}), ...input.auditPayload },
+      },
+    ];
+    if (input.notifyRole && outcome.status === 'succeeded') {
+      await tx.enqueueJob({ id: `job_${input.key}`, kind: 'notify', threadId: input.threadId ?? null, requestId: input.requestId ?? null, payload: { role: input.notifyRole, fyi: true, tool: input.tool, args: input.args }, runAt: done, createdAt: done });
+    }
+    await tx.appendAudit(audit, done);
+    return true;
+  });
+  if (!recorded) {
+    // Our lease ran out and another process took the claim over: its record stands.
+    const row = await ctx.store.getExecution(input.key);
+    return row ? replay<T>(row) : { status: 'in_progress', key: input.key, leaseUntil: null };
+  }
+  ctx.emit({ type: 'execution.finished', requestId: input.requestId ?? null, threadId: input.threadId ?? null, tool: input.tool, status: outcome.status });
+  return outcome.status === 'succeeded' ? { status: 'succeeded', result: outcome.result, replayed: false, key: input.key } : { status: 'failed', error: outcome.error, replayed: false, key: input.key };
+}

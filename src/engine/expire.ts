@@ -1,0 +1,76 @@
+import { newId, type ApprovalRequest, type AuditEventInput } from '../core/index.ts';
+import type { EngineContext } from './context.ts';
+import { newRequest, openRequest } from './pause.ts';
+
+const SYSTEM = 'system:sweeper';
+
+/**
+ * Apply the documented timeout default to every pending request past its
+ * expiry, in batches of `batch` per transaction:
+ * - `reject` (the default): status `expired`; the agent resumes with a rejection.
+ * - `approve`: status `authorized`; the agent resumes and the action runs once.
+ * - `escalate`: superseded by a new request for the rule's `escalateTo` role.
+ * - `abort`: status `expired` and the thread is aborted.
+ * Safe with several sweepers: rows are claimed with SKIP LOCKED (PostgreSQL) or
+ * under the single writer lock (SQLite), and each update is version-guarded.
+ */
+export async function expireDue(ctx: EngineContext, opts: { batch?: number; max?: number } = {}): Promise<ApprovalRequest[]> {
+  const batch = opts.batch ?? 500;
+  const max = opts.max ?? Number.POSITIVE_INFINITY;
+  const done: ApprovalRequest[] = [];
+  while (done.length < max) {
+    const now = ctx.now();
+    const expired = await ctx.store.transaction(async (tx) => {
+      const due = await tx.claimExpired(now, Math.min(batch, max - done.length));
+      const out: Array<{ req: ApprovalRequest; created?: ApprovalRequest }> = [];
+      const audit: AuditEventInput[] = [];
+      for (const req of due) {
+        const applied = req.onTimeout;
+        const next: ApprovalRequest = { ...req, version: req.version + 1, updatedAt: now, resolvedAt: now, resolution: { type: 'timeout', by: SYSTEM, at: now, applied } };
+        const base = { actor: SYSTEM, threadId: req.threadId, requestId: req.id };
+        let created: ApprovalRequest | undefined;
+        if (applied === 'approve') next.status = 'authorized';
+        else if (applied === 'escalate' && req.escalateTo) {
+          const e = req.escalateTo;
+          created = newRequest(ctx, {
+            threadId: req.threadId,
+            checkpointId: req.checkpointId,
+            proposer: req.proposer,
+            item: {
+              call: { tool: req.tool, args: req.args },
+              ...(req.toolCallId ? { toolCallId: req.toolCallId } : {}),
+              verdict: { tier: 'escalate', ruleId: req.ruleId, reason: `escalated after timeout: ${req.reason}`, role: e.role, approvalsRequired: e.approvals, timeoutMs: e.timeoutMs, onTimeout: 'reject', escalateTo: null, trustable: false, matched: [req.ruleId] },
+              evidence: req.evidence,
+              app: req.context,
+            },
+            now,
+            parentId: req.id,
+          });
+          next.status = 'superseded';
+          next.supersededBy = created.id;
+        } else next.status = 'expired';
+        if (!(await tx.updateRequest(next, req.version))) continue;
+        audit.push({ ...base, type: 'expired', payload: { applied, expiresAt: req.expiresAt, status: next.status } });
+        if (created) {
+          audit.push({ ...base, type: 'escalated', payload: { from: req.tier, to: 'escalate', newRequestId: created.id, reason: 'timeout' } });
+          await openRequest(tx, created);
+        } else if (applied === 'abort') {
+          await tx.updateThread(req.threadId, { status: 'aborted', abortRequested: true }, now);
+          audit.push({ ...base, type: 'aborted', payload: { reason: 'approval timed out; the rule aborts the thread' } });
+        } else {
+          await tx.enqueueJob({ id: newId('job'), kind: 'resume', threadId: req.threadId, requestId: req.id, payload: { status: next.status }, runAt: now, createdAt: now });
+        }
+        out.push(created ? { req: next, created } : { req: next });
+      }
+      await tx.appendAudit(audit, now);
+      return out;
+    });
+    for (const { req, created } of expired) {
+      done.push(req);
+      ctx.emit({ type: 'approval.expired', requestId: req.id, threadId: req.threadId, applied: req.onTimeout });
+      if (created) ctx.emit({ type: 'approval.created', requestId: created.id, threadId: created.threadId, tool: created.tool, role: created.role });
+    }
+    if (expired.length < batch) break;
+  }
+  return done;
+}

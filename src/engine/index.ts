@@ -1,0 +1,7 @@
+export { createInterlock, type Interlock, type InterlockOptions } from './interlock.ts';
+export type { EngineContext, EngineEvent, ToolSchemaEntry } from './context.ts';
+export type { GateContext, GateVerdict } from './gate.ts';
+export type { CheckpointInput, PauseItem, PauseResult, ThreadRef } from './pause.ts';
+export type { DecisionResult } from './decide.ts';
+export { idempotencyKey, type ExecutionInput, type ExecutionOutcome, type ExecuteOptions } from './execute.ts';
+export type { RequestStory } from './audit.ts';

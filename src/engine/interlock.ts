@@ -1,0 +1,130 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import {
+  ConfigError,
+  NotFoundError,
+  type ApprovalRequest,
+  type ChainVerification,
+  type Decision,
+  type Policy,
+  type PolicyConfig,
+  type Reviewer,
+  type ToolCall,
+} from '../core/index.ts';
+import { definePolicy } from '../core/index.ts';
+import type { RequestQuery, Store } from '../store/types.ts';
+import type { EngineContext, EngineEvent, ToolSchemaEntry } from './context.ts';
+import { gate, type GateContext, type GateVerdict } from './gate.ts';
+import { checkpoint, pause, type CheckpointInput, type PauseItem, type PauseResult, type ThreadRef } from './pause.ts';
+import { decide, type DecisionResult } from './decide.ts';
+import { expireDue } from './expire.ts';
+import { executeOnce, type ExecuteOptions, type ExecutionInput, type ExecutionOutcome } from './execute.ts';
+import { explain, verifyAudit, type RequestStory } from './audit.ts';
+import type { ThreadStatus } from '../store/types.ts';
+import type { AuditEventInput } from '../core/index.ts';
+
+/** Options of {@link createInterlock}. */
+export interface InterlockOptions {
+  /** A migrated store (see `openStore`, `createSqliteStore`, `createPostgresStore`). */
+  store: Store;
+  /** The policy, as config or already built with `definePolicy`. */
+  policy: PolicyConfig | Policy;
+  /** Argument schemas of the tools, so edits can be validated. */
+  tools?: Record<string, ToolSchemaEntry>;
+  /** Clock in epoch ms (default `Date.now`); tests pass a fake one. */
+  now?: () => number;
+  /** Role for triage-raised requests without one (default `supervisor`). */
+  fallbackRole?: string;
+  /** Lease owner name of this process (default host:pid:random). */
+  owner?: string;
+}
+
+/** The engine: gate, pause, decide, expire, execute once, audit. */
+export interface Interlock {
+  readonly store: Store;
+  readonly policy: Policy;
+  /** Evaluate the policy for a call. */
+  gate(call: ToolCall, ctx?: GateContext): Promise<GateVerdict>;
+  /** Checkpoint + approval requests + audit + notification jobs, in one transaction. */
+  pause(input: { thread: ThreadRef; checkpoint?: CheckpointInput; items: readonly PauseItem[]; proposer: string }): Promise<PauseResult>;
+  /** Save a checkpoint and thread status without pausing. */
+  checkpoint(thread: ThreadRef, cp: CheckpointInput | undefined, status: ThreadStatus, audit?: AuditEventInput[]): Promise<string | null>;
+  /** A reviewer's guarded decision. */
+  decide(requestId: string, decision: Decision, reviewer: Reviewer): Promise<DecisionResult>;
+  /** Apply timeout defaults to expired requests. */
+  expireDue(opts?: { batch?: number; max?: number }): Promise<ApprovalRequest[]>;
+  /** Run a side effect at most once under a key. */
+  executeOnce<T>(input: ExecutionInput, fn: (run: { idempotencyKey: string; attempt: number }) => Promise<T>, opts?: ExecuteOptions): Promise<ExecutionOutcome<T>>;
+  /** The request, or undefined. */
+  getRequest(id: string): Promise<ApprovalRequest | undefined>;
+  /** The request, or a NotFoundError. */
+  getRequestOrThrow(id: string): Promise<ApprovalRequest>;
+  listRequests(q: RequestQuery): Promise<{ items: ApprovalRequest[]; nextCursor: string | null }>;
+  /** What was proposed, who decided, what ran. */
+  explain(requestId: string): Promise<RequestStory>;
+  verifyAudit(opts?: { pageSize?: number; onProgress?: (checked: number, head: number) => void }): Promise<ChainVerification>;
+  /** Subscribe to events emitted after commits; returns an unsubscribe function. */
+  on(listener: (e: EngineEvent) => void): () => void;
+  /** The shared context, for layers built on the engine (agent, worker). */
+  readonly context: EngineContext;
+}
+
+/**
+ * Create the engine over a migrated store.
+ * @example
+ * const store = await openStore();               // ./data/interlock.db
+ * const il = createInterlock({ store, policy: { tools: {
+ *   issue_refund: [
+ *     { id: 'small', tier: 'auto', reason: 'small refund' },
+ *     { id: 'large', tier: 'approve', role: 'supervisor', reason: 'over $500',
+ *       when: ({ args }) => Number(args.amount) > 500 },
+ *   ] } } });
+ */
+export function createInterlock(options: InterlockOptions): Interlock {
+  if (!options || typeof options !== 'object') throw new ConfigError('createInterlock needs options: { store, policy }.');
+  if (!options.store) throw new ConfigError('createInterlock requires "store": pass await openStore() or createSqliteStore().');
+  if (!options.policy) throw new ConfigError('createInterlock requires "policy": { tools: { toolName: [rules] } }. A tool with no policy is blocked.');
+  const policy: Policy = 'evaluate' in options.policy ? options.policy : definePolicy(options.policy);
+  const listeners = new Set<(e: EngineEvent) => void>();
+  const ctx: EngineContext = {
+    store: options.store,
+    policy,
+    tools: new Map(Object.entries(options.tools ?? {})),
+    now: options.now ?? Date.now,
+    fallbackRole: options.fallbackRole ?? 'supervisor',
+    owner: options.owner ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
+    emit: (e) => {
+      for (const l of listeners) {
+        try {
+          l(e);
+        } catch {
+          // A listener's failure must not undo or hide a committed write.
+        }
+      }
+    },
+  };
+  return {
+    store: options.store,
+    policy,
+    context: ctx,
+    gate: (call, g) => gate(ctx, call, g),
+    pause: (input) => pause(ctx, input),
+    checkpoint: (thread, cp, status, audit) => checkpoint(ctx, thread, cp, status, audit),
+    decide: (id, d, r) => decide(ctx, id, d, r),
+    expireDue: (o) => expireDue(ctx, o),
+    executeOnce: (input, fn, o) => executeOnce(ctx, input, fn, o),
+    getRequest: (id) => ctx.store.getRequest(id),
+    async getRequestOrThrow(id) {
+      const r = await ctx.store.getRequest(id);
+      if (!r) throw new NotFoundError('approval_request', id);
+      return r;
+    },
+    listRequests: (q) => ctx.store.listRequests(q),
+    explain: (id) => explain(ctx, id),
+    verifyAudit: (o) => verifyAudit(ctx, o),
+    on(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}

@@ -1,0 +1,167 @@
+import { actionHash, newId, type ApprovalRequest, type AuditEventInput, type ToolCall, type Verdict } from '../core/index.ts';
+import { isInterrupting, redact, ValidationError } from '../core/index.ts';
+import type { StoreTx, ThreadRow, ThreadStatus } from '../store/types.ts';
+import type { EngineContext } from './context.ts';
+
+/** The thread a pause or checkpoint belongs to; created on first use. */
+export interface ThreadRef {
+  id: string;
+  agent: string;
+  agentVersion: string;
+  metadata?: Record<string, unknown>;
+}
+
+/**
+ * A checkpoint of the loop: the messages added since the last one (stored once,
+ * appended to the thread) and the loop state, which refers to messages by count.
+ */
+export interface CheckpointInput {
+  newMessages: readonly unknown[];
+  state: Record<string, unknown>;
+  schemaVersion: number;
+}
+
+/** One gated call to pause on. */
+export interface PauseItem {
+  call: ToolCall;
+  toolCallId?: string;
+  verdict: Verdict;
+  /** Untrusted material for the reviewer (customer message, model summary); redacted before storage. */
+  evidence?: Record<string, unknown>;
+  /** Application context the policy saw; kept so an edit re-runs the policy the same way. */
+  app?: Record<string, unknown>;
+}
+
+/** What {@link pause} wrote. */
+export interface PauseResult {
+  checkpointId: string | null;
+  requests: ApprovalRequest[];
+}
+
+/** Make the thread row exist and append the checkpoint's messages; returns the new checkpoint id. */
+export async function writeCheckpoint(
+  tx: StoreTx,
+  thread: ThreadRef,
+  cp: CheckpointInput | undefined,
+  status: ThreadStatus,
+  now: number,
+): Promise<{ checkpointId: string | null; created: boolean }> {
+  let row: ThreadRow | undefined = await tx.getThread(thread.id);
+  let created = false;
+  if (!row) {
+    row = { id: thread.id, agent: thread.agent, agentVersion: thread.agentVersion, status, messageCount: 0, abortRequested: false, metadata: thread.metadata ?? {}, createdAt: now, updatedAt: now };
+    await tx.insertThread(row);
+    created = true;
+  }
+  if (!cp) {
+    if (!created && row.status !== status) await tx.updateThread(thread.id, { status }, now);
+    return { checkpointId: null, created };
+  }
+  await tx.appendMessages(thread.id, row.messageCount, cp.newMessages);
+  const messageCount = row.messageCount + cp.newMessages.length;
+  await tx.updateThread(thread.id, { status, messageCount, agentVersion: thread.agentVersion }, now);
+  const checkpointId = newId<string>('cp');
+  await tx.insertCheckpoint({ id: checkpointId, threadId: thread.id, messageCount, schemaVersion: cp.schemaVersion, state: cp.state, createdAt: now });
+  return { checkpointId, created };
+}
+
+/** Build a pending request from a verdict. */
+export function newRequest(
+  ctx: EngineContext,
+  input: { threadId: string; checkpointId: string | null; proposer: string; item: PauseItem; now: number; parentId?: string | null },
+): ApprovalRequest {
+  const { item, now } = input;
+  const v = item.verdict;
+  return {
+    id: newId<string>('apr'),
+    threadId: input.threadId,
+    checkpointId: input.checkpointId,
+    toolCallId: item.toolCallId ?? null,
+    tool: item.call.tool,
+    args: item.call.args,
+    actionHash: actionHash(item.call.tool, item.call.args),
+    reason: v.reason,
+    ruleId: v.ruleId,
+    tier: v.tier,
+    role: v.role ?? ctx.fallbackRole,
+    approvalsRequired: Math.max(1, v.approvalsRequired),
+    approvalsReceived: 0,
+    version: 1,
+    status: 'pending',
+    proposer: input.proposer,
+    evidence: redact(item.evidence ?? {}),
+    context: item.app ?? {},
+    onTimeout: v.onTimeout,
+    escalateTo: v.escalateTo,
+    trustable: v.trustable,
+    resolution: null,
+    parentId: input.parentId ?? null,
+    supersededBy: null,
+    createdAt: now,
+    expiresAt: now + v.timeoutMs,
+    updatedAt: now,
+    resolvedAt: null,
+  };
+}
+
+/** Insert a request with its `interrupted` audit event and the job that notifies its reviewers. */
+export async function openRequest(tx: StoreTx, req: ApprovalRequest, extraAudit: AuditEventInput[] = []): Promise<void> {
+  await tx.insertRequest(req);
+  await tx.enqueueJob({ id: newId('job'), kind: 'notify', threadId: req.threadId, requestId: req.id, payload: { role: req.role }, runAt: req.createdAt, createdAt: req.createdAt });
+  await tx.appendAudit(
+    [
+      ...extraAudit,
+      {
+        type: 'interrupted',
+        actor: req.proposer,
+        threadId: req.threadId,
+        requestId: req.id,
+        payload: { tool: req.tool, args: req.args, actionHash: req.actionHash, tier: req.tier, ruleId: req.ruleId, reason: req.reason, role: req.role, approvalsRequired: req.approvalsRequired, expiresAt: req.expiresAt, parentId: req.parentId },
+      },
+    ],
+    req.createdAt,
+  );
+}
+
+/**
+ * Pause a thread before gated calls: in ONE transaction the checkpoint (full
+ * loop state), one approval request per call, their audit events and the
+ * notification jobs. Nobody is told before all of it is durable.
+ */
+export async function pause(
+  ctx: EngineContext,
+  input: { thread: ThreadRef; checkpoint?: CheckpointInput; items: readonly PauseItem[]; proposer: string },
+): Promise<PauseResult> {
+  if (input.items.length === 0) throw new ValidationError('pause needs at least one item: the gated call to ask about.');
+  for (const item of input.items) {
+    if (!isInterrupting(item.verdict.tier)) {
+      throw new ValidationError(`Tool "${item.call.tool}" has tier "${item.verdict.tier}", which does not pause; run it (auto/notify) or refuse it (block) instead.`);
+    }
+  }
+  const now = ctx.now();
+  const result = await ctx.store.transaction(async (tx) => {
+    const { checkpointId } = await writeCheckpoint(tx, input.thread, input.checkpoint, 'interrupted', now);
+    const requests: ApprovalRequest[] = [];
+    for (const item of input.items) {
+      const req = newRequest(ctx, { threadId: input.thread.id, checkpointId, proposer: input.proposer, item, now });
+      await openRequest(tx, req);
+      requests.push(req);
+    }
+    return { checkpointId, requests };
+  });
+  ctx.emit({ type: 'thread.status', threadId: input.thread.id, status: 'interrupted' });
+  for (const r of result.requests) ctx.emit({ type: 'approval.created', requestId: r.id, threadId: r.threadId, tool: r.tool, role: r.role });
+  return result;
+}
+
+/** Save a checkpoint without pausing (after tool results, at the end of a turn). */
+export async function checkpoint(ctx: EngineContext, thread: ThreadRef, cp: CheckpointInput | undefined, status: ThreadStatus, audit: AuditEventInput[] = []): Promise<string | null> {
+  const now = ctx.now();
+  const id = await ctx.store.transaction(async (tx) => {
+    const { checkpointId } = await writeCheckpoint(tx, thread, cp, status, now);
+    if (audit.length) await tx.appendAudit(audit, now);
+    return checkpointId;
+  });
+  ctx.emit({ type: 'thread.status', threadId: thread.id, status });
+  return id;
+}

@@ -1,0 +1,8 @@
+/**
+ * Interlock: durable human approval for TypeScript AI agents.
+ *
+ * Layers (imports point down only): agent → engine → store → core.
+ */
+export * from './core/index.ts';
+export * from './store/index.ts';
+export * from './engine/index.ts';
