@@ -6,3 +6,4 @@
 export * from './core/index.ts';
 export * from './store/index.ts';
 export * from './engine/index.ts';
+export * from './agent/index.ts';

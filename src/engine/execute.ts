@@ -28,6 +28,11 @@ export interface ExecutionInput {
 export interface ExecuteOptions {
   /** How long the claim is held before another process may take it over (default 60 s). */
   leaseMs?: number;
+  /**
+   * Errors that mean "stopped on purpose before any side effect" (an interrupt
+   * raised inside a tool): the claim is marked abandoned and the error rethrown.
+   */
+  abandonIf?: (err: unknown) => boolean;
 }
 
 /** The key binding an execution to one request and one exact action. */
@@ -36,6 +41,7 @@ export function idempotencyKey(requestId: string, hash: string): string {
 }
 
 function replay<T>(row: ExecutionRow): ExecutionOutcome<T> {
+  if (row.status === 'abandoned') return { status: 'failed', error: 'abandoned by an interrupt; run again under a new key', replayed: true, key: row.key };
   if (row.status === 'succeeded') return { status: 'succeeded', result: row.result as T, replayed: true, key: row.key };
   if (row.status === 'failed') return { status: 'failed', error: row.error ?? 'failed', replayed: true, key: row.key };
   return { status: 'in_progress', key: row.key, leaseUntil: row.leaseUntil };
@@ -78,6 +84,10 @@ export async function executeOnce<T>(
   try {
     outcome = { status: 'succeeded', result: await fn({ idempotencyKey: input.key, attempt: claim.row.attempts }) };
   } catch (err) {
+    if (opts.abandonIf?.(err)) {
+      await ctx.store.transaction((tx) => tx.finishExecution(input.key, ctx.owner, { status: 'abandoned' }, ctx.now()));
+      throw err;
+    }
     outcome = { status: 'failed', error: err instanceof Error ? err.message : String(err) };
   }
   const done = ctx.now();

@@ -46,9 +46,11 @@ export interface Interlock {
   /** Evaluate the policy for a call. */
   gate(call: ToolCall, ctx?: GateContext): Promise<GateVerdict>;
   /** Checkpoint + approval requests + audit + notification jobs, in one transaction. */
-  pause(input: { thread: ThreadRef; checkpoint?: CheckpointInput; items: readonly PauseItem[]; proposer: string }): Promise<PauseResult>;
+  pause(input: { thread: ThreadRef; checkpoint?: CheckpointInput; items: readonly PauseItem[]; proposer: string; releaseLease?: boolean }): Promise<PauseResult>;
   /** Save a checkpoint and thread status without pausing. */
-  checkpoint(thread: ThreadRef, cp: CheckpointInput | undefined, status: ThreadStatus, audit?: AuditEventInput[]): Promise<string | null>;
+  checkpoint(thread: ThreadRef, cp: CheckpointInput | undefined, status: ThreadStatus, audit?: AuditEventInput[], opts?: { releaseLease?: boolean }): Promise<string | null>;
+  /** Register tool argument schemas, so edits of their calls can be validated. */
+  registerTools(tools: Record<string, ToolSchemaEntry>): void;
   /** A reviewer's guarded decision. */
   decide(requestId: string, decision: Decision, reviewer: Reviewer): Promise<DecisionResult>;
   /** Apply timeout defaults to expired requests. */
@@ -86,10 +88,11 @@ export function createInterlock(options: InterlockOptions): Interlock {
   if (!options.policy) throw new ConfigError('createInterlock requires "policy": { tools: { toolName: [rules] } }. A tool with no policy is blocked.');
   const policy: Policy = 'evaluate' in options.policy ? options.policy : definePolicy(options.policy);
   const listeners = new Set<(e: EngineEvent) => void>();
+  const tools = new Map(Object.entries(options.tools ?? {}));
   const ctx: EngineContext = {
     store: options.store,
     policy,
-    tools: new Map(Object.entries(options.tools ?? {})),
+    tools,
     now: options.now ?? Date.now,
     fallbackRole: options.fallbackRole ?? 'supervisor',
     owner: options.owner ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
@@ -109,7 +112,10 @@ export function createInterlock(options: InterlockOptions): Interlock {
     context: ctx,
     gate: (call, g) => gate(ctx, call, g),
     pause: (input) => pause(ctx, input),
-    checkpoint: (thread, cp, status, audit) => checkpoint(ctx, thread, cp, status, audit),
+    checkpoint: (thread, cp, status, audit, o) => checkpoint(ctx, thread, cp, status, audit, o),
+    registerTools(entries) {
+      for (const [name, entry] of Object.entries(entries)) tools.set(name, entry);
+    },
     decide: (id, d, r) => decide(ctx, id, d, r),
     expireDue: (o) => expireDue(ctx, o),
     executeOnce: (input, fn, o) => executeOnce(ctx, input, fn, o),

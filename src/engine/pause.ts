@@ -30,6 +30,8 @@ export interface PauseItem {
   evidence?: Record<string, unknown>;
   /** Application context the policy saw; kept so an edit re-runs the policy the same way. */
   app?: Record<string, unknown>;
+  /** Id to give the request, when the caller's checkpoint must refer to it (see `newId('apr')`). */
+  requestId?: string;
 }
 
 /** What {@link pause} wrote. */
@@ -45,21 +47,24 @@ export async function writeCheckpoint(
   cp: CheckpointInput | undefined,
   status: ThreadStatus,
   now: number,
+  opts: { releaseLease?: boolean } = {},
 ): Promise<{ checkpointId: string | null; created: boolean }> {
-  let row: ThreadRow | undefined = await tx.getThread(thread.id);
+  let row: Pick<ThreadRow, 'messageCount' | 'status'> | undefined = await tx.getThread(thread.id);
   let created = false;
   if (!row) {
-    row = { id: thread.id, agent: thread.agent, agentVersion: thread.agentVersion, status, messageCount: 0, abortRequested: false, metadata: thread.metadata ?? {}, createdAt: now, updatedAt: now };
-    await tx.insertThread(row);
+    const fresh = { id: thread.id, agent: thread.agent, agentVersion: thread.agentVersion, status, messageCount: 0, abortRequested: false, metadata: thread.metadata ?? {}, createdAt: now, updatedAt: now };
+    await tx.insertThread(fresh);
+    row = fresh;
     created = true;
   }
+  const lease = opts.releaseLease ? { leaseOwner: null } : {};
   if (!cp) {
-    if (!created && row.status !== status) await tx.updateThread(thread.id, { status }, now);
+    if ((!created && row.status !== status) || opts.releaseLease) await tx.updateThread(thread.id, { status, ...lease }, now);
     return { checkpointId: null, created };
   }
   await tx.appendMessages(thread.id, row.messageCount, cp.newMessages);
   const messageCount = row.messageCount + cp.newMessages.length;
-  await tx.updateThread(thread.id, { status, messageCount, agentVersion: thread.agentVersion }, now);
+  await tx.updateThread(thread.id, { status, messageCount, agentVersion: thread.agentVersion, ...lease }, now);
   const checkpointId = newId<string>('cp');
   await tx.insertCheckpoint({ id: checkpointId, threadId: thread.id, messageCount, schemaVersion: cp.schemaVersion, state: cp.state, createdAt: now });
   return { checkpointId, created };
@@ -73,7 +78,7 @@ export function newRequest(
   const { item, now } = input;
   const v = item.verdict;
   return {
-    id: newId<string>('apr'),
+    id: item.requestId ?? newId<string>('apr'),
     threadId: input.threadId,
     checkpointId: input.checkpointId,
     toolCallId: item.toolCallId ?? null,
@@ -130,7 +135,7 @@ export async function openRequest(tx: StoreTx, req: ApprovalRequest, extraAudit:
  */
 export async function pause(
   ctx: EngineContext,
-  input: { thread: ThreadRef; checkpoint?: CheckpointInput; items: readonly PauseItem[]; proposer: string },
+  input: { thread: ThreadRef; checkpoint?: CheckpointInput; items: readonly PauseItem[]; proposer: string; releaseLease?: boolean },
 ): Promise<PauseResult> {
   if (input.items.length === 0) throw new ValidationError('pause needs at least one item: the gated call to ask about.');
   for (const item of input.items) {
@@ -140,7 +145,7 @@ export async function pause(
   }
   const now = ctx.now();
   const result = await ctx.store.transaction(async (tx) => {
-    const { checkpointId } = await writeCheckpoint(tx, input.thread, input.checkpoint, 'interrupted', now);
+    const { checkpointId } = await writeCheckpoint(tx, input.thread, input.checkpoint, 'interrupted', now, { releaseLease: input.releaseLease ?? false });
     const requests: ApprovalRequest[] = [];
     for (const item of input.items) {
       const req = newRequest(ctx, { threadId: input.thread.id, checkpointId, proposer: input.proposer, item, now });
@@ -155,10 +160,17 @@ export async function pause(
 }
 
 /** Save a checkpoint without pausing (after tool results, at the end of a turn). */
-export async function checkpoint(ctx: EngineContext, thread: ThreadRef, cp: CheckpointInput | undefined, status: ThreadStatus, audit: AuditEventInput[] = []): Promise<string | null> {
+export async function checkpoint(
+  ctx: EngineContext,
+  thread: ThreadRef,
+  cp: CheckpointInput | undefined,
+  status: ThreadStatus,
+  audit: AuditEventInput[] = [],
+  opts: { releaseLease?: boolean } = {},
+): Promise<string | null> {
   const now = ctx.now();
   const id = await ctx.store.transaction(async (tx) => {
-    const { checkpointId } = await writeCheckpoint(tx, thread, cp, status, now);
+    const { checkpointId } = await writeCheckpoint(tx, thread, cp, status, now, opts);
     if (audit.length) await tx.appendAudit(audit, now);
     return checkpointId;
   });

@@ -13,6 +13,9 @@ export interface ThreadRow {
   messageCount: number;
   abortRequested: boolean;
   metadata: Record<string, unknown>;
+  /** Process running the thread's loop now, if any. */
+  leaseOwner: string | null;
+  leaseUntil: number | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -51,7 +54,8 @@ export interface ExecutionRow {
   tool: string;
   args: Record<string, unknown>;
   actionHash: string;
-  status: 'running' | 'succeeded' | 'failed';
+  /** `abandoned`: the code stopped on purpose (an interrupt) before any side effect; the key is not reused. */
+  status: 'running' | 'succeeded' | 'failed' | 'abandoned';
   leaseOwner: string | null;
   leaseUntil: number | null;
   attempts: number;
@@ -106,9 +110,14 @@ export interface AggregateQuery {
  */
 export interface StoreTx {
   // threads and checkpoints
-  insertThread(t: ThreadRow): Promise<void>;
+  insertThread(t: Omit<ThreadRow, 'leaseOwner' | 'leaseUntil'>): Promise<void>;
   getThread(id: string): Promise<ThreadRow | undefined>;
-  updateThread(id: string, patch: Partial<Pick<ThreadRow, 'status' | 'messageCount' | 'abortRequested' | 'metadata' | 'agentVersion'>>, now: number): Promise<void>;
+  updateThread(id: string, patch: Partial<Pick<ThreadRow, 'status' | 'messageCount' | 'abortRequested' | 'metadata' | 'agentVersion' | 'leaseOwner'>>, now: number): Promise<void>;
+  /**
+   * Take the thread's run lease (one loop at a time per thread). Succeeds when
+   * the lease is free, expired, or already ours; creates the thread if missing.
+   */
+  claimThread(t: Omit<ThreadRow, 'leaseOwner' | 'leaseUntil'>, owner: string, leaseUntil: number, now: number): Promise<{ claimed: boolean; thread: ThreadRow }>;
   /** Append messages at `fromSeq`; each is stored once, never copied into checkpoints. */
   appendMessages(threadId: string, fromSeq: number, messages: readonly unknown[]): Promise<void>;
   listMessages(threadId: string, limit?: number): Promise<unknown[]>;
@@ -138,7 +147,7 @@ export interface StoreTx {
    * is leased by someone else; returns `claimed: true` when the caller now holds it.
    */
   claimExecution(e: Omit<ExecutionRow, 'status' | 'attempts' | 'result' | 'error' | 'updatedAt'>, now: number): Promise<{ claimed: boolean; row: ExecutionRow }>;
-  finishExecution(key: string, owner: string, outcome: { status: 'succeeded' | 'failed'; result?: unknown; error?: string }, now: number): Promise<boolean>;
+  finishExecution(key: string, owner: string, outcome: { status: 'succeeded' | 'failed' | 'abandoned'; result?: unknown; error?: string }, now: number): Promise<boolean>;
   getExecution(key: string): Promise<ExecutionRow | undefined>;
   listExecutionsForRequest(requestId: string): Promise<ExecutionRow[]>;
   aggregate(q: AggregateQuery): Promise<number>;

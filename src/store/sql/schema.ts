@@ -18,7 +18,8 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE TABLE il_threads (
         id TEXT PRIMARY KEY, agent TEXT NOT NULL, agent_version TEXT NOT NULL, status TEXT NOT NULL,
         message_count INTEGER NOT NULL DEFAULT 0, abort_requested INTEGER NOT NULL DEFAULT 0,
-        metadata TEXT NOT NULL DEFAULT '{}', created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL)`,
+        metadata TEXT NOT NULL DEFAULT '{}', lease_owner TEXT, lease_until BIGINT,
+        created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL)`,
       `CREATE INDEX il_threads_status ON il_threads (status, updated_at)`,
       `CREATE TABLE il_messages (
         thread_id TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (thread_id, seq))`,

@@ -1,5 +1,5 @@
 import type { CheckpointRow, StoreTx, ThreadRow } from '../types.ts';
-import { fromJson, num, type Row, type SqlExecutor } from './executor.ts';
+import { fromJson, num, numOrNull, strOrNull, type Row, type SqlExecutor } from './executor.ts';
 
 function toThread(r: Row): ThreadRow {
   return {
@@ -10,6 +10,8 @@ function toThread(r: Row): ThreadRow {
     messageCount: num(r.message_count),
     abortRequested: num(r.abort_requested) === 1,
     metadata: fromJson(r.metadata),
+    leaseOwner: strOrNull(r.lease_owner),
+    leaseUntil: numOrNull(r.lease_until),
     createdAt: num(r.created_at),
     updatedAt: num(r.updated_at),
   };
@@ -32,12 +34,13 @@ const PATCH_COLUMNS = {
   abortRequested: 'abort_requested',
   metadata: 'metadata',
   agentVersion: 'agent_version',
+  leaseOwner: 'lease_owner',
 } as const;
 
 /** Threads, messages and checkpoints. */
 export function threadOps(db: SqlExecutor): Pick<
   StoreTx,
-  'insertThread' | 'getThread' | 'updateThread' | 'appendMessages' | 'listMessages' | 'insertCheckpoint' | 'getLatestCheckpoint' | 'getCheckpoint'
+  'insertThread' | 'getThread' | 'updateThread' | 'claimThread' | 'appendMessages' | 'listMessages' | 'insertCheckpoint' | 'getLatestCheckpoint' | 'getCheckpoint'
 > {
   return {
     async insertThread(t) {
@@ -57,10 +60,26 @@ export function threadOps(db: SqlExecutor): Pick<
       for (const [k, col] of Object.entries(PATCH_COLUMNS)) {
         const v = patch[k as keyof typeof patch];
         if (v === undefined) continue;
-        params.push(typeof v === 'boolean' ? (v ? 1 : 0) : typeof v === 'object' ? JSON.stringify(v) : v);
+        params.push(typeof v === 'boolean' ? (v ? 1 : 0) : v !== null && typeof v === 'object' ? JSON.stringify(v) : v);
         sets.push(`${col} = $${params.length}`);
+        if (k === 'leaseOwner' && v === null) sets.push('lease_until = NULL');
       }
       await db.run(`UPDATE il_threads SET ${[...sets, 'updated_at = $2'].join(', ')} WHERE id = $1`, params);
+    },
+    async claimThread(t, owner, leaseUntil, now) {
+      await db.run(
+        `INSERT INTO il_threads (id, agent, agent_version, status, message_count, abort_requested, metadata, lease_owner, lease_until, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, 0, 0, $5, NULL, NULL, $6, $6) ON CONFLICT (id) DO NOTHING`,
+        [t.id, t.agent, t.agentVersion, t.status, JSON.stringify(t.metadata), now],
+      );
+      const rows = await db.all(
+        `UPDATE il_threads SET lease_owner = $2, lease_until = $3, updated_at = $4
+         WHERE id = $1 AND (lease_owner IS NULL OR lease_until < $4 OR lease_owner = $2) RETURNING *`,
+        [t.id, owner, leaseUntil, now],
+      );
+      if (rows[0]) return { claimed: true, thread: toThread(rows[0]) };
+      const cur = await db.all(`SELECT * FROM il_threads WHERE id = $1`, [t.id]);
+      return { claimed: false, thread: toThread(cur[0]!) };
     },
     async appendMessages(threadId, fromSeq, messages) {
       if (messages.length === 0) return;

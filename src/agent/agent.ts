@@ -1,0 +1,135 @@
+import { z } from 'zod';
+import { ConfigError, InterlockUsageError, newId, NotFoundError } from '../core/index.ts';
+import type { Message } from './messages.ts';
+import { Run, type AgentRuntime } from './run.ts';
+import { initialState, readState, sameMajor } from './state.ts';
+import type { AgentOptions, AgentResult, InvokeOptions } from './types.ts';
+
+/** An agent whose tool calls pass the policy gate and pause durably for people. */
+export interface Agent {
+  readonly name: string;
+  readonly version: string;
+  /**
+   * Run the loop on a thread: with `input` a new user turn, with `responses`
+   * answers to its interrupts, with neither a plain resume. Returns when the
+   * turn ends or the thread pauses (`stopReason: 'interrupt'`).
+   */
+  invoke(input: string | null, opts?: InvokeOptions): Promise<AgentResult>;
+  /** Continue a thread after reviewers decided (what the resume worker calls). */
+  resume(threadId: string): Promise<AgentResult>;
+  /** Stop a thread at its next boundary; a paused thread stops now and its open requests are cancelled. */
+  abort(threadId: string, by?: string): Promise<void>;
+  /** The stored conversation of a thread. */
+  messages(threadId: string): Promise<Message[]>;
+}
+
+/**
+ * Create an agent.
+ * @example
+ * const agent = createAgent({ name: 'support', version: '1.0.0', model, system: 'You help customers.',
+ *   tools: [lookUpOrder, issueRefund], interlock });
+ * const r = await agent.invoke('I need a refund for ORD-999', { threadId: 'thr_1' });
+ * if (r.stopReason === 'interrupt') console.log(r.interrupts[0].message);
+ */
+export function createAgent(opts: AgentOptions): Agent {
+  if (!opts?.interlock) throw new ConfigError('createAgent requires "interlock": the engine from createInterlock({ store, policy }).');
+  if (!opts.model || typeof opts.model.doGenerate !== 'function') {
+    throw new ConfigError('createAgent requires "model": an AI SDK language model (e.g. openai("gpt-4o")) or scriptedModel() from interlock/testing.');
+  }
+  if (!opts.name || !opts.version) throw new ConfigError('createAgent requires "name" and "version" (recorded on threads and checkpoints).');
+  const tools = new Map(opts.tools.map((t) => [t.name, t]));
+  if (tools.size !== opts.tools.length) throw new ConfigError('createAgent: two tools share a name; tool names must be unique.');
+  for (const t of opts.tools) {
+    if (!opts.interlock.policy.tools.has(t.name)) {
+      // Not an error: the gate blocks it. Said early so a missing rule is not a surprise at run time.
+      process.emitWarning(`Interlock: tool "${t.name}" has no policy rules; every call of it will be blocked. Add rules for it to the policy.`);
+    }
+  }
+  opts.interlock.registerTools(Object.fromEntries(opts.tools.map((t) => [t.name, { schema: t.schema, description: t.description }])));
+  const rt: AgentRuntime = {
+    opts,
+    tools,
+    toolDefs: opts.tools.map((t) => ({ type: 'function' as const, name: t.name, description: t.description, inputSchema: z.toJSONSchema(t.schema) })),
+    identity: opts.identity ?? `agent:${opts.name}`,
+    interruptRole: opts.interruptRole ?? 'supervisor',
+    maxIterations: opts.maxIterations ?? 20,
+  };
+  const il = opts.interlock;
+  const store = il.store;
+  const leaseMs = opts.leaseMs ?? 60_000;
+  const compatible = opts.compatibleVersions ?? sameMajor;
+
+  async function start(threadId: string): Promise<Run | AgentResult> {
+    const now = il.context.now();
+    const { claimed, thread } = await store.transaction((tx) =>
+      tx.claimThread({ id: threadId, agent: opts.name, agentVersion: opts.version, status: 'running', messageCount: 0, abortRequested: false, metadata: {}, createdAt: now, updatedAt: now }, il.context.owner, now + leaseMs, now),
+    );
+    if (thread.agent !== opts.name) {
+      if (claimed) await store.updateThread(threadId, { leaseOwner: null }, now);
+      throw new InterlockUsageError('wrong_agent', `Thread ${threadId} belongs to agent "${thread.agent}", not "${opts.name}".`, { details: { threadId }, status: 409 });
+    }
+    const cp = await store.getLatestCheckpoint(threadId);
+    const state = cp ? readState(cp.state, opts.version, compatible, threadId) : initialState(opts.version, opts.system);
+    const messages = cp ? ((await store.listMessages(threadId, cp.messageCount)) as Message[]) : [];
+    const run = new Run(rt, threadId, state, messages);
+    if (!claimed) return run.result('busy', thread.status);
+    if (thread.status === 'aborted' || thread.status === 'failed') {
+      await store.updateThread(threadId, { leaseOwner: null }, now);
+      return run.result('aborted', thread.status);
+    }
+    return run;
+  }
+
+  async function invoke(input: string | null, o: InvokeOptions = {}): Promise<AgentResult> {
+    const threadId = o.threadId ?? newId<string>('thr');
+    if (o.responses && Object.keys(o.responses).length) {
+      if (!o.reviewer) throw new ConfigError('invoke: "responses" need "reviewer" ({ id, roles }): every decision is recorded with who made it.');
+      // In-process answers are decisions like any reviewer's: same checks, same audit, same ledger.
+      for (const [id, resp] of Object.entries(o.responses)) {
+        const req = await il.getRequestOrThrow(id);
+        if (req.threadId !== threadId) throw new NotFoundError('interrupt', id);
+        await il.decide(id, { ...resp, expectedVersion: req.version, actionHash: req.actionHash }, o.reviewer);
+      }
+    }
+    const started = await start(threadId);
+    if (!(started instanceof Run)) return started;
+    try {
+      started.mergeApp(o.app);
+      if (input !== null) {
+        if (started.isWaiting()) {
+          throw new InterlockUsageError('thread_interrupted', `Thread ${threadId} is waiting on a person; answer its interrupts (responses) or wait for a decision before sending new input.`, { details: { threadId }, status: 409 });
+        }
+        started.addUserInput(input);
+      }
+      return await started.loop();
+    } catch (err) {
+      // Give the lease back so another attempt can run the thread; the checkpoint already holds what finished.
+      await store.updateThread(threadId, { leaseOwner: null }, il.context.now()).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  return {
+    name: opts.name,
+    version: opts.version,
+    invoke,
+    resume: (threadId) => invoke(null, { threadId }),
+    async abort(threadId, by = 'operator') {
+      const now = il.context.now();
+      const thread = await store.getThread(threadId);
+      if (!thread) throw new NotFoundError('thread', threadId);
+      await store.transaction(async (tx) => {
+        await tx.updateThread(threadId, { abortRequested: true, ...(thread.status === 'interrupted' ? { status: 'aborted' as const } : {}) }, now);
+        if (thread.status === 'interrupted') {
+          const { items } = await tx.listRequests({ threadId, status: 'pending', limit: 500 });
+          for (const r of items) await tx.updateRequest({ ...r, status: 'cancelled', version: r.version + 1, updatedAt: now, resolvedAt: now }, r.version);
+        }
+        await tx.appendAudit([{ type: 'aborted', actor: by, threadId, payload: { requested: true, stoppedNow: thread.status === 'interrupted' } }], now);
+      });
+      il.context.emit({ type: 'thread.status', threadId, status: thread.status === 'interrupted' ? 'aborted' : thread.status });
+    },
+    async messages(threadId) {
+      return (await store.listMessages(threadId)) as Message[];
+    },
+  };
+}
