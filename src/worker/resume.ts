@@ -1,0 +1,66 @@
+import type { Agent } from '../agent/index.ts';
+import type { Interlock } from '../engine/index.ts';
+import type { JobRow } from '../store/types.ts';
+import { backoffMs } from './backoff.ts';
+
+/** What handling one job came to. */
+export type JobOutcome = 'done' | 'retry' | 'dead';
+
+/** Options of resume handling. */
+export interface ResumeOptions {
+  interlock: Interlock;
+  /** Agents by name: a thread is resumed by the agent that started it. */
+  agents: ReadonlyMap<string, Agent>;
+  owner: string;
+  /** Attempts before a resume job is given up (default 10). */
+  maxAttempts?: number;
+}
+
+/**
+ * Resume the thread of one claimed `resume` job. The loop itself is
+ * idempotent (executions go through the ledger, a finished step is not
+ * repeated), so a job run twice does no harm; a thread another process is
+ * running ("busy") is retried shortly.
+ */
+export async function handleResume(o: ResumeOptions, job: JobRow): Promise<JobOutcome> {
+  const { store } = o.interlock;
+  const now = () => o.interlock.context.now();
+  const threadId = job.threadId;
+  if (!threadId) {
+    await store.completeJob(job.id, o.owner, now());
+    return 'done';
+  }
+  try {
+    const thread = await store.getThread(threadId);
+    const agent = thread ? o.agents.get(thread.agent) : undefined;
+    if (!thread || !agent) {
+      const why = !thread ? `thread ${threadId} not found` : `no agent named "${thread.agent}" is registered with this worker; register it in the config`;
+      return await giveUp(o, job, why);
+    }
+    const result = await agent.resume(threadId);
+    if (result.stopReason === 'busy') {
+      await store.failJob(job.id, o.owner, 'thread busy in another process', now() + 250, now());
+      return 'retry';
+    }
+    await store.completeJob(job.id, o.owner, now());
+    return 'done';
+  } catch (err) {
+    const message = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+    if (job.attempts >= (o.maxAttempts ?? 10)) return giveUp(o, job, message);
+    await store.failJob(job.id, o.owner, message, now() + backoffMs(job.attempts), now());
+    return 'retry';
+  }
+}
+
+async function giveUp(o: ResumeOptions, job: JobRow, why: string): Promise<JobOutcome> {
+  const { store } = o.interlock;
+  const at = o.interlock.context.now();
+  await store.transaction(async (tx) => {
+    await tx.failJob(job.id, o.owner, why, null, at);
+    if (job.threadId) {
+      await tx.updateThread(job.threadId, { status: 'failed', leaseOwner: null }, at);
+      await tx.appendAudit([{ type: 'failed', actor: `system:${o.owner}`, threadId: job.threadId, requestId: job.requestId, payload: { resume: true, error: why, attempts: job.attempts } }], at);
+    }
+  });
+  return 'dead';
+}

@@ -1,0 +1,124 @@
+import type { Agent } from '../agent/index.ts';
+import type { Interlock } from '../engine/index.ts';
+import { handleResume } from './resume.ts';
+
+/** Something that delivers notifications from the outbox (see `createNotifier`). */
+export interface OutboxDelivery {
+  runOnce(limit?: number): Promise<number>;
+}
+
+/** Options of {@link createWorker}. */
+export interface WorkerOptions {
+  interlock: Interlock;
+  agents: Agent[];
+  notifier?: OutboxDelivery;
+  /** Idle wait between polls (default 200 ms). A poll that found work polls again at once. */
+  pollMs?: number;
+  /** Lease on a claimed job (default 60 s): a job of a killed worker is picked up after it. */
+  leaseMs?: number;
+  /** Jobs claimed per poll (default 8). */
+  batch?: number;
+  /** Sweep for expired requests every this many ms (default 1 s; 0 disables the sweeper). */
+  sweepMs?: number;
+  /** Called with errors the loop survives (a failed poll); default logs to stderr. */
+  onError?: (err: unknown) => void;
+}
+
+/** A running worker. */
+export interface Worker {
+  /** Process what is due now, once: resume jobs, notifications, expired requests. Returns jobs handled. */
+  runOnce(): Promise<number>;
+  start(): void;
+  /** Graceful stop: claim nothing more, finish what is in hand, then resolve. */
+  stop(): Promise<void>;
+  readonly stats: { resumed: number; retried: number; dead: number; notified: number; expired: number };
+}
+
+/**
+ * The background half of Interlock: resumes threads after decisions, applies
+ * timeout defaults, delivers notifications. Several workers (processes) may
+ * run against one PostgreSQL database; leases keep their work apart.
+ */
+export function createWorker(o: WorkerOptions): Worker {
+  const il = o.interlock;
+  const owner = il.context.owner;
+  const agents = new Map(o.agents.map((a) => [a.name, a]));
+  const pollMs = o.pollMs ?? 200;
+  const leaseMs = o.leaseMs ?? 60_000;
+  const batch = o.batch ?? 8;
+  const sweepMs = o.sweepMs ?? 1000;
+  const onError = o.onError ?? ((err: unknown) => console.error('interlock worker:', err));
+  const stats = { resumed: 0, retried: 0, dead: 0, notified: 0, expired: 0 };
+  let running = false;
+  let loop: Promise<void> | undefined;
+  let lastSweep = 0;
+  let wake: (() => void) | undefined;
+
+  async function runOnce(): Promise<number> {
+    let handled = 0;
+    const now = il.context.now();
+    if (sweepMs > 0 && now - lastSweep >= sweepMs) {
+      lastSweep = now;
+      stats.expired += (await il.expireDue({ batch: 500, max: 5000 })).length;
+    }
+    const jobs = await il.store.claimJobs(['resume'], owner, now, now + leaseMs, batch);
+    for (const job of jobs) {
+      if (!running && loop) {
+        // Stopping: give back what we claimed but did not start.
+        await il.store.failJob(job.id, owner, 'worker stopped before starting it', il.context.now(), il.context.now());
+        continue;
+      }
+      const out = await handleResume({ interlock: il, agents, owner }, job);
+      if (out === 'done') stats.resumed++;
+      else if (out === 'retry') stats.retried++;
+      else stats.dead++;
+      handled++;
+    }
+    if (o.notifier) {
+      const n = await o.notifier.runOnce(batch);
+      stats.notified += n;
+      handled += n;
+    }
+    return handled;
+  }
+
+  return {
+    stats,
+    runOnce,
+    start() {
+      if (running) return;
+      running = true;
+      const off = il.on((e) => {
+        // A decision in this process: resume without waiting for the next poll.
+        if (e.type === 'approval.decided' || e.type === 'approval.created') wake?.();
+      });
+      loop = (async () => {
+        while (running) {
+          let handled = 0;
+          try {
+            handled = await runOnce();
+          } catch (err) {
+            onError(err);
+          }
+          if (handled === 0 && running) {
+            await new Promise<void>((resolve) => {
+              const t = setTimeout(resolve, pollMs);
+              wake = () => {
+                clearTimeout(t);
+                resolve();
+              };
+            });
+            wake = undefined;
+          }
+        }
+        off();
+      })();
+    },
+    async stop() {
+      running = false;
+      wake?.();
+      await loop;
+      loop = undefined;
+    },
+  };
+}
