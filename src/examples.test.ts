@@ -1,0 +1,24 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+
+const run = promisify(execFile);
+const dir = fileURLToPath(new URL('../examples/', import.meta.url));
+const expected: Record<string, RegExp[]> = {
+  'engine-quickstart.ts': [/tier: approve/, /execution: succeeded/, /approved by reviewer:sam/, /audit chain ok: true/],
+  'agent-quickstart.ts': [/^interrupt - /m, /^end_turn - Your refund of \$850/m, /model calls: 2/],
+};
+
+// The README's examples are these files: they must run and print what the README says.
+describe('examples', () => {
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
+    it(`${file} runs`, async () => {
+      const { stdout } = await run(process.execPath, [join(dir, file)], { timeout: 60_000 });
+      for (const re of expected[file] ?? []) assert.match(stdout, re);
+    });
+  }
+});
