@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { ConfigError, StoreError } from '../../core/index.ts';
 import type { Store, StoreTx } from '../types.ts';
 import type { Dialect, Row, SqlExecutor } from '../sql/executor.ts';
-import { sqlOps } from '../sql/repository.ts';
+import { sqlOps, standaloneOps } from '../sql/repository.ts';
 import { applyMigrations } from '../sql/migrate.ts';
 
 /** Options of the PostgreSQL store. */
@@ -20,7 +20,8 @@ const dialect: Dialect = {
   forUpdate: ' FOR UPDATE',
   forUpdateSkipLocked: ' FOR UPDATE SKIP LOCKED',
   jsonText: (col, p) => `(${col}::jsonb ->> ${p}::text)`,
-  jsonNumber: (col, p) => `(${col}::jsonb ->> ${p}::text)::double precision`,
+  // Only JSON numbers: a cast of any other text would fail the whole query.
+  jsonNumber: (col, p) => `(CASE WHEN jsonb_typeof(${col}::jsonb -> ${p}::text) = 'number' THEN (${col}::jsonb ->> ${p}::text)::double precision END)`,
 };
 
 // BIGINT columns hold epoch milliseconds and sequence numbers, all within 2^53.
@@ -109,7 +110,7 @@ export function createPostgresStore(options: PostgresStoreOptions = {}): Store {
   }
 
   return {
-    ...ops,
+    ...standaloneOps(ops, (fn) => fn(), (fn) => transaction(fn)),
     name: 'postgres',
     capabilities: { multiProcess: true, skipLocked: true },
     stats,

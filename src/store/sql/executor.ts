@@ -17,9 +17,9 @@ export interface Dialect {
   forUpdate: string;
   /** Appended to a SELECT that claims work other processes may also claim. */
   forUpdateSkipLocked: string;
-  /** A JSON text column's top-level field as text. `param` is the placeholder holding the field name. */
+  /** A JSON text column's top-level field as text (`true`/`false` for booleans). `param` is the placeholder holding the field name. */
   jsonText(column: string, param: string): string;
-  /** A JSON text column's top-level field as a number. */
+  /** A JSON text column's top-level field as a number; NULL when it is not a JSON number. */
   jsonNumber(column: string, param: string): string;
 }
 

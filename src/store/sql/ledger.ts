@@ -71,8 +71,12 @@ export function ledgerOps(db: SqlExecutor, d: Dialect): Pick<StoreTx, 'claimExec
       }
       let group = '';
       if (q.groupBy) {
-        params.push(q.groupBy.field, String(q.groupBy.value));
-        group = ` AND ${d.jsonText('args', `$${params.length - 1}`)} = $${params.length}`;
+        // Numbers compare as numbers (JSON text of 1.50 and 1.5 differ between backends), the rest as text.
+        const { field, value } = q.groupBy;
+        const numeric = typeof value === 'number';
+        params.push(field, numeric ? value : String(value));
+        const f = `$${params.length - 1}`;
+        group = ` AND ${numeric ? d.jsonNumber('args', f) : d.jsonText('args', f)} = $${params.length}`;
       }
       const rows = await db.all(`SELECT ${expr} AS v FROM il_executions WHERE tool = $1 AND status = $2 AND updated_at >= $3${group}`, params);
       return num(rows[0]?.v ?? 0);

@@ -7,7 +7,7 @@ import { requestOps } from './requests.ts';
 import { reviewerOps } from './reviewers.ts';
 import { threadOps } from './threads.ts';
 
-/** All store operations over one executor: a transaction, or the pool for one-statement reads. */
+/** All store operations over one executor: a transaction's, or the plain path {@link standaloneOps} wraps. */
 export function sqlOps(db: SqlExecutor, d: Dialect): StoreTx {
   return {
     ...threadOps(db),
@@ -17,4 +17,40 @@ export function sqlOps(db: SqlExecutor, d: Dialect): StoreTx {
     ...auditOps(db, d),
     ...reviewerOps(db),
   };
+}
+
+/**
+ * Operations that are one SQL statement, so atomic without a transaction.
+ * Every other operation (read-then-write such as `appendAudit`, or several
+ * steps such as `claimExecution`) runs in a transaction of its own when called
+ * on a Store. Forgetting to list a new one-statement operation here costs a
+ * BEGIN/COMMIT; the opposite mistake would cost atomicity, hence the default.
+ */
+const ONE_STATEMENT: ReadonlySet<string> = new Set<keyof StoreTx>([
+  'insertThread', 'getThread', 'updateThread', 'appendMessages', 'listMessages', 'insertCheckpoint', 'getLatestCheckpoint', 'getCheckpoint',
+  'insertRequest', 'getRequest', 'updateRequest', 'listRequests', 'claimExpired', 'insertVote', 'listVoters', 'countPendingByRole', 'insertTrust', 'getTrust',
+  'finishExecution', 'getExecution', 'listExecutionsForRequest', 'aggregate',
+  'enqueueJob', 'claimJobs', 'completeJob', 'failJob', 'getJob', 'listJobs',
+  'listAudit', 'getAuditHead',
+  'insertReviewer', 'getReviewerByTokenHash', 'getReviewer', 'listReviewers', 'revokeReviewer',
+]);
+
+type Op = (...args: unknown[]) => Promise<unknown>;
+
+/**
+ * The operations as a Store exposes them outside a caller's transaction, so
+ * each runs "in its own" as {@link StoreTx} promises: one-statement operations
+ * through `single` (the backend's plain path), the rest through `transaction`.
+ */
+export function standaloneOps(
+  ops: StoreTx,
+  single: <T>(fn: () => Promise<T>) => Promise<T>,
+  transaction: <T>(fn: (tx: StoreTx) => Promise<T>) => Promise<T>,
+): StoreTx {
+  const wrapped = Object.entries(ops as unknown as Record<string, Op>).map(([name, op]): [string, Op] =>
+    ONE_STATEMENT.has(name)
+      ? [name, (...args) => single(() => op(...args))]
+      : [name, (...args) => transaction((tx) => (tx as unknown as Record<string, Op>)[name]!(...args))],
+  );
+  return Object.fromEntries(wrapped) as unknown as StoreTx;
 }

@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path';
 import { StoreError } from '../../core/index.ts';
 import type { Store, StoreTx } from '../types.ts';
 import type { Dialect, SqlExecutor } from '../sql/executor.ts';
-import { sqlOps } from '../sql/repository.ts';
+import { sqlOps, standaloneOps } from '../sql/repository.ts';
 import { applyMigrations } from '../sql/migrate.ts';
 
 /** Options of the embedded store. */
@@ -21,8 +21,11 @@ export interface SqliteStoreOptions {
 const dialect: Dialect = {
   forUpdate: '',
   forUpdateSkipLocked: '',
-  jsonText: (col, p) => `CAST(json_extract(${col}, '$.' || ${p}) AS TEXT)`,
-  jsonNumber: (col, p) => `CAST(json_extract(${col}, '$.' || ${p}) AS REAL)`,
+  // json_extract gives 1/0 for JSON true/false; PostgreSQL's ->> gives 'true'/'false'.
+  jsonText: (col, p) =>
+    `(CASE json_type(${col}, '$.' || ${p}) WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST(json_extract(${col}, '$.' || ${p}) AS TEXT) END)`,
+  // Only JSON numbers, as in PostgreSQL (CAST would turn '12abc' into 12).
+  jsonNumber: (col, p) => `(CASE WHEN json_type(${col}, '$.' || ${p}) IN ('integer', 'real') THEN CAST(json_extract(${col}, '$.' || ${p}) AS REAL) END)`,
 };
 
 /** SQLite numbers its parameters `?N`; the shared SQL uses `$N`. */
@@ -133,9 +136,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     });
 
   // Outside a transaction each call runs alone, after whatever transaction is in flight.
-  const single = Object.fromEntries(
-    Object.entries(ops).map(([k, f]) => [k, (...args: unknown[]) => serialize(() => (f as (...a: unknown[]) => Promise<unknown>)(...args))]),
-  ) as unknown as StoreTx;
+  const single = standaloneOps(ops, serialize, transaction);
 
   return {
     ...single,
