@@ -66,6 +66,13 @@ export async function decide(ctx: EngineContext, requestId: string, decision: De
   if (decision.type === 'edit') {
     const current = await ctx.store.getRequest(requestId);
     if (!current) throw new NotFoundError('approval_request', requestId);
+    // Who may edit, and whether the request still takes edits, is answered before the args are looked at.
+    try {
+      checkDecision(current, decision, reviewer, ctx.now(), current.approvalsRequired > 1 ? await ctx.store.listVoters(requestId) : []);
+    } catch (err) {
+      if (err instanceof ForbiddenError) await auditRefusal(ctx, requestId, reviewer, decision, err);
+      throw err;
+    }
     const args = validateArgs(ctx, current.tool, decision.args);
     const verdict = await gate(ctx, { tool: current.tool, args }, { threadId: current.threadId, proposer: current.proposer, app: current.context });
     if (verdict.tier === 'block') throw new PolicyBlockedError(current.tool, verdict.reason);
@@ -170,8 +177,12 @@ export async function decide(ctx: EngineContext, requestId: string, decision: De
 }
 
 async function auditRefusal(ctx: EngineContext, requestId: string, reviewer: Reviewer, decision: Decision, err: InterlockError): Promise<void> {
-  const req = await ctx.store.getRequest(requestId);
-  await ctx.store.transaction((tx) =>
-    tx.appendAudit([{ type: 'refused', actor: actorOf(reviewer), threadId: req?.threadId ?? null, requestId, payload: { decision: decision.type, code: err.code } }], ctx.now()),
-  );
+  try {
+    const req = await ctx.store.getRequest(requestId);
+    await ctx.store.transaction((tx) =>
+      tx.appendAudit([{ type: 'refused', actor: actorOf(reviewer), threadId: req?.threadId ?? null, requestId, payload: { decision: decision.type, code: err.code } }], ctx.now()),
+    );
+  } catch {
+    // The caller must still learn why the decision was refused; a store fault here is not that answer.
+  }
 }

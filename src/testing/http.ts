@@ -10,17 +10,17 @@ export interface JsonResponse<T = unknown> {
 /** `fetch` a JSON API: `body` is sent as JSON, `token` as a bearer header; the reply body is parsed when it is JSON. */
 export async function fetchJson<T = unknown>(
   url: string,
-  opts: { method?: string; token?: string; body?: unknown; rawBody?: BodyInit; headers?: Record<string, string> } = {},
+  opts: { method?: string; token?: string; body?: unknown; rawBody?: RequestInit['body']; headers?: Record<string, string> } = {},
 ): Promise<JsonResponse<T>> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.token !== undefined) headers.authorization = `Bearer ${opts.token}`;
-  let body: BodyInit | undefined = opts.rawBody;
+  let body: RequestInit['body'] = opts.rawBody;
   if (opts.body !== undefined) {
     body = JSON.stringify(opts.body);
     headers['content-type'] = 'application/json';
   }
-  const init: RequestInit & { duplex?: 'half' } = { method: opts.method ?? (body === undefined ? 'GET' : 'POST'), headers };
-  if (body !== undefined) init.body = body;
+  const init: RequestInit & { duplex?: 'half' } = { method: opts.method ?? (body == null ? 'GET' : 'POST'), headers };
+  if (body !== undefined && body !== null) init.body = body;
   if (body instanceof ReadableStream) init.duplex = 'half';
   const res = await fetch(url, init);
   const text = await res.text();
@@ -83,42 +83,38 @@ export function sseReader(res: Response): SseReader {
       }
     }));
 
-  const within = async <T>(ms: number, what: string, p: Promise<T>): Promise<T> => {
+  // Waits in the caller's own loop (no detached reader), so a timed-out wait consumes nothing afterwards.
+  const pumpUntil = async (deadline: number, what: string): Promise<void> => {
     let timer: NodeJS.Timeout | undefined;
+    const ms = Math.max(0, deadline - Date.now());
     try {
-      return await Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms)))]);
+      await Promise.race([pump(), new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms)))]);
     } finally {
       clearTimeout(timer);
     }
   };
 
-  const take = async (): Promise<SseMessage> => {
+  const take = async (deadline: number, what: string, match: (m: SseMessage) => boolean): Promise<SseMessage> => {
     for (;;) {
       const m = ready.shift();
-      if (m) return m;
-      if (done) throw new Error('the event stream ended');
-      await pump();
+      if (m && match(m)) return m;
+      if (m) continue;
+      if (done) throw new Error(`the event stream ended while waiting for ${what}`);
+      await pumpUntil(deadline, what);
     }
   };
 
   return {
-    next: (timeoutMs = 5000) => within(timeoutMs, 'the next message', take()),
-    nextEvent: (event, timeoutMs = 5000) =>
-      within(
-        timeoutMs,
-        `event "${event}"`,
-        (async () => {
-          for (;;) {
-            const m = await take();
-            if (m.kind === 'event' && m.event === event) return m;
-          }
-        })(),
-      ),
+    next: (timeoutMs = 5000) => take(Date.now() + timeoutMs, 'the next message', () => true),
+    async nextEvent(event, timeoutMs = 5000) {
+      const m = await take(Date.now() + timeoutMs, `event "${event}"`, (x) => x.kind === 'event' && x.event === event);
+      if (m.kind !== 'event') throw new Error('unreachable');
+      return m;
+    },
     async ended(timeoutMs = 5000) {
+      const deadline = Date.now() + timeoutMs;
       try {
-        await within(timeoutMs, 'the end of the stream', (async () => {
-          while (!done) await pump();
-        })());
+        while (!done) await pumpUntil(deadline, 'the end of the stream');
         return true;
       } catch {
         return false;

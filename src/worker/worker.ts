@@ -4,7 +4,8 @@ import { handleResume } from './resume.ts';
 
 /** Something that delivers notifications from the outbox (see `createNotifier`). */
 export interface OutboxDelivery {
-  runOnce(limit?: number): Promise<number>;
+  /** Deliver up to `limit` due notifications; returns how many jobs it claimed. */
+  runOnce(limit?: number): Promise<number | { claimed: number }>;
 }
 
 /** Options of {@link createWorker}. */
@@ -75,7 +76,8 @@ export function createWorker(o: WorkerOptions): Worker {
       handled++;
     }
     if (o.notifier) {
-      const n = await o.notifier.runOnce(batch);
+      const r = await o.notifier.runOnce(batch);
+      const n = typeof r === 'number' ? r : r.claimed;
       stats.notified += n;
       handled += n;
     }

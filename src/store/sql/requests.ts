@@ -36,16 +36,20 @@ function toRequest(r: Row): ApprovalRequest {
   };
 }
 
-function encodeCursor(a: number, id: string): string {
-  return Buffer.from(`${a}:${id}`).toString('base64url');
+// A cursor names its order, so one from a `newest` page cannot page an `expiry` listing.
+function encodeCursor(order: 'newest' | 'expiry', a: number, id: string): string {
+  return Buffer.from(`${order}:${a}:${id}`).toString('base64url');
 }
 
-function decodeCursor(c: string): [number, string] {
-  const text = Buffer.from(c, 'base64url').toString();
-  const i = text.indexOf(':');
-  const n = Number(text.slice(0, i));
-  if (i < 1 || !Number.isFinite(n)) throw new ValidationError('The cursor is not one this API returned; pass nextCursor from the previous page unchanged.', [{ path: 'cursor', message: 'malformed' }]);
-  return [n, text.slice(i + 1)];
+function decodeCursor(c: string, order: 'newest' | 'expiry'): [number, string] {
+  const m = /^(newest|expiry):(\d+):(.+)$/.exec(Buffer.from(c, 'base64url').toString());
+  if (!m || m[1] !== order) {
+    throw new ValidationError(
+      m ? `This cursor pages the "${m[1]}" order; request the same order it came from, or start again without a cursor.` : 'The cursor is not one this API returned; pass nextCursor from the previous page unchanged.',
+      [{ path: 'cursor', message: m ? 'order mismatch' : 'malformed' }],
+    );
+  }
+  return [Number(m[2]), m[3]!];
 }
 
 /** Approval requests, quorum votes and trust grants. */
@@ -104,7 +108,7 @@ export function requestOps(db: SqlExecutor, d: Dialect): Pick<
       const byExpiry = q.order === 'expiry';
       const col = byExpiry ? 'expires_at' : 'created_at';
       if (q.cursor) {
-        const [at, id] = decodeCursor(q.cursor);
+        const [at, id] = decodeCursor(q.cursor, byExpiry ? 'expiry' : 'newest');
         params.push(at, id);
         const a = `$${params.length - 1}`;
         const b = `$${params.length}`;
@@ -119,7 +123,7 @@ export function requestOps(db: SqlExecutor, d: Dialect): Pick<
       );
       const items = rows.slice(0, limit).map(toRequest);
       const last = items[items.length - 1];
-      const nextCursor = rows.length > limit && last ? encodeCursor(byExpiry ? last.expiresAt : last.createdAt, last.id) : null;
+      const nextCursor = rows.length > limit && last ? encodeCursor(byExpiry ? 'expiry' : 'newest', byExpiry ? last.expiresAt : last.createdAt, last.id) : null;
       return { items, nextCursor };
     },
     async claimExpired(now, limit) {

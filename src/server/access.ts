@@ -1,0 +1,32 @@
+import { ForbiddenError, NotFoundError, type ApprovalRequest } from '../core/index.ts';
+import type { ThreadRow } from '../store/types.ts';
+import { canSeeRole, type Principal } from './auth.ts';
+import type { RouteDeps } from './types.ts';
+
+/**
+ * Read access: operators see everything; other reviewers see the requests of
+ * their roles, and the threads that have such a request. A request of another
+ * role is a 403 rather than a 404: its id is not a secret, its content is.
+ */
+
+/** The request, if `p` may see it: 404 when there is none, 403 when it is for a role `p` lacks. */
+export async function visibleRequest(deps: RouteDeps, p: Principal, id: string): Promise<ApprovalRequest> {
+  const req = await deps.interlock.getRequestOrThrow(id);
+  if (!canSeeRole(p, req.role)) {
+    throw new ForbiddenError('forbidden_role', `Approval request ${id} is for role "${req.role}", which you do not have.`, { requestId: id, requiredRole: req.role });
+  }
+  return req;
+}
+
+/** The thread, if `p` may see it: 404 when there is none, 403 when none of its requests is for `p`'s roles. */
+export async function visibleThread(deps: RouteDeps, p: Principal, id: string): Promise<ThreadRow> {
+  const thread = await deps.interlock.store.getThread(id);
+  if (!thread) throw new NotFoundError('thread', id);
+  if (!p.operator) {
+    const mine = await deps.interlock.listRequests({ threadId: id, roles: p.roles, limit: 1 });
+    if (mine.items.length === 0) {
+      throw new ForbiddenError('forbidden_role', `Thread ${id} has no approval request for your roles; only operators and its reviewers may read it.`, { threadId: id });
+    }
+  }
+  return thread;
+}

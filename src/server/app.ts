@@ -1,0 +1,146 @@
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { z } from 'zod';
+import { ConfigError, ValidationError } from '../core/index.ts';
+import type { Interlock } from '../engine/index.ts';
+import { authenticate, requireOperator, storeReviewerAuth, type ReviewerAuth } from './auth.ts';
+import { errorHandler, PayloadTooLargeError, RouteNotFoundError, type ServerLogger } from './errors.ts';
+import { createMetrics, type MetricsOptions } from './metrics.ts';
+import { openApiDocument } from './openapi.ts';
+import { createRateLimiter, type RateLimitOptions } from './rate-limit.ts';
+import { approvalRoutes } from './routes/approvals.ts';
+import { auditRoutes } from './routes/audit.ts';
+import { eventRoutes } from './routes/events.ts';
+import { healthRoutes } from './routes/health.ts';
+import { threadRoutes } from './routes/threads.ts';
+import type { AppEnv, RouteDeps, ThreadsAdapter, ToolSchemas } from './types.ts';
+
+/** Options of {@link createApp}. */
+export interface AppOptions {
+  /** The engine; its store also holds the reviewers. */
+  interlock: Interlock;
+  /** How callers are authenticated (default: API tokens checked against the store's reviewers). */
+  reviewers?: ReviewerAuth;
+  /** Starts and aborts agent runs; without it those endpoints answer 501. */
+  threads?: ThreadsAdapter;
+  /** Argument schemas for review packets, over those registered with the engine. */
+  toolSchemas?: ToolSchemas;
+  /** Public URL of the service, e.g. `https://interlock.example.com` (OpenAPI `servers`, CSRF origin). */
+  baseUrl?: string;
+  /** Decisions per reviewer (default 30 per 10 s); `false` turns the limit off. */
+  rateLimit?: Omit<RateLimitOptions, 'now'> | false;
+  /** Largest request body accepted, in bytes (default 64 KiB). */
+  maxBodyBytes?: number;
+  /** Interval of the event stream's keep-alive comment (default 15 s). */
+  heartbeatMs?: number;
+  /** `public: false` requires an operator token for /metrics (default: public, for scrapers on a private network). */
+  metrics?: MetricsOptions & { public?: boolean };
+  /** Where unexpected errors are reported (default `console`). */
+  logger?: ServerLogger;
+}
+
+const lifecycles = new WeakMap<object, () => void>();
+
+/**
+ * Stop what `app` does in the background: its metrics listener and its open
+ * event streams. {@link serve}'s `close()` calls it.
+ */
+export function closeApp(app: Hono<AppEnv>): void {
+  lifecycles.get(app)?.();
+  lifecycles.delete(app);
+}
+
+function argsSchemaResolver(interlock: Interlock, toolSchemas: ToolSchemas | undefined): RouteDeps['argsSchema'] {
+  const cache = new Map<string, Record<string, unknown> | null>();
+  return (tool) => {
+    if (cache.has(tool)) return cache.get(tool) ?? null;
+    const schema = toolSchemas?.[tool] ?? interlock.context.tools.get(tool)?.schema;
+    let out: Record<string, unknown> | null = null;
+    if (schema) {
+      try {
+        // The edit form fills the input side of the schema (before transforms and defaults).
+        out = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' });
+      } catch {
+        out = null; // e.g. a cycle: the reviewer edits raw JSON instead
+      }
+    }
+    cache.set(tool, out);
+    return out;
+  };
+}
+
+/**
+ * The HTTP API as a Hono app: the approval queue, decisions, live events,
+ * audit, probes, metrics and the OpenAPI document. Errors are mapped to
+ * `{ error: { code, message, details? } }` in one place.
+ * @example
+ * const app = createApp({ interlock });
+ * const server = await serve({ app, port: 8080 });
+ * // later: await server.close();
+ */
+export function createApp(options: AppOptions): Hono<AppEnv> {
+  if (!options?.interlock || typeof options.interlock.on !== 'function') {
+    throw new ConfigError('createApp requires "interlock": pass createInterlock({ store, policy }).');
+  }
+  if (options.baseUrl !== undefined && !URL.canParse(options.baseUrl)) {
+    throw new ConfigError(`createApp "baseUrl" must be an absolute URL such as "https://interlock.example.com", not "${options.baseUrl}".`);
+  }
+  const { interlock } = options;
+  const maxBody = options.maxBodyBytes ?? 64 * 1024;
+  const logger: ServerLogger = options.logger ?? { error: (message, meta) => console.error(`[interlock] ${message}`, meta) };
+  const limiter = options.rateLimit === false ? undefined : createRateLimiter(options.rateLimit ?? { capacity: 30, windowMs: 10_000 });
+  const metrics = createMetrics(interlock, options.metrics);
+  const streams = new Set<() => void>();
+  const deps: RouteDeps = { interlock, threads: options.threads, argsSchema: argsSchemaResolver(interlock, options.toolSchemas) };
+  const auth = authenticate(options.reviewers ?? storeReviewerAuth(interlock.store), options.baseUrl ? new URL(options.baseUrl).origin : undefined);
+  const openapi = openApiDocument(options.baseUrl ? { baseUrl: options.baseUrl } : {});
+
+  const app = new Hono<AppEnv>();
+  const onError = errorHandler(logger);
+  app.onError(onError);
+  app.notFound((c) => onError(new RouteNotFoundError(c.req.method, c.req.path), c));
+
+  app.use('*', async (c, next) => {
+    await next();
+    c.header('X-Content-Type-Options', 'nosniff');
+    if (c.req.path.startsWith('/api/')) c.header('Cache-Control', 'no-store');
+  });
+  app.use(
+    '/api/*',
+    bodyLimit({
+      maxSize: maxBody,
+      onError: () => {
+        throw new PayloadTooLargeError(maxBody);
+      },
+    }),
+  );
+  app.use('/api/*', async (c, next) => {
+    // Tokens in URLs leak into logs, proxies and browser history: refuse them outright.
+    if (c.req.query('token') !== undefined || c.req.query('access_token') !== undefined) {
+      throw new ValidationError('Tokens are not accepted in the URL; send "Authorization: Bearer <token>".', [{ path: 'query.token', message: 'not allowed' }]);
+    }
+    await next();
+  });
+  app.use('/api/*', auth);
+
+  app.route('/api/v1', approvalRoutes(deps, limiter));
+  app.route('/api/v1', auditRoutes(deps));
+  app.route('/api/v1', threadRoutes(deps));
+  app.route('/api/v1', eventRoutes(deps, { heartbeatMs: options.heartbeatMs ?? 15_000, maxBuffered: 1000, open: streams }));
+  app.route('/', healthRoutes(interlock.store, { readyTimeoutMs: 2000 }));
+
+  if (options.metrics?.public === false) {
+    app.use('/metrics', auth, async (c, next) => {
+      requireOperator(c.var.principal, 'read metrics');
+      await next();
+    });
+  }
+  app.get('/metrics', async (c) => c.body(await metrics.render(), 200, { 'Content-Type': metrics.contentType }));
+  app.get('/openapi.json', (c) => c.json(openapi));
+
+  lifecycles.set(app, () => {
+    metrics.dispose();
+    for (const end of [...streams]) end();
+  });
+  return app;
+}

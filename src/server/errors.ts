@@ -1,0 +1,117 @@
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { z } from 'zod';
+import { InterlockError, InterlockUsageError, ValidationError, type ErrorDetails, type FieldIssue } from '../core/index.ts';
+
+/**
+ * The HTTP layer's own refusals, and the one place that turns any error into a
+ * response: `{ error: { code, message, details? } }`.
+ */
+
+/** Where the server reports faults it hides from clients (500s). */
+export interface ServerLogger {
+  error(message: string, meta: Record<string, unknown>): void;
+}
+
+/** The caller did not prove who they are. */
+export class UnauthorizedError extends InterlockUsageError {
+  constructor(code: 'unauthorized' | 'token_revoked', message: string) {
+    super(code, message, { status: 401 });
+  }
+}
+
+/** The body is larger than the server accepts. */
+export class PayloadTooLargeError extends InterlockUsageError {
+  constructor(maxBytes: number) {
+    super('payload_too_large', `The request body is larger than ${maxBytes} bytes; send a smaller body.`, { details: { maxBytes }, status: 413 });
+  }
+}
+
+/** The reviewer sent decisions faster than allowed. */
+export class RateLimitedError extends InterlockUsageError {
+  constructor(retryAfterSeconds: number) {
+    super('rate_limited', `Too many decisions in a short time; wait ${retryAfterSeconds} s and try again.`, { details: { retryAfterSeconds }, status: 429 });
+  }
+}
+
+/** A feature this server was started without. */
+export class NotImplementedError extends InterlockUsageError {
+  constructor(message: string) {
+    super('not_implemented', message, { status: 501 });
+  }
+}
+
+/** No route answers this method and path. */
+export class RouteNotFoundError extends InterlockUsageError {
+  constructor(method: string, path: string) {
+    super('not_found', `No route for ${method} ${path}. See /openapi.json for the routes this server answers.`, { details: { method, path }, status: 404 });
+  }
+}
+
+/** Zod issues as the per-field list the API returns, paths prefixed with where the input came from. */
+export function fieldIssues(error: z.core.$ZodError, prefix?: string): FieldIssue[] {
+  return error.issues.map((i) => ({
+    path: [...(prefix ? [prefix] : []), ...i.path.map(String)].join('.') || '(root)',
+    message: i.message,
+  }));
+}
+
+/** Parse `input` with `schema`, or throw a {@link ValidationError} listing each bad field. */
+export function parseOrThrow<T>(schema: z.ZodType<T>, input: unknown, what: string, prefix?: string): T {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issues = fieldIssues(parsed.error, prefix);
+  throw new ValidationError(`The ${what} is invalid: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}. Fix it and send again.`, issues);
+}
+
+const STATUS_CODES: Partial<Record<number, string>> = {
+  400: 'invalid_input',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  413: 'payload_too_large',
+  429: 'rate_limited',
+};
+
+function body(code: string, message: string, details?: ErrorDetails) {
+  return { error: details && Object.keys(details).length > 0 ? { code, message, details } : { code, message } };
+}
+
+/** Headers a refusal carries: how to authenticate, when to retry. */
+function headersFor(err: InterlockError): Record<string, string> {
+  if (err.status === 401) return { 'WWW-Authenticate': 'Bearer realm="interlock"' };
+  if (err.status === 429 && typeof err.details.retryAfterSeconds === 'number') return { 'Retry-After': String(err.details.retryAfterSeconds) };
+  return {};
+}
+
+/**
+ * The app's `onError`: every error of every route ends here.
+ * - {@link InterlockError}: its status, code and message; details unless it is a system fault.
+ * - zod errors: 400 `invalid_input` with per-field issues.
+ * - hono's HTTPException: its status, with a code named after it.
+ * - anything else: 500 `internal`, logged, with nothing of the error in the body.
+ */
+export function errorHandler(logger: ServerLogger) {
+  return (err: Error, c: Context): Response => {
+    if (err instanceof InterlockError) {
+      const status = err.status >= 400 && err.status <= 599 ? err.status : 500;
+      if (status >= 500 && status !== 501) {
+        logger.error('request failed', { method: c.req.method, path: c.req.path, code: err.code, error: err });
+        // System faults keep their stable code and message, but not their details (ids, SQL state).
+        return c.json(body(err.code, err.message), status as ContentfulStatusCode, headersFor(err));
+      }
+      return c.json(body(err.code, err.message, err.details), status as ContentfulStatusCode, headersFor(err));
+    }
+    if (err instanceof z.core.$ZodError) {
+      const issues = fieldIssues(err);
+      return c.json(body('invalid_input', 'The input is invalid; see details.issues for each field.', { issues }), 400);
+    }
+    if (err instanceof HTTPException && err.status < 500) {
+      return c.json(body(STATUS_CODES[err.status] ?? 'http_error', err.message || 'The request was refused.'), err.status);
+    }
+    logger.error('unexpected error', { method: c.req.method, path: c.req.path, error: err });
+    return c.json(body('internal', 'Something went wrong on the server; it was logged. Try again, and tell the operator if it persists.'), 500);
+  };
+}

@@ -1,0 +1,96 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { EngineEvent, Interlock } from '../engine/index.ts';
+
+/** Options of {@link createMetrics}. */
+export interface MetricsOptions {
+  /** Also export Node process metrics (CPU, memory, event loop) in this registry; default false. */
+  processMetrics?: boolean;
+}
+
+/** Prometheus metrics of one app, in its own registry. */
+export interface ServerMetrics {
+  readonly registry: Registry;
+  readonly contentType: string;
+  /** The exposition text; queue gauges are read from the store at this moment. */
+  render(): Promise<string>;
+  /** Stop listening to the engine. */
+  dispose(): void;
+}
+
+/**
+ * Counters fed by the engine's events (so every process counts what it did),
+ * and queue gauges computed from the store when scraped (so every process
+ * reports the shared queue).
+ */
+export function createMetrics(interlock: Interlock, opts: MetricsOptions = {}): ServerMetrics {
+  const registry = new Registry();
+  if (opts.processMetrics) collectDefaultMetrics({ register: registry });
+  const interrupts = new Counter({ name: 'interlock_interrupts_total', help: 'Approval requests opened, by tool and tier.', labelNames: ['tool', 'tier'], registers: [registry] });
+  const decisions = new Counter({ name: 'interlock_decisions_total', help: 'Reviewer decisions recorded, by type.', labelNames: ['type'], registers: [registry] });
+  const expirations = new Counter({ name: 'interlock_expirations_total', help: 'Approval requests resolved by their timeout default.', registers: [registry] });
+  const executions = new Counter({ name: 'interlock_executions_total', help: 'Executions under the ledger, by tool and outcome.', labelNames: ['tool', 'status'], registers: [registry] });
+  const timeToDecision = new Histogram({
+    name: 'interlock_time_to_decision_seconds',
+    help: 'Time from an approval request opening to the decision that resolved it.',
+    buckets: [10, 30, 60, 300, 900, 1800, 3600, 7200, 14_400, 43_200, 86_400, 172_800],
+    registers: [registry],
+  });
+  const queueDepth = new Gauge({ name: 'interlock_queue_depth', help: 'Pending approval requests, by required role.', labelNames: ['role'], registers: [registry] });
+  const oldest = new Gauge({ name: 'interlock_oldest_pending_seconds', help: 'Age of the oldest pending approval request, by required role.', labelNames: ['role'], registers: [registry] });
+
+  // Events name the request but not every detail; these look-ups finish before the next scrape renders.
+  const lookups = new Set<Promise<void>>();
+  const later = (fn: () => Promise<void>) => {
+    const p = fn()
+      .catch(() => undefined)
+      .finally(() => lookups.delete(p));
+    lookups.add(p);
+  };
+
+  const onEvent = (e: EngineEvent) => {
+    switch (e.type) {
+      case 'approval.created':
+        later(async () => {
+          const req = await interlock.getRequest(e.requestId);
+          interrupts.inc({ tool: e.tool, tier: req?.tier ?? 'unknown' });
+        });
+        break;
+      case 'approval.decided':
+        decisions.inc({ type: e.decision });
+        if (e.status !== 'pending') {
+          later(async () => {
+            const req = await interlock.getRequest(e.requestId);
+            if (req?.resolvedAt != null) timeToDecision.observe(Math.max(0, (req.resolvedAt - req.createdAt) / 1000));
+          });
+        }
+        break;
+      case 'approval.expired':
+        expirations.inc();
+        break;
+      case 'execution.finished':
+        executions.inc({ tool: e.tool, status: e.status });
+        break;
+      case 'thread.status':
+        break;
+    }
+  };
+  const off = interlock.on(onEvent);
+
+  return {
+    registry,
+    contentType: registry.contentType,
+    async render() {
+      await Promise.allSettled([...lookups]);
+      const rows = await interlock.store.countPendingByRole();
+      const now = interlock.context.now();
+      queueDepth.reset();
+      oldest.reset();
+      for (const r of rows) {
+        queueDepth.set({ role: r.role }, r.count);
+        oldest.set({ role: r.role }, Math.max(0, (now - r.oldestCreatedAt) / 1000));
+      }
+      return registry.metrics();
+    },
+    dispose: off,
+  };
+}

@@ -1,0 +1,201 @@
+import { z } from 'zod';
+import { auditQuery, decisionBody, listQuery, startThreadBody } from './schemas.ts';
+
+/**
+ * The OpenAPI 3.1 document of the HTTP API. Request bodies and query
+ * parameters come from the same zod schemas the routes validate with; the
+ * response shapes are written here.
+ */
+
+type Json = Record<string, unknown>;
+
+const jsonSchema = (s: z.ZodType, io: 'input' | 'output' = 'input'): Json => {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(s, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Json;
+  return rest;
+};
+
+/** Query parameters of an object schema, one per property. */
+function queryParams(s: z.ZodType): Json[] {
+  const schema = jsonSchema(s) as { properties?: Record<string, Json>; required?: string[] };
+  return Object.entries(schema.properties ?? {}).map(([name, p]) => ({
+    name,
+    in: 'query',
+    required: schema.required?.includes(name) ?? false,
+    schema: p,
+    ...(typeof p.description === 'string' && { description: p.description }),
+  }));
+}
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: Json, description: string) => ({ description, content: { 'application/json': { schema } } });
+const errors = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((s) => [String(s), { $ref: `#/components/responses/E${s}` }]));
+const idParam = (what: string) => ({ name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: `Id of the ${what}.` });
+
+const ERROR_TEXT: Record<number, string> = {
+  400: 'invalid_input: the body or query is malformed; details.issues names each field.',
+  401: 'unauthorized / token_revoked: send a valid "Authorization: Bearer <token>".',
+  403: 'forbidden_role, self_approval, duplicate_reviewer, decision_not_allowed, policy_blocked.',
+  404: 'not_found, approval_request_not_found, thread_not_found.',
+  409: 'stale_version, action_hash_mismatch, already_resolved: reload and review again.',
+  410: 'request_expired: the timeout default applies.',
+  413: 'payload_too_large: bodies are limited to 64 KiB.',
+  429: 'rate_limited: wait Retry-After seconds.',
+  501: 'not_implemented: the server runs without a threads adapter.',
+  503: 'not_ready / store_error: the database does not answer.',
+};
+
+const requestSummary: Json = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    threadId: { type: 'string' },
+    tool: { type: 'string' },
+    args: { type: 'object' },
+    reason: { type: 'string' },
+    ruleId: { type: 'string' },
+    tier: { enum: ['approve', 'escalate'] },
+    requiredRole: { type: 'string' },
+    approvalsRequired: { type: 'integer' },
+    approvalsReceived: { type: 'integer' },
+    status: { type: 'string' },
+    version: { type: 'integer', description: 'Send back as expectedVersion.' },
+    actionHash: { type: 'string', description: 'Send back as actionHash.' },
+    proposer: { type: 'string' },
+    createdAt: { type: 'string', format: 'date-time' },
+    expiresAt: { type: 'string', format: 'date-time' },
+    updatedAt: { type: 'string', format: 'date-time' },
+    resolvedAt: { type: ['string', 'null'], format: 'date-time' },
+    onTimeout: { enum: ['reject', 'approve', 'escalate', 'abort'] },
+    resolution: { type: ['object', 'null'] },
+    parentId: { type: ['string', 'null'] },
+    supersededBy: { type: ['string', 'null'] },
+  },
+};
+
+const reviewPacket: Json = {
+  allOf: [
+    ref('RequestSummary'),
+    {
+      type: 'object',
+      properties: {
+        argsSchema: { type: ['object', 'null'], description: 'JSON Schema of the tool arguments, for the edit form; null if unknown.' },
+        escalateTo: { type: ['object', 'null'] },
+        trustable: { type: 'boolean' },
+        approvedBy: { type: 'array', items: { type: 'string' } },
+        allowedDecisions: { type: 'array', items: { enum: ['approve', 'edit', 'reject', 'respond'] }, description: 'What the caller may decide now.' },
+        untrusted: { type: 'object', properties: { evidence: { type: 'object' } }, description: 'Redacted customer and model text: render as plain text only.' },
+      },
+    },
+  ],
+};
+
+/** Build the document; `baseUrl` becomes its server entry. */
+export function openApiDocument(opts: { baseUrl?: string; version?: string } = {}): Json {
+  const auth = [{ bearer: [] }];
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Interlock API',
+      version: opts.version ?? '0.1.0',
+      description: 'Durable human approval for AI agents: the approval queue, decisions, live events, audit.',
+    },
+    ...(opts.baseUrl && { servers: [{ url: opts.baseUrl }] }),
+    security: auth,
+    paths: {
+      '/api/v1/approvals': {
+        get: {
+          summary: 'List approval requests (non-operators see their roles only)',
+          parameters: queryParams(listQuery),
+          responses: {
+            200: json({ type: 'object', properties: { items: { type: 'array', items: ref('RequestSummary') }, nextCursor: { type: ['string', 'null'] } } }, 'A page of requests.'),
+            ...errors(400, 401),
+          },
+        },
+      },
+      '/api/v1/approvals/{id}': {
+        get: { summary: 'The review packet of one request', parameters: [idParam('approval request')], responses: { 200: json(ref('ReviewPacket'), 'The review packet.'), ...errors(401, 403, 404) } },
+      },
+      '/api/v1/approvals/{id}/decision': {
+        post: {
+          summary: 'Decide a request (guarded by expectedVersion and actionHash)',
+          parameters: [idParam('approval request')],
+          requestBody: { required: true, content: { 'application/json': { schema: ref('Decision') } } },
+          responses: {
+            200: json(
+              {
+                type: 'object',
+                properties: {
+                  request: ref('RequestSummary'),
+                  outcome: { enum: ['authorized', 'rejected', 'responded', 'pending', 'superseded'] },
+                  newRequestId: { type: 'string', description: 'When the edit became a new request (outcome superseded).' },
+                },
+              },
+              'The decision was recorded.',
+            ),
+            ...errors(400, 401, 403, 404, 409, 410, 413, 429),
+          },
+        },
+      },
+      '/api/v1/approvals/{id}/story': {
+        get: { summary: 'What was proposed, who decided, what ran', parameters: [idParam('approval request')], responses: { 200: json({ type: 'object' }, 'The story.'), ...errors(401, 403, 404) } },
+      },
+      '/api/v1/threads': {
+        post: {
+          summary: 'Start an agent run (operators; needs a threads adapter)',
+          requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(startThreadBody) } } },
+          responses: { 202: json({ type: 'object', properties: { threadId: { type: 'string' }, status: { type: 'string' } } }, 'Started.'), ...errors(400, 401, 403, 413, 501) },
+        },
+      },
+      '/api/v1/threads/{id}': {
+        get: { summary: 'A thread', parameters: [idParam('thread')], responses: { 200: json({ type: 'object' }, 'The thread.'), ...errors(401, 403, 404) } },
+      },
+      '/api/v1/threads/{id}/abort': {
+        post: { summary: 'Abort a thread (operators; needs a threads adapter)', parameters: [idParam('thread')], responses: { 200: json({ type: 'object' }, 'Abort requested.'), ...errors(401, 403, 404, 501) } },
+      },
+      '/api/v1/threads/{id}/audit': {
+        get: {
+          summary: 'Audit events of a thread',
+          parameters: [idParam('thread'), ...queryParams(auditQuery)],
+          responses: { 200: json({ type: 'object', properties: { threadId: { type: 'string' }, events: { type: 'array', items: { type: 'object' } }, nextAfterSeq: { type: ['integer', 'null'] } } }, 'The events.'), ...errors(400, 401, 403, 404) },
+        },
+      },
+      '/api/v1/audit/verify': {
+        get: {
+          summary: 'Verify the audit hash chain (operators)',
+          responses: { 200: json({ type: 'object', properties: { ok: { type: 'boolean' }, events: { type: 'integer' }, brokenAt: { type: 'object' } } }, 'The verification.'), ...errors(401, 403) },
+        },
+      },
+      '/api/v1/events': {
+        get: {
+          summary: 'Live events (Server-Sent Events): ready, approval.created, approval.decided, approval.expired, thread.status, execution.finished',
+          responses: { 200: { description: 'An event stream with a heartbeat comment every 15 s.', content: { 'text/event-stream': { schema: { type: 'string' } } } }, ...errors(401) },
+        },
+      },
+      '/healthz': { get: { summary: 'The process is up', security: [], responses: { 200: json({ type: 'object' }, 'Up.') } } },
+      '/readyz': { get: { summary: 'The store answers', security: [], responses: { 200: json({ type: 'object' }, 'Ready.'), ...errors(503) } } },
+      '/metrics': { get: { summary: 'Prometheus metrics', security: [], responses: { 200: { description: 'Exposition format.', content: { 'text/plain': { schema: { type: 'string' } } } } } } },
+      '/openapi.json': { get: { summary: 'This document', security: [], responses: { 200: json({ type: 'object' }, 'OpenAPI 3.1.') } } },
+    },
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A reviewer token (il_…). Browser sessions use the il_session cookie.' } },
+      schemas: {
+        Error: {
+          type: 'object',
+          required: ['error'],
+          properties: {
+            error: {
+              type: 'object',
+              required: ['code', 'message'],
+              properties: { code: { type: 'string' }, message: { type: 'string' }, details: { type: 'object', properties: { issues: { type: 'array', items: { type: 'object', properties: { path: { type: 'string' }, message: { type: 'string' } } } } } } },
+            },
+          },
+        },
+        Decision: jsonSchema(decisionBody),
+        RequestSummary: requestSummary,
+        ReviewPacket: reviewPacket,
+      },
+      responses: Object.fromEntries(Object.entries(ERROR_TEXT).map(([s, text]) => [`E${s}`, json(ref('Error'), text)])),
+    },
+  };
+}

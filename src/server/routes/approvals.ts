@@ -1,0 +1,80 @@
+import { Hono } from 'hono';
+import type { Decision } from '../../core/index.ts';
+import type { RequestQuery } from '../../store/types.ts';
+import { visibleRequest } from '../access.ts';
+import { canSeeRole } from '../auth.ts';
+import { RateLimitedError } from '../errors.ts';
+import { readJson, readQuery } from '../input.ts';
+import type { RateLimiter } from '../rate-limit.ts';
+import { decisionBody, listQuery } from '../schemas.ts';
+import type { AppEnv, RouteDeps } from '../types.ts';
+import { requestSummary, reviewPacket } from '../views.ts';
+
+/**
+ * The approval queue: list, review packet, story, decision.
+ * Non-operators see only requests for their roles.
+ */
+export function approvalRoutes(deps: RouteDeps, limiter: RateLimiter | undefined): Hono<AppEnv> {
+  const { interlock } = deps;
+  const app = new Hono<AppEnv>();
+
+  app.get('/approvals', async (c) => {
+    const p = c.var.principal;
+    const q = readQuery(c, listQuery);
+    let roles: readonly string[] | undefined;
+    if (q.role !== undefined) roles = canSeeRole(p, q.role) ? [q.role] : [];
+    else roles = p.operator ? undefined : p.roles;
+    const query: RequestQuery = {
+      ...(q.status && { status: q.status }),
+      ...(roles && { roles }),
+      ...(q.tool && { tool: q.tool }),
+      ...(q.threadId && { threadId: q.threadId }),
+      ...(q.order && { order: q.order }),
+      ...(q.limit !== undefined && { limit: q.limit }),
+      ...(q.cursor && { cursor: q.cursor }),
+    };
+    const page = await interlock.listRequests(query);
+    return c.json({ items: page.items.map(requestSummary), nextCursor: page.nextCursor });
+  });
+
+  app.get('/approvals/:id', async (c) => {
+    const p = c.var.principal;
+    const req = await visibleRequest(deps, p, c.req.param('id'));
+    const voters = await interlock.store.listVoters(req.id);
+    return c.json(reviewPacket(req, { viewer: p, voters, now: interlock.context.now(), argsSchema: deps.argsSchema(req.tool) }));
+  });
+
+  app.get('/approvals/:id/story', async (c) => {
+    await visibleRequest(deps, c.var.principal, c.req.param('id'));
+    const story = await interlock.explain(c.req.param('id'));
+    // The request as everywhere else in the API (ISO times, no raw evidence or policy context).
+    return c.json({ ...story, request: requestSummary(story.request) });
+  });
+
+  app.post('/approvals/:id/decision', async (c) => {
+    const p = c.var.principal;
+    if (limiter) {
+      const waitMs = limiter.take(p.id);
+      if (waitMs > 0) throw new RateLimitedError(Math.ceil(waitMs / 1000));
+    }
+    const id = c.req.param('id');
+    const body = await readJson(c, decisionBody, 'decision');
+    // Existence, role, proposer, quorum, version, hash and expiry are all checked by the engine's guarded write.
+    const decision: Decision = {
+      type: body.type,
+      expectedVersion: body.expectedVersion,
+      actionHash: body.actionHash,
+      ...(body.args !== undefined && { args: body.args }),
+      ...(body.message !== undefined && { message: body.message }),
+      ...(body.trust !== undefined && { trust: body.trust }),
+    };
+    const result = await interlock.decide(id, decision, { id: p.id, name: p.name, roles: p.roles });
+    return c.json({
+      request: requestSummary(result.request),
+      outcome: result.outcome,
+      ...(result.newRequest && { newRequestId: result.newRequest.id }),
+    });
+  });
+
+  return app;
+}

@@ -1,0 +1,24 @@
+import { Hono } from 'hono';
+import type { Store } from '../../store/types.ts';
+
+/** Probes, without authentication: /healthz (the process answers), /readyz (the store answers in time). */
+export function healthRoutes(store: Store, opts: { readyTimeoutMs: number }): Hono {
+  const app = new Hono();
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.get('/readyz', async (c) => {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${opts.readyTimeoutMs} ms`)), opts.readyTimeoutMs);
+    });
+    try {
+      await Promise.race([store.getAuditHead(), timeout]);
+      return c.json({ status: 'ready', store: store.name });
+    } catch {
+      // Not ready is an answer, not a fault: no log, no internals.
+      return c.json({ error: { code: 'not_ready', message: `The ${store.name} store does not answer; check the database and the service logs.` } }, 503);
+    } finally {
+      clearTimeout(timer);
+    }
+  });
+  return app;
+}

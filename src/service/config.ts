@@ -1,0 +1,80 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL, fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { ConfigError, definePolicy, type PolicyConfig } from '../core/index.ts';
+import type { Agent } from '../agent/index.ts';
+import type { Interlock } from '../engine/index.ts';
+import type { RoutingConfig } from '../notify/index.ts';
+
+/** What `interlock.config.ts` exports (default export). */
+export interface InterlockConfig {
+  /** The policy for every tool the agents may call. */
+  policy: PolicyConfig;
+  /** Build the agents over the engine; threads are resumed by the agent whose name they carry. */
+  agents: (ctx: { interlock: Interlock }) => Agent[] | Promise<Agent[]>;
+  /** Notification channels and routes by role; without it the web queue (live events) is the only channel. */
+  notifications?: (env: NodeJS.ProcessEnv) => RoutingConfig;
+  /** Reviewer roles the deployment uses (for demo reviewers and `reviewers add` hints). */
+  roles?: string[];
+  /** First-run conveniences for a demo deployment. */
+  demo?: {
+    /** Reviewers created (tokens printed once) when the database has none. */
+    reviewers?: Array<{ name: string; roles: string[] }>;
+    /** Conversations started by `--seed-demo`, so the queue is not empty. */
+    conversations?: Array<{ agent: string; input: string }>;
+  };
+  /** Printed on start: what runs and how to use it. */
+  describe?: () => string;
+}
+
+/**
+ * Declare a configuration with type checking.
+ * @example
+ * export default defineConfig({ policy, agents: ({ interlock }) => [createAgent({ ..., interlock })] });
+ */
+export function defineConfig(config: InterlockConfig): InterlockConfig {
+  return config;
+}
+
+const configSchema = z.object({
+  policy: z.object({ tools: z.record(z.string(), z.unknown()) }).passthrough(),
+  agents: z.custom<InterlockConfig['agents']>((v) => typeof v === 'function', 'must be a function ({ interlock }) => Agent[]'),
+  notifications: z.custom<InterlockConfig['notifications']>((v) => typeof v === 'function', 'must be a function (env) => ({ channels, routes, default? })').optional(),
+  roles: z.array(z.string().min(1)).optional(),
+  demo: z
+    .object({
+      reviewers: z.array(z.object({ name: z.string().min(1), roles: z.array(z.string().min(1)).min(1) })).optional(),
+      conversations: z.array(z.object({ agent: z.string(), input: z.string() })).optional(),
+    })
+    .optional(),
+  describe: z.custom<() => string>((v) => typeof v === 'function').optional(),
+});
+
+/** The bundled example, served when there is no `interlock.config.ts`. */
+export const DEFAULT_CONFIG_PATH = fileURLToPath(new URL('../../examples/order-support/config.ts', import.meta.url));
+
+/**
+ * Find and load the configuration: `INTERLOCK_CONFIG`, else `./interlock.config.ts`,
+ * else the bundled order-support example. Invalid configurations are refused
+ * here, before anything starts, with every problem listed.
+ */
+export async function loadConfig(explicit?: string, env: NodeJS.ProcessEnv = process.env): Promise<{ config: InterlockConfig; path: string }> {
+  const candidate = explicit ?? env.INTERLOCK_CONFIG ?? (existsSync('interlock.config.ts') ? 'interlock.config.ts' : undefined);
+  const path = candidate ? resolve(candidate) : DEFAULT_CONFIG_PATH;
+  if (!existsSync(path)) throw new ConfigError(`No configuration at ${path}. Create it (see docs/deploying.md) or unset INTERLOCK_CONFIG to serve the bundled example.`);
+  let mod: { default?: unknown };
+  try {
+    mod = (await import(pathToFileURL(path).href)) as { default?: unknown };
+  } catch (err) {
+    throw new ConfigError(`Cannot load ${path}: ${(err as Error).message}`, { path });
+  }
+  const parsed = configSchema.safeParse(mod.default);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(default export)'}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration in ${path} (its default export must be defineConfig({...})):\n  ${issues.join('\n  ')}`, { path, issues });
+  }
+  const config = mod.default as InterlockConfig;
+  definePolicy(config.policy); // refuse a bad policy now, with its own message
+  return { config, path };
+}

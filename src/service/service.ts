@@ -1,0 +1,121 @@
+import { createInterlock, type Interlock } from '../engine/index.ts';
+import { openStore } from '../store/index.ts';
+import type { Store } from '../store/types.ts';
+import type { Agent } from '../agent/index.ts';
+import { createApp, createReviewer, serve, type RunningServer } from '../server/index.ts';
+import { createNotifier, type Channel, type RoutingConfig } from '../notify/index.ts';
+import { createWorker, type Worker } from '../worker/index.ts';
+import type { InterlockConfig } from './config.ts';
+import { createThreadsAdapter } from './threads.ts';
+
+/** Options of {@link startService}. */
+export interface ServiceOptions {
+  config: InterlockConfig;
+  /** `postgres://…` for PostgreSQL; default the embedded SQLite file under `INTERLOCK_DATA_DIR` (./data). */
+  databaseUrl?: string;
+  /** HTTP port (default 3000); 0 picks a free one. Omit `http` to run no server (a worker alone). */
+  port?: number;
+  hostname?: string;
+  /** Run the HTTP API and UI (default true). */
+  http?: boolean;
+  /** Run the resume worker, sweeper and notification delivery (default true). */
+  worker?: boolean;
+  /** Public URL for review links (default `http://localhost:<port>`). */
+  baseUrl?: string;
+  /** Start the config's demo conversations. */
+  seedDemo?: boolean;
+  /** Create the config's demo reviewers when the database has none, and print their tokens. */
+  demoReviewers?: boolean;
+  /** Where progress lines go (default stdout). */
+  log?: (line: string) => void;
+  /** Poll interval of the worker (default 200 ms). */
+  pollMs?: number;
+}
+
+/** A running service. */
+export interface Service {
+  interlock: Interlock;
+  store: Store;
+  agents: Map<string, Agent>;
+  server: RunningServer | undefined;
+  worker: Worker | undefined;
+  /** Tokens of demo reviewers created on this start (empty after the first start). */
+  demoTokens: Array<{ name: string; roles: string[]; token: string }>;
+  url: string | undefined;
+  /** Graceful stop: stop taking work, finish what is in hand, close the database. */
+  close(): Promise<void>;
+}
+
+/** The web queue is always a channel: requests appear there live. Other channels come from the config. */
+const queueChannel: Channel = { name: 'web-queue', send: async () => undefined };
+
+function routing(config: InterlockConfig, env: NodeJS.ProcessEnv): RoutingConfig {
+  const r = config.notifications?.(env);
+  if (!r) return { channels: { 'web-queue': queueChannel }, routes: {}, default: ['web-queue'] };
+  return r;
+}
+
+/**
+ * Start Interlock as one process: the HTTP API and UI, the resume worker, the
+ * timeout sweeper and notification delivery, over the embedded database or
+ * PostgreSQL. With `http: false` it is a worker alone (`interlock worker`).
+ */
+export async function startService(o: ServiceOptions): Promise<Service> {
+  const log = o.log ?? ((l: string) => console.log(l));
+  const store = await openStore(o.databaseUrl);
+  const interlock = createInterlock({ store, policy: o.config.policy });
+  const agents = new Map((await o.config.agents({ interlock })).map((a) => [a.name, a]));
+
+  const demoTokens: Service['demoTokens'] = [];
+  if (o.demoReviewers !== false && o.config.demo?.reviewers?.length && (await store.listReviewers()).length === 0) {
+    for (const r of o.config.demo.reviewers) {
+      const { token } = await createReviewer(store, r);
+      demoTokens.push({ name: r.name, roles: r.roles, token });
+    }
+  }
+
+  const threads = createThreadsAdapter(interlock, agents, (m) => log(m));
+  let server: RunningServer | undefined;
+  let baseUrl = o.baseUrl ?? process.env.INTERLOCK_BASE_URL;
+  if (o.http !== false) {
+    const app = createApp({ interlock, threads, ...(baseUrl ? { baseUrl } : {}) });
+    server = await serve({ app, port: o.port ?? 3000, hostname: o.hostname ?? process.env.HOST ?? '127.0.0.1' });
+    baseUrl ??= `http://localhost:${server.port}`;
+  }
+  baseUrl ??= 'http://localhost:3000';
+
+  let worker: Worker | undefined;
+  if (o.worker !== false) {
+    const notifier = createNotifier({ interlock, routing: routing(o.config, process.env), baseUrl });
+    worker = createWorker({ interlock, agents: [...agents.values()], notifier, ...(o.pollMs ? { pollMs: o.pollMs } : {}), onError: (e) => log(`worker: ${e instanceof Error ? e.message : String(e)}`) });
+    worker.start();
+  }
+
+  if (o.seedDemo) {
+    for (const c of o.config.demo?.conversations ?? []) {
+      const { threadId } = await threads.start(c.agent, c.input);
+      log(`seeded ${threadId}: ${c.input}`);
+    }
+    await threads.idle();
+  }
+
+  let closing: Promise<void> | undefined;
+  return {
+    interlock,
+    store,
+    agents,
+    server,
+    worker,
+    demoTokens,
+    url: server ? baseUrl : undefined,
+    close() {
+      closing ??= (async () => {
+        await server?.close();
+        await worker?.stop();
+        await threads.idle();
+        await store.close();
+      })();
+      return closing;
+    },
+  };
+}
