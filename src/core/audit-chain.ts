@@ -4,6 +4,7 @@ import { canonicalJson, sha256 } from './canonical.ts';
 export type AuditType =
   | 'interrupted'
   | 'notified'
+  | 'notify_failed'
   | 'approved'
   | 'edited'
   | 'rejected'

@@ -1,0 +1,18 @@
+/**
+ * Notifications: channels (webhook, Slack, e-mail), routing by reviewer role,
+ * and delivery of the engine's notification outbox with retries.
+ */
+export * from './message.ts';
+export * from './channel.ts';
+export * from './delivery-error.ts';
+export * from './escape.ts';
+export * from './summary.ts';
+export * from './webhook-signature.ts';
+export * from './webhook-channel.ts';
+export * from './slack-message.ts';
+export * from './slack-channel.ts';
+export * from './email-message.ts';
+export * from './email-channel.ts';
+export * from './routing.ts';
+export * from './backoff.ts';
+export * from './notifier.ts';

@@ -1,0 +1,193 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { z } from 'zod';
+import type { AuditEventInput } from '../core/index.ts';
+import type { Interlock } from '../engine/interlock.ts';
+import type { JobRow, Store } from '../store/types.ts';
+import { DEFAULT_RETRY, retryDelay, type RetryPolicy } from './backoff.ts';
+import { DeliveryError } from './delivery-error.ts';
+import { truncate } from './escape.ts';
+import { approvalRequestedMessage, fyiMessage, type NotificationMessage } from './message.ts';
+import { isHttpUrl, parseOptions } from './options.ts';
+import { createRouting, type RoutedChannel, type Routing, type RoutingConfig } from './routing.ts';
+
+/** The job kind the engine enqueues for notifications. */
+export const NOTIFY_JOB_KIND = 'notify';
+/** Actor of the audit events the notifier writes. */
+export const NOTIFIER_ACTOR = 'system:notifier';
+
+/** Options of {@link createNotifier}: `interlock`, or `store` (+ `now`). */
+export interface NotifierOptions {
+  /** The engine; its store and clock are used. */
+  interlock?: Interlock;
+  /** The store, when there is no engine at hand. */
+  store?: Store;
+  /** Clock in epoch ms (default: the engine's, else `Date.now`). */
+  now?: () => number;
+  /** Channels and routes, or routing already built with {@link createRouting}. */
+  routing: Routing | RoutingConfig;
+  /** Public URL of the reviewer UI; review links are `${baseUrl}/approvals/${id}`. */
+  baseUrl: string;
+  /** Lease owner name (default `notifier:host:pid:random`). */
+  owner?: string;
+  /** How long a claimed job is held (default 60 s). Must exceed `sendTimeoutMs`, or a slow send is delivered twice. */
+  leaseMs?: number;
+  /** Longest wait for one channel, whatever its own timeout (default 30 s). */
+  sendTimeoutMs?: number;
+  /** Attempts and backoff (default 8 attempts, 2 s doubling, capped at 10 min). */
+  retry?: Partial<RetryPolicy>;
+}
+
+/** What one {@link Notifier.runOnce} did. */
+export interface NotifyRunResult {
+  /** Jobs claimed. */
+  claimed: number;
+  /** Sent to every routed channel and completed. */
+  delivered: number;
+  /** At least one channel failed; scheduled again. */
+  retried: number;
+  /** Given up (attempts exhausted, request missing, or no channel for the role); audited as `failed`. */
+  dead: number;
+  /** Completed without sending: the request was already decided or expired. */
+  skipped: number;
+  /** The lease ran out before the outcome was written; whoever holds the job now records it. */
+  lost: number;
+}
+
+/** Delivers the notification outbox. */
+export interface Notifier {
+  /**
+   * Claim up to `limit` due notification jobs (default 10) and deliver them.
+   * Never throws for a channel's failure (that is a retry); throws only when
+   * the store fails, after every claimed job was handled.
+   */
+  runOnce(limit?: number): Promise<NotifyRunResult>;
+  /** Lease owner name of this notifier. */
+  readonly owner: string;
+}
+
+const schema = z
+  .object({
+    interlock: z.custom<Interlock>((v) => typeof v === 'object' && v !== null && 'store' in v, 'must be the engine from createInterlock()').optional(),
+    store: z.custom<Store>((v) => typeof v === 'object' && v !== null && typeof (v as { claimJobs?: unknown }).claimJobs === 'function', 'must be a migrated store').optional(),
+    now: z.custom<() => number>((v) => typeof v === 'function', 'must be a function returning epoch ms').optional(),
+    routing: z.custom<Routing | RoutingConfig>((v) => typeof v === 'object' && v !== null, 'must be { channels, routes, default? }'),
+    baseUrl: z.string().refine(isHttpUrl, 'must be the public http(s) URL of the reviewer UI, such as "https://interlock.example.com"'),
+    owner: z.string().min(1).optional(),
+    leaseMs: z.number().int().positive().optional(),
+    sendTimeoutMs: z.number().int().positive().optional(),
+    retry: z
+      .object({ maxAttempts: z.number().int().min(1).optional(), baseDelayMs: z.number().int().positive().optional(), maxDelayMs: z.number().int().positive().optional() })
+      .optional(),
+  })
+  .refine((o) => o.interlock !== undefined || o.store !== undefined, { message: 'pass "interlock" (from createInterlock) or "store"', path: ['interlock'] })
+  .refine((o) => (o.leaseMs ?? 60_000) > (o.sendTimeoutMs ?? 30_000), { message: 'must be longer than sendTimeoutMs, or a slow delivery is claimed and sent twice', path: ['leaseMs'] });
+
+type Outcome = 'delivered' | 'retried' | 'dead' | 'skipped' | 'lost';
+
+/**
+ * Deliver notification jobs from the outbox: each job is claimed under a
+ * lease, sent to every channel routed for its role, then completed together
+ * with a `notified` audit event. When a channel fails the whole job is retried
+ * with exponential backoff, so a channel that already succeeded may receive
+ * the message again; every channel gets the job id as a delivery id to
+ * deduplicate on. A failing channel never touches the approval request: it
+ * stays pending and decidable.
+ * @example
+ * const notifier = createNotifier({ interlock: il, baseUrl: 'https://interlock.example.com',
+ *   routing: { channels: { slack: slackChannel({ webhookUrl }) }, default: ['slack'] } });
+ * setInterval(() => void notifier.runOnce().catch(console.error), 2000);
+ */
+export function createNotifier(options: NotifierOptions): Notifier {
+  const o = parseOptions(schema, options, 'createNotifier', 'it needs { interlock (or store), routing, baseUrl }.');
+  const store: Store = o.interlock?.store ?? o.store!;
+  const now = o.now ?? o.interlock?.context.now ?? Date.now;
+  const routing: Routing = 'channelsFor' in o.routing ? o.routing : createRouting(o.routing);
+  const owner = o.owner ?? `notifier:${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  const leaseMs = o.leaseMs ?? 60_000;
+  const sendTimeoutMs = o.sendTimeoutMs ?? 30_000;
+  const retry: RetryPolicy = { ...DEFAULT_RETRY, ...o.retry };
+  const baseUrl = o.baseUrl;
+
+  async function giveUp(job: JobRow, error: string, extra: Record<string, unknown>): Promise<Outcome> {
+    const ok = await store.transaction(async (tx) => {
+      if (!(await tx.failJob(job.id, owner, error, null, now()))) return false;
+      await tx.appendAudit([audit('notify_failed', job, { delivery: true, jobId: job.id, attempts: job.attempts, error, ...extra })], now());
+      return true;
+    });
+    return ok ? 'dead' : 'lost';
+  }
+
+  async function deliver(job: JobRow): Promise<Outcome> {
+    const fyi = job.payload.fyi === true;
+    let message: NotificationMessage;
+    if (fyi) {
+      message = fyiMessage(job, baseUrl);
+    } else {
+      if (job.requestId === null) return giveUp(job, 'notify job has no approval request id', {});
+      const req = await store.getRequest(job.requestId);
+      if (!req) return giveUp(job, `approval request ${job.requestId} does not exist`, {});
+      // Nobody needs to be asked about a request that can no longer be decided.
+      if (req.status !== 'pending' || now() >= req.expiresAt) return (await store.completeJob(job.id, owner, now())) ? 'skipped' : 'lost';
+      message = approvalRequestedMessage(req, baseUrl, typeof job.payload.role === 'string' ? job.payload.role : req.role);
+    }
+    const role = message.role;
+    const routed = routing.channelsFor(role);
+    if (routed.length === 0) {
+      return giveUp(job, `no channel is routed for role "${role}": add routes["${role}"] or a default list to the notifier's routing`, { role });
+    }
+
+    const results = await Promise.all(routed.map((r) => sendOne(r, message, job)));
+    const failed = results.filter((r) => r.error !== undefined);
+    const sent = results.filter((r) => r.error === undefined).map((r) => r.name);
+    if (failed.length === 0) {
+      const ok = await store.transaction(async (tx) => {
+        if (!(await tx.completeJob(job.id, owner, now()))) return false;
+        await tx.appendAudit([audit('notified', job, { channels: sent, role, ...(fyi ? { fyi: true } : {}), attempts: job.attempts })], now());
+        return true;
+      });
+      return ok ? 'delivered' : 'lost';
+    }
+
+    const error = truncate(failed.map((f) => f.error).join('; '), 2000);
+    const delay = retryDelay(job.attempts, retry);
+    if (delay === null) return giveUp(job, error, { role, channels: failed.map((f) => f.name), succeeded: sent });
+    return (await store.failJob(job.id, owner, error, now() + delay, now())) ? 'retried' : 'lost';
+  }
+
+  async function sendOne(r: RoutedChannel, message: NotificationMessage, job: JobRow): Promise<{ name: string; error?: string }> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new DeliveryError(r.name, `gave no answer within ${sendTimeoutMs} ms; it will be retried.`)), sendTimeoutMs);
+    });
+    try {
+      await Promise.race([r.channel.send(message, { deliveryId: job.id, attempt: job.attempts }), timeout]);
+      return { name: r.name };
+    } catch (err) {
+      // Named as routed (and audited), which may differ from the channel's own name.
+      const reason = err instanceof DeliveryError ? err.reason : err instanceof Error ? err.message : String(err);
+      return { name: r.name, error: `${r.name}: ${reason}` };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  return {
+    owner,
+    async runOnce(limit = 10) {
+      const t = now();
+      const jobs = await store.claimJobs([NOTIFY_JOB_KIND], owner, t, t + leaseMs, limit);
+      const settled = await Promise.allSettled(jobs.map(deliver));
+      const result: NotifyRunResult = { claimed: jobs.length, delivered: 0, retried: 0, dead: 0, skipped: 0, lost: 0 };
+      for (const s of settled) if (s.status === 'fulfilled') result[s.value]++;
+      const failure = settled.find((s) => s.status === 'rejected');
+      // A store failure leaves the job leased; it is claimed again when the lease runs out.
+      if (failure) throw failure.reason;
+      return result;
+    },
+  };
+}
+
+function audit(type: 'notified' | 'notify_failed', job: JobRow, payload: Record<string, unknown>): AuditEventInput {
+  return { type, actor: NOTIFIER_ACTOR, threadId: job.threadId, requestId: job.requestId, payload };
+}

@@ -1,0 +1,94 @@
+import { escapeSlack, oneLine, truncate } from './escape.ts';
+import type { NotificationMessage } from './message.ts';
+import { amountOf, formatUtc, headline, summarizeArgs } from './summary.ts';
+
+/** A Slack text object. */
+export interface SlackText {
+  type: 'plain_text' | 'mrkdwn';
+  text: string;
+  emoji?: boolean;
+  verbatim?: boolean;
+}
+
+/** The Block Kit blocks this module writes. */
+export type SlackBlock =
+  | { type: 'header'; text: SlackText }
+  | { type: 'section'; text?: SlackText; fields?: SlackText[] }
+  | { type: 'actions'; elements: Array<{ type: 'button'; text: SlackText; url: string; action_id: string; style?: 'primary' }> }
+  | { type: 'context'; elements: SlackText[] };
+
+/** The JSON body posted to a Slack incoming webhook. */
+export interface SlackPayload {
+  /** Fallback for notifications and clients without blocks. */
+  text: string;
+  blocks: SlackBlock[];
+}
+
+const SECTION_MAX = 2900; // Slack refuses section text over 3000 characters
+
+/**
+ * `mrkdwn` whose untrusted parts were escaped (`&`, `<`, `>`) so no link,
+ * mention or `<!channel>` can form; `verbatim` also stops Slack from turning
+ * bare URLs and names in it into links. Only text made of trusted values alone
+ * (the date token) is sent without it.
+ */
+function md(text: string, verbatim = true): SlackText {
+  return verbatim ? { type: 'mrkdwn', text, verbatim: true } : { type: 'mrkdwn', text };
+}
+
+function plain(text: string): SlackText {
+  return { type: 'plain_text', text: escapeSlack(text), emoji: false };
+}
+
+/** A date Slack shows in the reader's time zone, with a UTC fallback. */
+function slackDate(ms: number): string {
+  return `<!date^${Math.floor(ms / 1000)}^{date_short_pretty} {time}|${formatUtc(ms)}>`;
+}
+
+/**
+ * The Block Kit message for a notification. Every untrusted value (tool
+ * arguments, and the tool name and reason for good measure) is escaped; the
+ * only links are the review button and Slack's own date token, both built from
+ * trusted values. Evidence is never part of a notification.
+ */
+export function slackMessage(m: NotificationMessage): SlackPayload {
+  const title = truncate(headline(m), 150);
+  const fields: SlackText[] = [md(`*Tool*\n${escapeSlack(truncate(oneLine(m.tool), 100))}`)];
+  const amount = amountOf(m.args);
+  if (amount !== undefined) fields.push(md(`*Amount*\n${escapeSlack(amount)}`));
+  fields.push(md(`*${m.kind === 'fyi' ? 'Told' : 'Required role'}*\n${escapeSlack(truncate(oneLine(m.role), 100))}`));
+  if (m.kind === 'approval_requested') {
+    fields.push(md(`*Approvals*\n${m.approvalsRequired === 1 ? '1 reviewer' : `${m.approvalsRequired} different reviewers`}`));
+    fields.push(md(`*Expires*\n${slackDate(m.expiresAt)}`, false));
+  }
+
+  const blocks: SlackBlock[] = [{ type: 'header', text: plain(title) }];
+  if (m.reason !== null) blocks.push({ type: 'section', text: md(`*Reason:* ${escapeSlack(truncate(oneLine(m.reason), 500))}`) });
+  blocks.push({ type: 'section', fields });
+  blocks.push({ type: 'section', text: md(argsText(m.args)) });
+  if (m.reviewUrl !== null) {
+    blocks.push({
+      type: 'actions',
+      elements: [{ type: 'button', text: plain(m.kind === 'fyi' ? 'Open' : 'Review'), url: m.reviewUrl, action_id: 'interlock_review', ...(m.kind === 'fyi' ? {} : { style: 'primary' as const }) }],
+    });
+  }
+  blocks.push({ type: 'context', elements: [md(`Interlock · ${m.kind === 'fyi' ? 'for information' : 'request'} ${escapeSlack(m.id)}`)] });
+
+  const fallback = m.kind === 'fyi' ? `${title}` : `${title} (role ${oneLine(m.role)})`;
+  return { text: escapeSlack(truncate(fallback, 300)), blocks };
+}
+
+function argsText(args: Record<string, unknown>): string {
+  const lines = summarizeArgs(args);
+  if (lines.length === 0) return '*Arguments*\n(none)';
+  let out = '*Arguments*';
+  for (const l of lines) {
+    const line = `\n• ${escapeSlack(l.key)}: ${escapeSlack(l.value)}`;
+    if (out.length + line.length > SECTION_MAX) {
+      out += '\n• …';
+      break;
+    }
+    out += line;
+  }
+  return out;
+}

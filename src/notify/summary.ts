@@ -1,0 +1,59 @@
+import type { NotificationMessage } from './message.ts';
+import { oneLine, truncate } from './escape.ts';
+
+/** One line of an arguments summary; both parts are untrusted, unescaped text. */
+export interface ArgLine {
+  key: string;
+  value: string;
+}
+
+/** Limits of {@link summarizeArgs}. */
+export interface SummaryLimits {
+  /** Arguments listed before "… n more" (default 8). */
+  maxEntries?: number;
+  /** Characters kept of each value (default 80). */
+  maxValueLength?: number;
+}
+
+/**
+ * A short, single-line-per-argument view of the arguments, `amount` first when
+ * present. Values are not escaped: each channel escapes for its own format.
+ */
+export function summarizeArgs(args: Record<string, unknown>, limits: SummaryLimits = {}): ArgLine[] {
+  const maxEntries = limits.maxEntries ?? 8;
+  const maxValue = limits.maxValueLength ?? 80;
+  const keys = Object.keys(args).sort((a, b) => (a === 'amount' ? -1 : b === 'amount' ? 1 : 0));
+  const lines = keys.slice(0, maxEntries).map((key) => ({ key: truncate(oneLine(key), 40), value: truncate(oneLine(valueText(args[key])), maxValue) }));
+  if (keys.length > maxEntries) lines.push({ key: '…', value: `${keys.length - maxEntries} more` });
+  return lines;
+}
+
+/** The amount of a call (`amount`, with `currency` when given), or undefined. */
+export function amountOf(args: Record<string, unknown>): string | undefined {
+  const a = args.amount;
+  if (typeof a !== 'number' && typeof a !== 'string') return undefined;
+  const currency = typeof args.currency === 'string' ? ` ${args.currency}` : '';
+  return truncate(oneLine(`${a}${currency}`), 40);
+}
+
+/** A UTC time readable in any mail client: `2026-01-05 10:30 UTC`. */
+export function formatUtc(ms: number): string {
+  return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/** The one-line title of a message (unescaped). */
+export function headline(m: NotificationMessage): string {
+  const tool = truncate(oneLine(m.tool), 60);
+  return m.kind === 'approval_requested' ? `Approval needed: ${tool}` : `FYI: ${tool} ran`;
+}
+
+function valueText(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (v === undefined) return 'undefined';
+  try {
+    // undefined for functions and symbols, which JSON cannot hold
+    return JSON.stringify(v) ?? `[${typeof v}]`;
+  } catch {
+    return typeof v === 'bigint' ? v.toString() : `[${typeof v}]`;
+  }
+}
