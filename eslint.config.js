@@ -24,5 +24,5 @@ export default tseslint.config(
       '@typescript-eslint/only-throw-error': 'error',
     },
   },
-  { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },
+  { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
 );

@@ -19,7 +19,9 @@ export type AuditType =
   | 'auto_executed'
   | 'refused'
   | 'thread_started'
-  | 'thread_completed';
+  | 'thread_completed'
+  | 'reviewer_added'
+  | 'reviewer_revoked';
 
 /** The content of an event, before it is chained. */
 export interface AuditEventInput {

@@ -5,3 +5,4 @@ export type { CheckpointInput, PauseItem, PauseResult, ThreadRef } from './pause
 export type { DecisionResult } from './decide.ts';
 export { idempotencyKey, type ExecutionInput, type ExecutionOutcome, type ExecuteOptions } from './execute.ts';
 export type { RequestStory } from './audit.ts';
+export type { Rollup, ToolRollup } from './rollup.ts';

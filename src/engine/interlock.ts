@@ -20,6 +20,7 @@ import { decide, type DecisionResult } from './decide.ts';
 import { expireDue } from './expire.ts';
 import { executeOnce, type ExecuteOptions, type ExecutionInput, type ExecutionOutcome } from './execute.ts';
 import { explain, verifyAudit, type RequestStory } from './audit.ts';
+import { rollup, type Rollup } from './rollup.ts';
 import type { ThreadStatus } from '../store/types.ts';
 import type { AuditEventInput } from '../core/index.ts';
 
@@ -65,6 +66,8 @@ export interface Interlock {
   /** What was proposed, who decided, what ran. */
   explain(requestId: string): Promise<RequestStory>;
   verifyAudit(opts?: { pageSize?: number; onProgress?: (checked: number, head: number) => void }): Promise<ChainVerification>;
+  /** Per-tool interrupts, decisions, time to decision and resume success for requests created since `since`. */
+  rollup(since: number, until?: number): Promise<Rollup>;
   /** Subscribe to events emitted after commits; returns an unsubscribe function. */
   on(listener: (e: EngineEvent) => void): () => void;
   /** The shared context, for layers built on the engine (agent, worker). */
@@ -128,6 +131,7 @@ export function createInterlock(options: InterlockOptions): Interlock {
     listRequests: (q) => ctx.store.listRequests(q),
     explain: (id) => explain(ctx, id),
     verifyAudit: (o) => verifyAudit(ctx, o),
+    rollup: (since, until) => rollup(ctx, since, until),
     on(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

@@ -160,6 +160,8 @@ export interface StoreTx {
   /** Give a job back: retry at `runAt`, or mark it dead. */
   failJob(id: string, owner: string, error: string, retryAt: number | null, now: number): Promise<boolean>;
   getJob(id: string): Promise<JobRow | undefined>;
+  /** Jobs of a kind created since `since`, counted by status (for resume-success metrics). */
+  countJobs(kind: string, since: number): Promise<Record<JobRow['status'], number>>;
   listJobs(filter: { threadId?: string; requestId?: string; kind?: string }): Promise<JobRow[]>;
 
   // audit

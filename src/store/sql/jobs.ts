@@ -19,7 +19,7 @@ function toJob(r: Row): JobRow {
 }
 
 /** Durable jobs with leases: resume workers and notification delivery claim from here. */
-export function jobOps(db: SqlExecutor, d: Dialect): Pick<StoreTx, 'enqueueJob' | 'claimJobs' | 'completeJob' | 'failJob' | 'getJob' | 'listJobs'> {
+export function jobOps(db: SqlExecutor, d: Dialect): Pick<StoreTx, 'enqueueJob' | 'claimJobs' | 'completeJob' | 'failJob' | 'getJob' | 'listJobs' | 'countJobs'> {
   return {
     async enqueueJob(j) {
       await db.run(
@@ -58,6 +58,13 @@ export function jobOps(db: SqlExecutor, d: Dialect): Pick<StoreTx, 'enqueueJob' 
     async getJob(id) {
       const rows = await db.all(`SELECT * FROM il_jobs WHERE id = $1`, [id]);
       return rows[0] ? toJob(rows[0]) : undefined;
+    },
+    async countJobs(kind, since) {
+      const out = { ready: 0, running: 0, done: 0, dead: 0 };
+      for (const r of await db.all(`SELECT status, COUNT(*) AS n FROM il_jobs WHERE kind = $1 AND created_at >= $2 GROUP BY status`, [kind, since])) {
+        out[r.status as keyof typeof out] = num(r.n);
+      }
+      return out;
     },
     async listJobs(f) {
       const where: string[] = [];

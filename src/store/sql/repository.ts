@@ -30,7 +30,7 @@ const ONE_STATEMENT: ReadonlySet<string> = new Set<keyof StoreTx>([
   'insertThread', 'getThread', 'updateThread', 'appendMessages', 'listMessages', 'insertCheckpoint', 'getLatestCheckpoint', 'getCheckpoint',
   'insertRequest', 'getRequest', 'updateRequest', 'listRequests', 'claimExpired', 'insertVote', 'listVoters', 'countPendingByRole', 'insertTrust', 'getTrust',
   'finishExecution', 'getExecution', 'listExecutionsForRequest', 'aggregate',
-  'enqueueJob', 'claimJobs', 'completeJob', 'failJob', 'getJob', 'listJobs',
+  'enqueueJob', 'claimJobs', 'completeJob', 'failJob', 'getJob', 'listJobs', 'countJobs',
   'listAudit', 'getAuditHead',
   'insertReviewer', 'getReviewerByTokenHash', 'getReviewer', 'listReviewers', 'revokeReviewer',
 ]);

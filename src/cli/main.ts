@@ -1,0 +1,77 @@
+#!/usr/bin/env node
+import { InterlockSystemError, InterlockUsageError, InterlockError } from '../core/index.ts';
+import * as commands from './commands.ts';
+import { EXIT, UsageError, processIo, type Io } from './output.ts';
+
+const HELP = `interlock - durable human approval for AI agents
+
+usage: interlock <command> [options]
+
+  serve [--port N] [--seed-demo] [--config FILE]   API, web UI, worker, sweeper, notifications
+  worker [--config FILE]                           resume worker, sweeper and notifications only
+  migrate                                          apply database migrations
+  reviewers add --name NAME --roles a,b            create a reviewer; prints its token once
+  reviewers list | revoke ID
+  approvals list [--status S] [--role R] [--tool T] [--thread ID] [--json]
+  approvals show ID [--json]                       what was proposed, who decided, what ran
+  approvals decide ID --approve|--reject|--respond|--edit [--message M] [--args JSON] [--trust] --token T
+  threads start --agent NAME --input TEXT | show ID | abort ID
+  audit verify [--json]                            walk the hash chain; exit 1 if broken
+  audit show --thread ID | --request ID
+  metrics [--window 24h] [--json]                  per-tool roll-up
+
+Database: DATABASE_URL=postgres://… or the embedded SQLite under INTERLOCK_DATA_DIR (./data).
+Exit codes: 0 ok, 1 check failed, 2 usage error, 3 refused, 4 system error.`;
+
+/** Run the CLI with `argv` (without node and script); returns the exit code. */
+export async function main(argv: string[], io: Io = processIo): Promise<number> {
+  const [cmd, ...rest] = argv;
+  try {
+    switch (cmd) {
+      case 'serve':
+        return await commands.serve(rest, io);
+      case 'worker':
+        return await commands.worker(rest, io);
+      case 'migrate':
+        return await commands.migrate(rest, io);
+      case 'reviewers':
+        return await commands.reviewers(rest, io);
+      case 'approvals':
+        return await commands.approvals(rest, io);
+      case 'threads':
+        return await commands.threads(rest, io);
+      case 'audit':
+        return await commands.audit(rest, io);
+      case 'metrics':
+        return await commands.metrics(rest, io);
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        io.out(HELP);
+        return cmd === undefined ? EXIT.usage : EXIT.ok;
+      default:
+        io.err(`unknown command "${cmd}"\n\n${HELP}`);
+        return EXIT.usage;
+    }
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.err(`interlock ${cmd}: ${err.message}`);
+      return EXIT.usage;
+    }
+    if (err instanceof InterlockUsageError) {
+      io.err(`refused (${err.code}): ${err.message}`);
+      return EXIT.refused;
+    }
+    if (err instanceof InterlockSystemError || err instanceof InterlockError) {
+      io.err(`error (${err.code}): ${err.message}`);
+      return EXIT.system;
+    }
+    io.err(`error: ${err instanceof Error ? err.message : String(err)}`);
+    return EXIT.system;
+  }
+}
+
+if (import.meta.main) {
+  process.exitCode = await main(process.argv.slice(2));
+}

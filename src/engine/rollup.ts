@@ -1,0 +1,83 @@
+import type { ApprovalRequest } from '../core/index.ts';
+import type { EngineContext } from './context.ts';
+
+/** Per-tool figures over a window. */
+export interface ToolRollup {
+  tool: string;
+  requests: number;
+  pending: number;
+  approved: number;
+  edited: number;
+  rejected: number;
+  responded: number;
+  expired: number;
+  /** Approved or edited, over decided by a person. */
+  approvalRate: number | null;
+  /** Edited, over decided by a person: how often reviewers correct the agent. */
+  correctionRate: number | null;
+  medianMinutesToDecision: number | null;
+}
+
+/** The roll-up `interlock metrics` prints. */
+export interface Rollup {
+  since: number;
+  until: number;
+  tools: ToolRollup[];
+  resume: { done: number; dead: number; pending: number; successRate: number | null };
+}
+
+function median(xs: number[]): number | null {
+  if (xs.length === 0) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** Interrupts, decisions and time to decision per tool for requests created in [since, until). */
+export async function rollup(ctx: EngineContext, since: number, until = ctx.now()): Promise<Rollup> {
+  const byTool = new Map<string, ApprovalRequest[]>();
+  let cursor: string | undefined;
+  // Newest first, stopping at the window's start: the cost follows the window, not the table.
+  for (;;) {
+    const page = await ctx.store.listRequests({ order: 'newest', limit: 500, ...(cursor ? { cursor } : {}) });
+    let done = false;
+    for (const r of page.items) {
+      if (r.createdAt < since) {
+        done = true;
+        break;
+      }
+      if (r.createdAt >= until) continue;
+      const list = byTool.get(r.tool) ?? [];
+      list.push(r);
+      byTool.set(r.tool, list);
+    }
+    if (done || !page.nextCursor) break;
+    cursor = page.nextCursor;
+  }
+  const tools: ToolRollup[] = [...byTool.entries()].map(([tool, reqs]) => {
+    const by = (t: string) => reqs.filter((r) => r.resolution?.type === t).length;
+    const approved = by('approve');
+    const edited = by('edit');
+    const rejected = by('reject');
+    const responded = by('respond');
+    const decided = approved + edited + rejected + responded;
+    const minutes = reqs.filter((r) => r.resolution && r.resolution.type !== 'timeout' && r.resolvedAt).map((r) => (r.resolvedAt! - r.createdAt) / 60_000);
+    return {
+      tool,
+      requests: reqs.length,
+      pending: reqs.filter((r) => r.status === 'pending').length,
+      approved,
+      edited,
+      rejected,
+      responded,
+      expired: by('timeout'),
+      approvalRate: decided ? (approved + edited) / decided : null,
+      correctionRate: decided ? edited / decided : null,
+      medianMinutesToDecision: median(minutes),
+    };
+  });
+  tools.sort((a, b) => b.requests - a.requests || a.tool.localeCompare(b.tool));
+  const jobs = await ctx.store.countJobs('resume', since);
+  const finished = jobs.done + jobs.dead;
+  return { since, until, tools, resume: { done: jobs.done, dead: jobs.dead, pending: jobs.ready + jobs.running, successRate: finished ? jobs.done / finished : null } };
+}
