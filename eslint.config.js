@@ -2,6 +2,7 @@
 // because the engine writes audit rows and delivers notifications in the background.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import globals from 'globals';
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'data/**', 'bench/results/**', 'dist/**'] },
@@ -25,4 +26,5 @@ export default tseslint.config(
     },
   },
   { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
+  { files: ['**/*.js', '**/*.mjs'], languageOptions: { globals: globals.node } },
 );
