@@ -18,9 +18,14 @@ export function createThreadsAdapter(interlock: Interlock, agents: ReadonlyMap<s
       if (text === undefined || text.length === 0) throw new ValidationError('"input" must be the user message: a non-empty string or { text }.', [{ path: 'input', message: 'expected text' }]);
       const id = threadId ?? newId<string>('thr');
       const now = interlock.context.now();
-      const { thread } = await interlock.store.transaction((tx) =>
-        tx.claimThread({ id, agent: agent.name, agentVersion: agent.version, status: 'running', messageCount: 0, abortRequested: false, metadata: {}, createdAt: now, updatedAt: now }, interlock.context.owner, now + 60_000, now),
-      );
+      // The row exists before the 202, so a GET right after finds the thread; the run takes its own lease.
+      const thread = await interlock.store.transaction(async (tx) => {
+        const existing = await tx.getThread(id);
+        if (existing) return existing;
+        const row = { id, agent: agent.name, agentVersion: agent.version, status: 'running' as const, messageCount: 0, abortRequested: false, metadata: {}, createdAt: now, updatedAt: now };
+        await tx.insertThread(row);
+        return row;
+      });
       const p = agent
         .invoke(text, { threadId: id })
         .catch(async (err: unknown) => {
