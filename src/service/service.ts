@@ -30,6 +30,8 @@ export interface ServiceOptions {
   log?: (line: string) => void;
   /** Poll interval of the worker (default 200 ms). */
   pollMs?: number;
+  /** Lease on claimed jobs (default `INTERLOCK_LEASE_MS`, else 60 s): how soon a killed worker's job moves on. */
+  leaseMs?: number;
 }
 
 /** A running service. */
@@ -87,7 +89,7 @@ export async function startService(o: ServiceOptions): Promise<Service> {
   let worker: Worker | undefined;
   if (o.worker !== false) {
     const notifier = createNotifier({ interlock, routing: routing(o.config, process.env), baseUrl });
-    worker = createWorker({ interlock, agents: [...agents.values()], notifier, ...(o.pollMs ? { pollMs: o.pollMs } : {}), onError: (e) => log(`worker: ${e instanceof Error ? e.message : String(e)}`) });
+    worker = createWorker({ interlock, agents: [...agents.values()], notifier, ...(o.pollMs ? { pollMs: o.pollMs } : {}), leaseMs: o.leaseMs ?? Number(process.env.INTERLOCK_LEASE_MS ?? 60_000), onError: (e) => log(`worker: ${e instanceof Error ? e.message : String(e)}`) });
     worker.start();
   }
 

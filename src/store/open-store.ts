@@ -4,11 +4,16 @@ import { createPostgresStore } from './postgres/postgres-store.ts';
 
 /**
  * The store the environment asks for: PostgreSQL when `url` (or `DATABASE_URL`)
- * is a `postgres://` URL, else the embedded SQLite file under
- * `INTERLOCK_DATA_DIR` (default `./data`). Migrations are applied before it returns.
+ * is a `postgres://` URL (tables in `INTERLOCK_PG_SCHEMA`, default `public`),
+ * else the embedded SQLite file under `INTERLOCK_DATA_DIR` (default `./data`).
+ * Migrations are applied before it returns.
  */
-export async function openStore(url: string | undefined = process.env.DATABASE_URL): Promise<Store> {
-  const store = url && /^postgres(ql)?:\/\//.test(url) ? createPostgresStore({ connectionString: url }) : createSqliteStore(url ? { path: url.replace(/^sqlite:/, '') } : {});
+export async function openStore(url: string | undefined = process.env.DATABASE_URL, env: NodeJS.ProcessEnv = process.env): Promise<Store> {
+  const schema = env.INTERLOCK_PG_SCHEMA;
+  const store =
+    url && /^postgres(ql)?:\/\//.test(url)
+      ? createPostgresStore({ connectionString: url, ...(schema ? { schema } : {}) })
+      : createSqliteStore(url ? { path: url.replace(/^sqlite:/, '') } : {});
   await store.migrate();
   return store;
 }

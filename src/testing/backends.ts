@@ -14,6 +14,8 @@ export interface BackendInitializer {
   create(id?: string): Promise<Store>;
   /** Drop everything `create` made. */
   destroy(): Promise<void>;
+  /** Environment that makes a child process (`interlock worker`, `serve`) open the same database. Call after `create`. */
+  env(): Record<string, string>;
 }
 
 /** PostgreSQL used by tests: `INTERLOCK_TEST_DATABASE_URL`, else the local `test` database. */
@@ -27,7 +29,7 @@ export function sqliteBackend(): BackendInitializer {
     name: 'sqlite',
     async create() {
       dir ??= mkdtempSync(join(tmpdir(), 'interlock-test-'));
-      const s = createSqliteStore({ path: join(dir, 'test.db') });
+      const s = createSqliteStore({ path: join(dir, 'interlock.db') });
       await s.migrate();
       stores.push(s);
       return s;
@@ -36,6 +38,10 @@ export function sqliteBackend(): BackendInitializer {
       for (const s of stores.splice(0)) await s.close();
       if (dir) rmSync(dir, { recursive: true, force: true });
       dir = undefined;
+    },
+    env() {
+      if (!dir) throw new Error('call create() before env()');
+      return { INTERLOCK_DATA_DIR: dir };
     },
   };
 }
@@ -64,6 +70,9 @@ export function postgresBackend(): BackendInitializer {
       } finally {
         await c.end();
       }
+    },
+    env() {
+      return { DATABASE_URL: TEST_DATABASE_URL, INTERLOCK_PG_SCHEMA: schema };
     },
   };
 }
