@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { PolicyConfig } from '../core/index.ts';
 import { tool, type Tool } from '../agent/tool.ts';
 import type { FakePayments } from './fake-payments.ts';
+import type { ScriptContext, ScriptStep } from './scripted-model.ts';
 
 /** The order-support policy used by the agent tests. */
 export const supportPolicy: PolicyConfig = {
@@ -62,4 +63,29 @@ export function supportTools(pay: FakePayments): Tool[] {
     }),
     tool({ name: 'delete_customer', description: 'Delete a customer', schema: z.object({ customerId: z.string() }), execute: async () => ({ deleted: true }) }),
   ];
+}
+
+/**
+ * A support model for `scriptedModel`: acts on the last user message (refund,
+ * cancel, look up, address, delete, email; a "$N" sets the refund amount,
+ * default 850), then reports on the tool results, offering store credit when a
+ * refund was rejected.
+ */
+export function supportScript(ctx: ScriptContext): ScriptStep {
+  if (ctx.lastToolResults.length > 0) {
+    const r = ctx.lastToolResults;
+    const text = r.map((x) => (typeof x.output === 'string' ? x.output : JSON.stringify(x.output))).join(' | ');
+    if (r.some((x) => typeof x.output === 'string' && /rejected/.test(x.output))) return { text: `I can't issue that refund. I can offer store credit instead. (${text})` };
+    return { text: `Done: ${text}` };
+  }
+  const m = ctx.lastUserText;
+  const amount = /\$(\d+)/.exec(m)?.[1];
+  const calls: NonNullable<ScriptStep['toolCalls']> = [];
+  if (/refund/.test(m)) calls.push({ name: 'issue_refund', args: { orderId: 'ORD-999', customerId: /cust (\S+)/.exec(m)?.[1] ?? 'test-001', amount: Number(amount ?? 850) } });
+  if (/cancel/.test(m)) calls.push({ name: 'cancel_subscription', args: { subscriptionId: 'SUB-7' } });
+  if (/look/.test(m)) calls.push({ name: 'look_up_order', args: { orderId: 'ORD-999' } });
+  if (/address/.test(m)) calls.push({ name: 'ask_customer_address', args: { orderId: 'ORD-78291', address: '123 New St' } });
+  if (/delete/.test(m)) calls.push({ name: 'delete_customer', args: { customerId: 'test-001' } });
+  if (/email/.test(m)) calls.push({ name: 'send_email', args: { to: 'c@example.com', body: 'hi' } });
+  return calls.length ? { text: 'Let me take care of that.', toolCalls: calls } : { text: 'How can I help?' };
 }
