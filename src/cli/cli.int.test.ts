@@ -42,7 +42,7 @@ for (const backend of allBackends()) {
       assert.equal(add.code, 0, add.err);
       const token = /token: (il_\S+)/.exec(add.out)?.[1];
       assert.ok(token);
-      const id = /reviewer (rev_\S+)/.exec(add.out)?.[1]!;
+      const id = /reviewer (rev_\S+)/.exec(add.out)![1]!;
       const list = await run(['reviewers', 'list'], env);
       assert.match(list.out, /Sam\s+supervisor,finance\s+active/);
       assert.ok(!list.out.includes(token), 'list never shows tokens');
