@@ -2,9 +2,9 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { allBackends } from '../testing/backends.ts';
 import { manualClock } from '../testing/clock.ts';
-import { scriptedModel, type ScriptContext, type ScriptStep } from '../testing/scripted-model.ts';
+import { scriptedModel } from '../testing/scripted-model.ts';
 import { FakePayments } from '../testing/fake-payments.ts';
-import { supportPolicy, supportTools } from '../testing/support-fixture.ts';
+import { supportPolicy, supportScript, supportTools } from '../testing/support-fixture.ts';
 import { createInterlock, type Interlock } from '../engine/index.ts';
 import { createAgent, type AgentOptions } from './index.ts';
 import type { Store } from '../store/types.ts';
@@ -13,26 +13,6 @@ import type { Reviewer } from '../core/index.ts';
 const sup: Reviewer = { id: 'sam', roles: ['supervisor'] };
 const ret: Reviewer = { id: 'rita', roles: ['retention_lead'] };
 const logi: Reviewer = { id: 'leo', roles: ['logistics'] };
-
-/** A support model: acts on the last user message, then reports on tool results. */
-function supportScript(ctx: ScriptContext): ScriptStep {
-  if (ctx.lastToolResults.length > 0) {
-    const r = ctx.lastToolResults;
-    const text = r.map((x) => (typeof x.output === 'string' ? x.output : JSON.stringify(x.output))).join(' | ');
-    if (r.some((x) => typeof x.output === 'string' && /rejected/.test(x.output))) return { text: `I can't issue that refund. I can offer store credit instead. (${text})` };
-    return { text: `Done: ${text}` };
-  }
-  const m = ctx.lastUserText;
-  const amount = /\$(\d+)/.exec(m)?.[1];
-  const calls: NonNullable<ScriptStep['toolCalls']> = [];
-  if (/refund/.test(m)) calls.push({ name: 'issue_refund', args: { orderId: 'ORD-999', customerId: /cust (\S+)/.exec(m)?.[1] ?? 'test-001', amount: Number(amount ?? 850) } });
-  if (/cancel/.test(m)) calls.push({ name: 'cancel_subscription', args: { subscriptionId: 'SUB-7' } });
-  if (/look/.test(m)) calls.push({ name: 'look_up_order', args: { orderId: 'ORD-999' } });
-  if (/address/.test(m)) calls.push({ name: 'ask_customer_address', args: { orderId: 'ORD-78291', address: '123 New St' } });
-  if (/delete/.test(m)) calls.push({ name: 'delete_customer', args: { customerId: 'test-001' } });
-  if (/email/.test(m)) calls.push({ name: 'send_email', args: { to: 'c@example.com', body: 'hi' } });
-  return calls.length ? { text: 'Let me take care of that.', toolCalls: calls } : { text: 'How can I help?' };
-}
 
 for (const backend of allBackends()) {
   describe(`agent on ${backend.name}`, () => {

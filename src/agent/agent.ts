@@ -61,17 +61,29 @@ export function createAgent(opts: AgentOptions): Agent {
 
   async function start(threadId: string): Promise<Run | AgentResult> {
     const now = il.context.now();
+    // Each run leases the thread under its own name, not the process's: a lease
+    // already "ours" is re-granted, so two runs in one process (a worker handling
+    // two resume jobs of a thread) would otherwise both run the loop.
+    const runOwner = `${il.context.owner}:${newId<string>('run')}`;
     const { claimed, thread } = await store.transaction((tx) =>
-      tx.claimThread({ id: threadId, agent: opts.name, agentVersion: opts.version, status: 'running', messageCount: 0, abortRequested: false, metadata: {}, createdAt: now, updatedAt: now }, il.context.owner, now + leaseMs, now),
+      tx.claimThread({ id: threadId, agent: opts.name, agentVersion: opts.version, status: 'running', messageCount: 0, abortRequested: false, metadata: {}, createdAt: now, updatedAt: now }, runOwner, now + leaseMs, now),
     );
     if (thread.agent !== opts.name) {
       if (claimed) await store.updateThread(threadId, { leaseOwner: null }, now);
       throw new InterlockUsageError('wrong_agent', `Thread ${threadId} belongs to agent "${thread.agent}", not "${opts.name}".`, { details: { threadId }, status: 409 });
     }
-    const cp = await store.getLatestCheckpoint(threadId);
-    const state = cp ? readState(cp.state, opts.version, compatible, threadId) : initialState(opts.version, opts.system);
-    const messages = cp ? ((await store.listMessages(threadId, cp.messageCount)) as Message[]) : [];
-    const run = new Run(rt, threadId, state, messages);
+    let run: Run;
+    try {
+      const cp = await store.getLatestCheckpoint(threadId);
+      const state = cp ? readState(cp.state, opts.version, compatible, threadId) : initialState(opts.version, opts.system);
+      const messages = cp ? ((await store.listMessages(threadId, cp.messageCount)) as Message[]) : [];
+      run = new Run(rt, threadId, state, messages);
+    } catch (err) {
+      // A checkpoint this build refuses (schema or agent version) must not leave the
+      // thread leased: a compatible build has to be able to resume it right away.
+      if (claimed) await store.updateThread(threadId, { leaseOwner: null }, now).catch(() => undefined);
+      throw err;
+    }
     if (!claimed) return run.result('busy', thread.status);
     if (thread.status === 'aborted' || thread.status === 'failed') {
       await store.updateThread(threadId, { leaseOwner: null }, now);

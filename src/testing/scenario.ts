@@ -1,0 +1,168 @@
+import { ConfigError, newId, type ApprovalRequest, type Decision, type Policy, type PolicyConfig, type Reviewer } from '../core/index.ts';
+import { createInterlock, type DecisionResult, type Interlock } from '../engine/index.ts';
+import { createAgent, type Agent } from '../agent/agent.ts';
+import type { LanguageModel } from '../agent/model.ts';
+import type { Tool } from '../agent/tool.ts';
+import type { AgentOptions, AgentResult, Interrupt, InterruptResponse } from '../agent/types.ts';
+import type { Store } from '../store/types.ts';
+import { manualClock, type ManualClock } from './clock.ts';
+import { fail } from './scenario-expect.ts';
+import { recordModel, recordTools, unansweredToolCalls, type ModelPrompt, type ToolRun } from './scenario-recorder.ts';
+import { expectRuns, Turn, type ToolRunMatch } from './scenario-turn.ts';
+
+/** Agent settings of a scenario: everything of {@link AgentOptions} but what the harness supplies. */
+export type ScenarioAgentOptions = Omit<AgentOptions, 'model' | 'tools' | 'interlock'>;
+
+/** Options of {@link scenario}. */
+export interface ScenarioOptions {
+  /** A migrated store (e.g. from `allBackends()`); several scenarios may share one. */
+  store: Store;
+  policy: PolicyConfig | Policy;
+  /** The agent's tools; the harness wraps them to record every run. */
+  tools: Tool[];
+  /** Usually a `scriptedModel`; the harness records every prompt it receives. */
+  model: LanguageModel;
+  agent: ScenarioAgentOptions;
+  /** The engine's clock, moved by {@link Scenario.timeout} (default: a new manual clock). */
+  clock?: ManualClock;
+  /** Default: a new id per scenario. */
+  threadId?: string;
+}
+
+/** A reviewer's decision, as the harness takes it: the version and action hash are read from the request. */
+export type ScenarioDecision = InterruptResponse;
+
+/** A scripted conversation with one agent on one thread. Made by {@link scenario}. */
+export interface Scenario {
+  readonly threadId: string;
+  readonly agent: Agent;
+  /** The engine the agent runs on (built over the store, the policy and the clock). */
+  readonly interlock: Interlock;
+  readonly clock: ManualClock;
+  /** Every run of a tool's `execute` in this scenario, in order (interrupted runs included). */
+  readonly runs: readonly ToolRun[];
+  /** Every prompt the model received in this scenario, in order. */
+  readonly prompts: readonly ModelPrompt[];
+  /** Every step so far. */
+  readonly turns: readonly Turn[];
+  /** Send a user message and run the loop until the turn ends or pauses. */
+  user(text: string, opts?: { app?: Record<string, unknown> }): Promise<Turn>;
+  /**
+   * Record a reviewer's decision through the engine (at the request's current
+   * version and action hash, so the same checks, audit and ledger apply as for
+   * a decision from the UI), then resume the thread as the resume worker would.
+   * A decision that does not resolve the request (a first approval of a quorum,
+   * an edit that became a new request) resumes to the same pause.
+   * @example
+   * const next = await s.decide(turn.interrupt('issue_refund'), { type: 'reject', message: 'outside the window' }, { id: 'sam', roles: ['supervisor'] });
+   */
+  decide(target: Interrupt | string, decision: ScenarioDecision, reviewer: Reviewer): Promise<Turn>;
+  /** Resume the thread (what the resume worker does after a decision). */
+  resume(): Promise<Turn>;
+  /**
+   * Let the thread's open requests time out: move the clock past the latest
+   * expiry of its pending requests (or by `advanceMs`), run the sweeper
+   * (`expireDue`), then resume. The turn lists what expired in `expired`.
+   */
+  timeout(opts?: { advanceMs?: number }): Promise<Turn>;
+  /** A tool ran in the whole scenario (`times`: exactly that often; `args`: with these args). */
+  expectToolRan(name: string, match?: ToolRunMatch): void;
+  /** A tool never ran in the whole scenario (an interrupted run does not count). */
+  expectToolNotRun(name: string): void;
+  /** The model never saw a tool call without its result, in any prompt of the scenario. */
+  expectEveryToolCallAnswered(): void;
+}
+
+/**
+ * Build a scenario: an engine over `store` and `policy` on a manual clock, an
+ * agent whose tools and model are recorded, and one thread to script.
+ * @example
+ * const s = await scenario({ store, policy: supportPolicy, tools: supportTools(pay), model: scriptedModel(supportScript),
+ *   agent: { name: 'support', version: '1.0.0', system: 'You help customers.' } });
+ * const turn = await s.user('I need a full refund for order ORD-999');
+ * turn.expectInterrupted('issue_refund', { role: 'supervisor' });
+ * await turn.expectCheckpoint({ pendingTool: 'issue_refund' });
+ * await turn.expectNotified('supervisor');
+ * const next = await s.decide(turn.interrupt('issue_refund'), { type: 'approve' }, { id: 'sam', roles: ['supervisor'] });
+ * next.expectToolRan('issue_refund', { times: 1 }).expectReply(/refund/);
+ */
+export async function scenario(opts: ScenarioOptions): Promise<Scenario> {
+  if (!opts?.store) throw new ConfigError('scenario() requires "store": a migrated store, e.g. await sqliteBackend().create().');
+  if (!opts.model) throw new ConfigError('scenario() requires "model", e.g. scriptedModel([...]).');
+  if (!opts.agent) throw new ConfigError('scenario() requires "agent": { name, version, system } and any other agent options.');
+  const clock = opts.clock ?? manualClock();
+  const interlock = createInterlock({ store: opts.store, policy: opts.policy, now: clock.now });
+  const runs: ToolRun[] = [];
+  const prompts: ModelPrompt[] = [];
+  const turns: Turn[] = [];
+  const agent = createAgent({ ...opts.agent, model: recordModel(opts.model, prompts), tools: recordTools(opts.tools, runs), interlock });
+  const threadId = opts.threadId ?? newId<string>('thr');
+  const store = opts.store;
+
+  /**
+   * One turn: `before` (a decision, a sweep) then the agent run. What the turn
+   * reports (tool runs, model calls, notifications) counts from before `before`,
+   * so a notification queued by the decision itself belongs to the turn.
+   */
+  async function step<E extends { decision?: DecisionResult; expired?: ApprovalRequest[] }>(before: () => Promise<E>, run: () => Promise<AgentResult>): Promise<Turn> {
+    const jobsBefore = new Set((await store.listJobs({ threadId, kind: 'notify' })).map((j) => j.id));
+    const runsBefore = runs.length;
+    const promptsBefore = prompts.length;
+    const extra = await before();
+    const result = await run();
+    const turn = new Turn(result, {
+      store,
+      threadId,
+      agentVersion: agent.version,
+      system: opts.agent.system,
+      runs: runs.slice(runsBefore),
+      modelCalls: prompts.length - promptsBefore,
+      jobsBefore,
+      ...extra,
+    });
+    turns.push(turn);
+    return turn;
+  }
+
+  const nothing = async () => ({});
+
+  return {
+    threadId,
+    agent,
+    interlock,
+    clock,
+    runs,
+    prompts,
+    turns,
+    user: (text, o = {}) => step(nothing, () => agent.invoke(text, { threadId, ...(o.app ? { app: o.app } : {}) })),
+    resume: () => step(nothing, () => agent.resume(threadId)),
+    async decide(target, d, reviewer) {
+      const id = typeof target === 'string' ? target : target.id;
+      const req = await interlock.getRequestOrThrow(id);
+      if (req.threadId !== threadId) throw new ConfigError(`scenario.decide: request ${id} belongs to thread ${req.threadId}, not to this scenario's thread ${threadId}.`);
+      const decision: Decision = { ...d, expectedVersion: req.version, actionHash: req.actionHash };
+      return step(async () => ({ decision: await interlock.decide(id, decision, reviewer) }), () => agent.resume(threadId));
+    },
+    async timeout(o = {}) {
+      const { items } = await interlock.listRequests({ threadId, status: 'pending', limit: 500 });
+      if (o.advanceMs === undefined && items.length === 0) fail('scenario.timeout(): the thread has no pending request to let expire.', 'a pending request', 'none');
+      return step(async () => {
+        if (o.advanceMs !== undefined) clock.advance(o.advanceMs);
+        else clock.set(Math.max(clock.now(), ...items.map((r) => r.expiresAt + 1)));
+        return { expired: (await interlock.expireDue()).filter((r) => r.threadId === threadId) };
+      }, () => agent.resume(threadId));
+    },
+    expectToolRan(name, match = {}) {
+      expectRuns(runs, name, match, 'in this scenario');
+    },
+    expectToolNotRun(name) {
+      expectRuns(runs, name, { times: 0 }, 'in this scenario');
+    },
+    expectEveryToolCallAnswered() {
+      prompts.forEach((p, i) => {
+        const missing = unansweredToolCalls(p);
+        if (missing.length > 0) fail(`Model call ${i + 1} saw tool calls without results.`, 'every tool call followed by its result', missing);
+      });
+    },
+  };
+}
