@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'data/**', 'bench/results/**', 'dist/**'] },
+  { ignores: ['node_modules/**', 'data/**', 'bench/node_modules/**', 'bench/results/**', 'dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -23,6 +23,22 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/require-await': 'off',
       '@typescript-eslint/only-throw-error': 'error',
+    },
+  },
+  {
+    // Browser code of the web UI: untrusted text must never be parsed as markup.
+    files: ['src/web/client/**/*.ts'],
+    languageOptions: { globals: globals.browser },
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        { property: 'innerHTML', message: 'Build DOM nodes and use textContent: untrusted text must never be parsed as markup.' },
+        { property: 'outerHTML', message: 'Build DOM nodes and use textContent: untrusted text must never be parsed as markup.' },
+        { property: 'insertAdjacentHTML', message: 'Build DOM nodes and use textContent: untrusted text must never be parsed as markup.' },
+        { object: 'document', property: 'write', message: 'Build DOM nodes instead.' },
+        { property: 'createContextualFragment', message: 'Build DOM nodes and use textContent instead.' },
+      ],
+      'no-restricted-globals': ['error', { name: 'eval', message: 'No eval: the CSP forbids it.' }],
     },
   },
   { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },

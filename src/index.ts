@@ -10,4 +10,5 @@ export * from './agent/index.ts';
 export * from './worker/index.ts';
 export * from './notify/index.ts';
 export * from './server/index.ts';
+export * from './web/index.ts';
 export * from './service/index.ts';

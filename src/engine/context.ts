@@ -23,8 +23,14 @@ export interface EngineContext {
   emit: (event: EngineEvent) => void;
 }
 
-/** Something that happened, for live updates (SSE) and metrics. */
-export type EngineEvent =
+/**
+ * Something that happened, for live updates (SSE) and metrics. Events of
+ * other processes sharing the database arrive with `remote: true`.
+ */
+export type EngineEvent = EngineEventBody & { remote?: boolean };
+
+/** The event itself. */
+export type EngineEventBody =
   | { type: 'approval.created'; requestId: string; threadId: string; tool: string; role: string }
   | { type: 'approval.decided'; requestId: string; threadId: string; decision: string; status: string }
   | { type: 'approval.expired'; requestId: string; threadId: string; applied: string }

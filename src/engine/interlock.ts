@@ -92,22 +92,48 @@ export function createInterlock(options: InterlockOptions): Interlock {
   const policy: Policy = 'evaluate' in options.policy ? options.policy : definePolicy(options.policy);
   const listeners = new Set<(e: EngineEvent) => void>();
   const tools = new Map(Object.entries(options.tools ?? {}));
+  const owner = options.owner ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  const bus = options.store.events;
   const ctx: EngineContext = {
     store: options.store,
     policy,
     tools,
     now: options.now ?? Date.now,
     fallbackRole: options.fallbackRole ?? 'supervisor',
-    owner: options.owner ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
+    owner,
     emit: (e) => {
-      for (const l of listeners) {
-        try {
-          l(e);
-        } catch {
-          // A listener's failure must not undo or hide a committed write.
+      deliver(e);
+      if (bus) {
+        // Other processes on the same database hear it too, in one NOTIFY per tick; a failed publish only delays their live view.
+        outgoing.push(e);
+        if (outgoing.length === 1) {
+          setImmediate(() => {
+            const events = outgoing.splice(0);
+            void bus.publish({ origin: owner, events }).catch(() => undefined);
+          });
         }
       }
     },
+  };
+  const outgoing: EngineEvent[] = [];
+  const deliver = (e: EngineEvent) => {
+    for (const l of listeners) {
+      try {
+        l(e);
+      } catch {
+        // A listener's failure must not undo or hide a committed write.
+      }
+    }
+  };
+  let unsubscribe: Promise<() => Promise<void>> | undefined;
+  const listenRemote = () => {
+    if (!bus || unsubscribe) return;
+    unsubscribe = bus.subscribe((m) => {
+      const msg = m as { origin?: string; events?: EngineEvent[] };
+      if (msg.origin === owner || !Array.isArray(msg.events)) return;
+      for (const e of msg.events) deliver({ ...e, remote: true });
+    });
+    unsubscribe.catch(() => (unsubscribe = undefined));
   };
   return {
     store: options.store,
@@ -134,7 +160,15 @@ export function createInterlock(options: InterlockOptions): Interlock {
     rollup: (since, until) => rollup(ctx, since, until),
     on(listener) {
       listeners.add(listener);
-      return () => listeners.delete(listener);
+      listenRemote();
+      return () => {
+        listeners.delete(listener);
+        if (listeners.size === 0 && unsubscribe) {
+          const u = unsubscribe;
+          unsubscribe = undefined;
+          void u.then((stop) => stop()).catch(() => undefined);
+        }
+      };
     },
   };
 }

@@ -1,4 +1,4 @@
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { z } from 'zod';
 import { ConfigError, ValidationError } from '../core/index.ts';
@@ -7,7 +7,8 @@ import { authenticate, requireOperator, storeReviewerAuth, type ReviewerAuth } f
 import { errorHandler, PayloadTooLargeError, RouteNotFoundError, type ServerLogger } from './errors.ts';
 import { createMetrics, type MetricsOptions } from './metrics.ts';
 import { openApiDocument } from './openapi.ts';
-import { createRateLimiter, type RateLimitOptions } from './rate-limit.ts';
+import { createRateLimiter, type RateLimiter, type RateLimitOptions } from './rate-limit.ts';
+import { auditAuthRefusals } from './refusal-audit.ts';
 import { approvalRoutes } from './routes/approvals.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { eventRoutes } from './routes/events.ts';
@@ -37,6 +38,34 @@ export interface AppOptions {
   metrics?: MetricsOptions & { public?: boolean };
   /** Where unexpected errors are reported (default `console`). */
   logger?: ServerLogger;
+  /** A user interface served by the same app, with browser sessions: `createWebUi()` from the web layer. */
+  ui?: AppUi;
+}
+
+/** What the app hands a {@link AppUi} when mounting it. */
+export interface UiMountContext {
+  deps: RouteDeps;
+  /** The app's authentication (bearer token, else session cookie with CSRF checks); already guards `/api/*`. */
+  authenticate: MiddlewareHandler<AppEnv>;
+  /** How callers are authenticated, sessions included. */
+  reviewers: ReviewerAuth;
+  /** `baseUrl` of the options, if any: the public origin, and whether cookies must be Secure. */
+  baseUrl: string | undefined;
+  /** The decision rate limit, if any. */
+  limiter: RateLimiter | undefined;
+}
+
+/**
+ * A user interface mounted on the app (the web layer's `createWebUi`). The
+ * server only defines this seam, so it does not depend on the layer above it.
+ */
+export interface AppUi {
+  /** Add browser sessions to how callers are authenticated (`verifySession` and `csrfToken`). */
+  withSessions(reviewers: ReviewerAuth, interlock: Interlock): ReviewerAuth;
+  /** Add the UI's pages, assets and endpoints to `app`; called once, after the API's middleware. */
+  mount(app: Hono<AppEnv>, ctx: UiMountContext): void;
+  /** OpenAPI path items of the endpoints it adds under /api, merged into /openapi.json. */
+  apiPaths?(): Record<string, unknown>;
 }
 
 const lifecycles = new WeakMap<object, () => void>();
@@ -92,8 +121,11 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const metrics = createMetrics(interlock, options.metrics);
   const streams = new Set<() => void>();
   const deps: RouteDeps = { interlock, threads: options.threads, argsSchema: argsSchemaResolver(interlock, options.toolSchemas) };
-  const auth = authenticate(options.reviewers ?? storeReviewerAuth(interlock.store), options.baseUrl ? new URL(options.baseUrl).origin : undefined);
+  const baseReviewers = options.reviewers ?? storeReviewerAuth(interlock.store);
+  const reviewers = options.ui ? options.ui.withSessions(baseReviewers, interlock) : baseReviewers;
+  const auth = authenticate(reviewers, options.baseUrl ? new URL(options.baseUrl).origin : undefined);
   const openapi = openApiDocument(options.baseUrl ? { baseUrl: options.baseUrl } : {});
+  if (options.ui?.apiPaths) Object.assign(openapi.paths as Record<string, unknown>, options.ui.apiPaths());
 
   const app = new Hono<AppEnv>();
   const onError = errorHandler(logger);
@@ -121,7 +153,10 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     }
     await next();
   });
+  // Before auth, so that it sees auth's refusals of a decision (no token, a revoked one) and audits them.
+  app.use('/api/v1/approvals/:id/decision', auditAuthRefusals(interlock));
   app.use('/api/*', auth);
+  options.ui?.mount(app, { deps, authenticate: auth, reviewers, baseUrl: options.baseUrl, limiter });
 
   app.route('/api/v1', approvalRoutes(deps, limiter));
   app.route('/api/v1', auditRoutes(deps));

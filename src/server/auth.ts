@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
-import { ForbiddenError, newId, ValidationError, type Reviewer } from '../core/index.ts';
+import { ConfigError, ForbiddenError, InterlockUsageError, newId, ValidationError, type Reviewer } from '../core/index.ts';
 import type { ReviewerRow, StoreTx } from '../store/types.ts';
 import { UnauthorizedError } from './errors.ts';
 import type { AppEnv } from './types.ts';
@@ -11,6 +11,16 @@ export const OPERATOR_ROLE = 'operator';
 
 /** Name of the cookie a browser session travels in (sessions are issued by the web UI). */
 export const SESSION_COOKIE = 'il_session';
+
+/** Header in which a cookie-authenticated write carries the session's CSRF token. */
+export const CSRF_HEADER = 'x-csrf-token';
+
+/** A write made with a session cookie did not prove it came from this server's own pages. */
+export class CsrfError extends InterlockUsageError {
+  constructor(message: string) {
+    super('csrf_failed', message, { status: 403 });
+  }
+}
 
 const TOKEN_PREFIX = 'il_';
 // 32 random bytes in base64url are 43 characters.
@@ -26,7 +36,7 @@ export interface Principal extends Reviewer {
 }
 
 /** What checking a credential found. */
-export type AuthOutcome = { ok: true; reviewer: Reviewer & { name: string } } | { ok: false; reason: 'invalid' | 'revoked' };
+export type AuthOutcome = { ok: true; reviewer: Reviewer & { name: string } } | { ok: false; reason: 'invalid' | 'revoked'; /** Whose revoked credential it was. */ reviewerId?: string };
 
 /**
  * Turns credentials into reviewers. The default checks API tokens against the
@@ -36,6 +46,18 @@ export interface ReviewerAuth {
   verifyToken(token: string): Promise<AuthOutcome>;
   /** Check the value of the `il_session` cookie. Without it, cookies are ignored. */
   verifySession?(session: string): Promise<AuthOutcome>;
+  /**
+   * The CSRF token that writes made with the session `session` must carry in
+   * the `X-CSRF-Token` header. Required with `verifySession`.
+   */
+  csrfToken?(session: string): string;
+}
+
+/** Equal strings, compared in time that does not depend on where they differ. */
+export function safeEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'utf8');
+  const y = Buffer.from(b, 'utf8');
+  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 /** The SHA-256 of a token, hex: the only form in which a token is stored. */
@@ -83,7 +105,7 @@ export function storeReviewerAuth(store: Pick<StoreTx, 'getReviewerByTokenHash'>
       const row = await store.getReviewerByTokenHash(hash);
       // The lookup is by hash; the comparison guards a backend that matched loosely, in constant time.
       if (!row || row.tokenHash.length !== hash.length || !timingSafeEqual(Buffer.from(row.tokenHash), Buffer.from(hash))) return { ok: false, reason: 'invalid' };
-      if (row.revoked) return { ok: false, reason: 'revoked' };
+      if (row.revoked) return { ok: false, reason: 'revoked', reviewerId: row.id };
       return { ok: true, reviewer: { id: row.id, name: row.name, roles: row.roles } };
     },
   };
@@ -97,7 +119,7 @@ function bearerToken(header: string | undefined): string | undefined {
 }
 
 function refuse(outcome: Extract<AuthOutcome, { ok: false }>, via: Principal['via']): never {
-  if (outcome.reason === 'revoked') throw new UnauthorizedError('token_revoked', 'This token was revoked; ask an operator for a new one.');
+  if (outcome.reason === 'revoked') throw new UnauthorizedError('token_revoked', 'This token was revoked; ask an operator for a new one.', outcome.reviewerId);
   throw new UnauthorizedError('unauthorized', via === 'bearer' ? 'The token is not valid; check it, or ask an operator for a new one.' : 'The session is not valid or has ended; sign in again.');
 }
 
@@ -106,9 +128,13 @@ function refuse(outcome: Extract<AuthOutcome, { ok: false }>, via: Principal['vi
  * else the `il_session` cookie when the auth knows sessions. Tokens in the query
  * string are refused by design: they end up in logs and browser history.
  * A cookie-authenticated write must come from this server's own origin
- * (`origin`, else the request URL's), so another site cannot post with it (CSRF).
+ * (`origin`, else the request URL's) and carry the session's CSRF token in
+ * `X-CSRF-Token`, so another site cannot post with it (CSRF).
  */
 export function authenticate(auth: ReviewerAuth, origin?: string): MiddlewareHandler<AppEnv> {
+  if (auth.verifySession && !auth.csrfToken) {
+    throw new ConfigError('A ReviewerAuth with "verifySession" also needs "csrfToken(session)": cookie-authenticated writes must be protected against cross-site requests.');
+  }
   return async (c, next) => {
     const token = bearerToken(c.req.header('authorization'));
     let principal: Principal | undefined;
@@ -121,9 +147,7 @@ export function authenticate(auth: ReviewerAuth, origin?: string): MiddlewareHan
       if (session) {
         const outcome = await auth.verifySession(session);
         if (!outcome.ok) refuse(outcome, 'session');
-        if (!['GET', 'HEAD', 'OPTIONS'].includes(c.req.method) && c.req.header('origin') !== (origin ?? new URL(c.req.url).origin)) {
-          throw new ForbiddenError('forbidden', 'A write with a session cookie must come from this server\'s own pages (Origin header mismatch).');
-        }
+        if (!['GET', 'HEAD', 'OPTIONS'].includes(c.req.method)) checkCsrf(c.req.header('origin'), c.req.header(CSRF_HEADER), origin ?? new URL(c.req.url).origin, auth.csrfToken!(session));
         principal = toPrincipal(outcome.reviewer, 'session');
       }
     }
@@ -131,6 +155,20 @@ export function authenticate(auth: ReviewerAuth, origin?: string): MiddlewareHan
     c.set('principal', principal);
     await next();
   };
+}
+
+/**
+ * Both defences against cross-site writes: the browser-set Origin must be ours
+ * (SameSite=Strict already keeps the cookie off most cross-site requests), and
+ * the request must carry the session's CSRF token, which another site cannot read.
+ */
+export function checkCsrf(requestOrigin: string | undefined, sent: string | undefined, ownOrigin: string, expected: string): void {
+  if (requestOrigin !== ownOrigin) {
+    throw new CsrfError('A write with a session cookie must come from this server\'s own pages (Origin header mismatch). Reload the page and try again.');
+  }
+  if (sent === undefined || !safeEqual(sent, expected)) {
+    throw new CsrfError('A write with a session cookie must carry the page\'s CSRF token (X-CSRF-Token). Reload the page and try again.');
+  }
 }
 
 function toPrincipal(r: Reviewer & { name: string }, via: Principal['via']): Principal {

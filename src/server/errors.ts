@@ -16,8 +16,12 @@ export interface ServerLogger {
 
 /** The caller did not prove who they are. */
 export class UnauthorizedError extends InterlockUsageError {
-  constructor(code: 'unauthorized' | 'token_revoked', message: string) {
+  /** The reviewer a revoked token belonged to (for the audit; never sent to the caller). */
+  readonly reviewerId: string | undefined;
+
+  constructor(code: 'unauthorized' | 'token_revoked', message: string, reviewerId?: string) {
     super(code, message, { status: 401 });
+    this.reviewerId = reviewerId;
   }
 }
 

@@ -1,8 +1,10 @@
 /** The HTTP API: approval queue, decisions, live events, audit, probes, metrics, OpenAPI. */
-export { createApp, closeApp, type AppOptions } from './app.ts';
+export { createApp, closeApp, type AppOptions, type AppUi, type UiMountContext } from './app.ts';
 export { serve, type RunningServer } from './serve.ts';
 export {
   createReviewer,
+  CsrfError,
+  CSRF_HEADER,
   hashToken,
   storeReviewerAuth,
   OPERATOR_ROLE,
@@ -15,4 +17,4 @@ export { UnauthorizedError, PayloadTooLargeError, RateLimitedError, NotImplement
 export { createMetrics, type MetricsOptions, type ServerMetrics } from './metrics.ts';
 export { openApiDocument } from './openapi.ts';
 export { createRateLimiter, type RateLimiter, type RateLimitOptions } from './rate-limit.ts';
-export type { ThreadsAdapter, ThreadView, ToolSchemas } from './types.ts';
+export type { AppEnv, RouteDeps, ThreadsAdapter, ThreadView, ToolSchemas } from './types.ts';

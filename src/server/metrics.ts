@@ -74,7 +74,10 @@ export function createMetrics(interlock: Interlock, opts: MetricsOptions = {}): 
         break;
     }
   };
-  const off = interlock.on(onEvent);
+  // Counters count this process's events; Prometheus sums processes, so remote ones would count twice.
+  const off = interlock.on((e) => {
+    if (!e.remote) onEvent(e);
+  });
 
   return {
     registry,

@@ -35,7 +35,7 @@ const idParam = (what: string) => ({ name: 'id', in: 'path', required: true, sch
 const ERROR_TEXT: Record<number, string> = {
   400: 'invalid_input: the body or query is malformed; details.issues names each field.',
   401: 'unauthorized / token_revoked: send a valid "Authorization: Bearer <token>".',
-  403: 'forbidden_role, self_approval, duplicate_reviewer, decision_not_allowed, policy_blocked.',
+  403: 'forbidden_role, self_approval, duplicate_reviewer, decision_not_allowed, policy_blocked; csrf_failed for a session-cookie write without this server\'s Origin and X-CSRF-Token.',
   404: 'not_found, approval_request_not_found, thread_not_found.',
   409: 'stale_version, action_hash_mismatch, already_resolved: reload and review again.',
   410: 'request_expired: the timeout default applies.',

@@ -5,6 +5,7 @@ import type { Agent } from '../agent/index.ts';
 import { createApp, createReviewer, serve, type RunningServer } from '../server/index.ts';
 import { createNotifier, type Channel, type RoutingConfig } from '../notify/index.ts';
 import { createWorker, type Worker } from '../worker/index.ts';
+import { createWebUi } from '../web/index.ts';
 import type { InterlockConfig } from './config.ts';
 import { createThreadsAdapter } from './threads.ts';
 
@@ -76,11 +77,12 @@ export async function startService(o: ServiceOptions): Promise<Service> {
     }
   }
 
-  const threads = createThreadsAdapter(interlock, agents, (m) => log(m));
+  const leaseMs = o.leaseMs ?? Number(process.env.INTERLOCK_LEASE_MS ?? 60_000);
+  const threads = createThreadsAdapter(interlock, agents, (m) => log(m), { recoverAfterMs: leaseMs });
   let server: RunningServer | undefined;
   let baseUrl = o.baseUrl ?? process.env.INTERLOCK_BASE_URL;
   if (o.http !== false) {
-    const app = createApp({ interlock, threads, ...(baseUrl ? { baseUrl } : {}) });
+    const app = createApp({ interlock, threads, ui: createWebUi(), ...(baseUrl ? { baseUrl } : {}) });
     server = await serve({ app, port: o.port ?? 3000, hostname: o.hostname ?? process.env.HOST ?? '127.0.0.1' });
     baseUrl ??= `http://localhost:${server.port}`;
   }
@@ -89,7 +91,7 @@ export async function startService(o: ServiceOptions): Promise<Service> {
   let worker: Worker | undefined;
   if (o.worker !== false) {
     const notifier = createNotifier({ interlock, routing: routing(o.config, process.env), baseUrl });
-    worker = createWorker({ interlock, agents: [...agents.values()], notifier, ...(o.pollMs ? { pollMs: o.pollMs } : {}), leaseMs: o.leaseMs ?? Number(process.env.INTERLOCK_LEASE_MS ?? 60_000), onError: (e) => log(`worker: ${e instanceof Error ? e.message : String(e)}`) });
+    worker = createWorker({ interlock, agents: [...agents.values()], notifier, ...(o.pollMs ? { pollMs: o.pollMs } : {}), leaseMs, onError: (e) => log(`worker: ${e instanceof Error ? e.message : String(e)}`) });
     worker.start();
   }
 

@@ -3,13 +3,33 @@ import type { Agent, Interrupt } from '../agent/index.ts';
 import type { Interlock } from '../engine/index.ts';
 import type { ThreadsAdapter, ThreadView } from '../server/index.ts';
 
+/** Options of {@link createThreadsAdapter}. */
+export interface ThreadsAdapterOptions {
+  /**
+   * When a worker takes over a new thread whose run has not finished, e.g.
+   * because this process died (default 60 s; the service passes its lease).
+   */
+  recoverAfterMs?: number;
+}
+
 /**
  * Starts agent runs for the HTTP API. A start returns at once (202): the
  * thread row exists before the response, and the run continues in the
- * background until it ends or pauses.
+ * background until it ends or pauses. A new thread is committed together with
+ * a `resume` job due after `recoverAfterMs` that carries its input: if this
+ * process dies (or the run fails) before the thread pauses or ends, a worker
+ * runs it again from its last checkpoint, or from the input when nothing was
+ * saved yet, with the worker's retries and backoff. A thread acknowledged with
+ * 202 is therefore never left running with no one to finish it.
  */
-export function createThreadsAdapter(interlock: Interlock, agents: ReadonlyMap<string, Agent>, log: (msg: string) => void = console.error): ThreadsAdapter & { idle(): Promise<void> } {
+export function createThreadsAdapter(
+  interlock: Interlock,
+  agents: ReadonlyMap<string, Agent>,
+  log: (msg: string) => void = console.error,
+  opts: ThreadsAdapterOptions = {},
+): ThreadsAdapter & { idle(): Promise<void> } {
   const running = new Set<Promise<unknown>>();
+  const recoverAfterMs = opts.recoverAfterMs ?? 60_000;
   return {
     async start(agentName, input, threadId) {
       const agent = agents.get(agentName);
@@ -19,22 +39,31 @@ export function createThreadsAdapter(interlock: Interlock, agents: ReadonlyMap<s
       const id = threadId ?? newId<string>('thr');
       const now = interlock.context.now();
       // The row exists before the 202, so a GET right after finds the thread; the run takes its own lease.
-      const thread = await interlock.store.transaction(async (tx) => {
+      const { thread, created } = await interlock.store.transaction(async (tx) => {
         const existing = await tx.getThread(id);
-        if (existing) return existing;
+        if (existing) return { thread: existing, created: false };
         const row = { id, agent: agent.name, agentVersion: agent.version, status: 'running' as const, messageCount: 0, abortRequested: false, metadata: {}, createdAt: now, updatedAt: now };
         await tx.insertThread(row);
-        return row;
+        // The recovery job: see above. It finds the thread paused or ended in the usual case, and does nothing.
+        await tx.enqueueJob({ id: newId('job'), kind: 'resume', threadId: id, requestId: null, payload: { start: true, input: text }, runAt: now + recoverAfterMs, createdAt: now });
+        return { thread: row, created: true };
       });
       const p = agent
         .invoke(text, { threadId: id })
         .catch(async (err: unknown) => {
-          log(`thread ${id} failed: ${err instanceof Error ? err.message : String(err)}`);
+          const message = err instanceof Error ? err.message : String(err);
+          if (created) {
+            log(`thread ${id}: the run stopped (${message}); a worker will retry it from its last checkpoint`);
+            return;
+          }
+          log(`thread ${id} failed: ${message}`);
           await interlock.store.transaction(async (tx) => {
             await tx.updateThread(id, { status: 'failed', leaseOwner: null }, interlock.context.now());
-            await tx.appendAudit([{ type: 'failed', actor: `agent:${agent.name}`, threadId: id, payload: { error: err instanceof Error ? err.message : String(err) } }], interlock.context.now());
+            await tx.appendAudit([{ type: 'failed', actor: `agent:${agent.name}`, threadId: id, payload: { error: message } }], interlock.context.now());
           });
         })
+        // Recording the failure can fail too (the database is down): never an unhandled rejection.
+        .catch((err: unknown) => log(`thread ${id}: could not record the failure (${err instanceof Error ? err.message : String(err)})`))
         .finally(() => running.delete(p));
       running.add(p);
       return { threadId: id, status: thread.status === 'interrupted' ? 'interrupted' : 'running' };

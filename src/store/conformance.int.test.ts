@@ -818,5 +818,42 @@ for (const backend of allBackends()) {
         assert.deepEqual(await store.getReviewerByTokenHash(r.tokenHash), { ...r, revoked: true });
       });
     });
+
+    describe('browser sessions', () => {
+      it('stores a session by hash, finds it, and ends it once', async () => {
+        const s = { idHash: uid('sh'), reviewerId: uid('rev'), createdAt: T, expiresAt: T + 60 * MINUTE };
+        await store.insertSession(s);
+        assert.deepEqual(await store.getSession(s.idHash), s);
+        assert.equal(await store.getSession(uid('sh')), undefined);
+        await assert.rejects(store.insertSession({ ...s, reviewerId: uid('rev') }), 'the hash is unique');
+        assert.equal(await store.deleteSession(s.idHash), true);
+        assert.equal(await store.deleteSession(s.idHash), false);
+        assert.equal(await store.getSession(s.idHash), undefined);
+      });
+
+      it('drops expired sessions, keeping live ones; in a transaction, with the rest of it', async () => {
+        const reviewerId = uid('rev');
+        // Far in the past and far in the future, so rows of other tests never sit between them.
+        const old = [1, 2].map((i) => ({ idHash: uid('sh'), reviewerId, createdAt: 1_000 + i, expiresAt: 2_000 + i }));
+        const live = { idHash: uid('sh'), reviewerId, createdAt: T, expiresAt: T * 2 };
+        await store.transaction(async (tx) => {
+          for (const s of [...old, live]) await tx.insertSession(s);
+        });
+        const dropped = await store.deleteExpiredSessions(2_002);
+        assert.ok(dropped >= 2, `dropped ${dropped}`);
+        for (const s of old) assert.equal(await store.getSession(s.idHash), undefined);
+        assert.deepEqual(await store.getSession(live.idHash), live);
+
+        const rolledBack = { idHash: uid('sh'), reviewerId, createdAt: T, expiresAt: T * 2 };
+        await assert.rejects(
+          store.transaction(async (tx) => {
+            await tx.insertSession(rolledBack);
+            throw new Error('abort');
+          }),
+          /abort/,
+        );
+        assert.equal(await store.getSession(rolledBack.idHash), undefined, 'rolled back with its transaction');
+      });
+    });
   });
 }

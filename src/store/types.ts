@@ -73,6 +73,18 @@ export interface ReviewerRow extends Reviewer {
   createdAt: number;
 }
 
+/**
+ * A browser session of the web UI. The cookie holds a random value; the store
+ * keeps only its SHA-256 (`idHash`), like reviewer tokens.
+ */
+export interface SessionRow {
+  idHash: string;
+  reviewerId: string;
+  createdAt: number;
+  /** Epoch ms after which the session is refused (absolute, not sliding). */
+  expiresAt: number;
+}
+
 /** Filters of the approval queue. */
 export interface RequestQuery {
   status?: RequestStatus;
@@ -176,6 +188,14 @@ export interface StoreTx {
   getReviewer(id: string): Promise<ReviewerRow | undefined>;
   listReviewers(): Promise<ReviewerRow[]>;
   revokeReviewer(id: string): Promise<boolean>;
+
+  // browser sessions (web UI)
+  insertSession(s: SessionRow): Promise<void>;
+  getSession(idHash: string): Promise<SessionRow | undefined>;
+  /** End one session (sign-out); false when there was none. */
+  deleteSession(idHash: string): Promise<boolean>;
+  /** Drop sessions that expired at or before `now`; returns how many. */
+  deleteExpiredSessions(now: number): Promise<number>;
 }
 
 /** Named differences between backends, so callers never test `if (postgres)`. */
@@ -186,8 +206,18 @@ export interface StoreCapabilities {
   skipLocked: boolean;
 }
 
+/** A channel between processes sharing the database (PostgreSQL LISTEN/NOTIFY). */
+export interface StoreEventBus {
+  /** Send a small JSON message to every process listening (including this one). */
+  publish(message: unknown): Promise<void>;
+  /** Receive messages; returns a function that stops listening. */
+  subscribe(listener: (message: unknown) => void): Promise<() => Promise<void>>;
+}
+
 /** The one storage interface the engine talks to. */
 export interface Store extends StoreTx {
+  /** Present when several processes can share the database: live events reach all of them. */
+  readonly events?: StoreEventBus;
   readonly name: 'sqlite' | 'postgres';
   readonly capabilities: StoreCapabilities;
   /** Run `fn` in one transaction: all its writes commit together or not at all. */

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { createHash } from 'node:crypto';
 import { ConfigError, StoreError } from '../../core/index.ts';
-import type { Store, StoreTx } from '../types.ts';
+import type { Store, StoreEventBus, StoreTx } from '../types.ts';
 import type { Dialect, Row, SqlExecutor } from '../sql/executor.ts';
 import { sqlOps, standaloneOps } from '../sql/repository.ts';
 import { applyMigrations } from '../sql/migrate.ts';
@@ -22,6 +22,7 @@ const dialect: Dialect = {
   jsonText: (col, p) => `(${col}::jsonb ->> ${p}::text)`,
   // Only JSON numbers: a cast of any other text would fail the whole query.
   jsonNumber: (col, p) => `(CASE WHEN jsonb_typeof(${col}::jsonb -> ${p}::text) = 'number' THEN (${col}::jsonb ->> ${p}::text)::double precision END)`,
+  writableCte: true,
 };
 
 // BIGINT columns hold epoch milliseconds and sequence numbers, all within 2^53.
@@ -109,6 +110,47 @@ export function createPostgresStore(options: PostgresStoreOptions = {}): Store {
     }
   }
 
+  const CHANNEL = `interlock_events_${schema}`;
+  let listener: pg.Client | undefined;
+  const subscribers = new Set<(m: unknown) => void>();
+  const events: StoreEventBus = {
+    async publish(message) {
+      // NOTIFY payloads are limited to 8000 bytes; events are ids and statuses, far below.
+      await pool.query('SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify(message)]);
+    },
+    async subscribe(fn) {
+      subscribers.add(fn);
+      if (!listener) {
+        const client = new pg.Client({ connectionString, types });
+        client.on('notification', (n) => {
+          if (n.channel !== CHANNEL || !n.payload) return;
+          let m: unknown;
+          try {
+            m = JSON.parse(n.payload);
+          } catch {
+            return;
+          }
+          for (const s of subscribers) s(m);
+        });
+        // A lost listener connection only delays live updates; the database stays the truth.
+        client.on('error', () => {
+          if (listener === client) listener = undefined;
+        });
+        listener = client;
+        await client.connect();
+        await client.query(`LISTEN "${CHANNEL}"`);
+      }
+      return async () => {
+        subscribers.delete(fn);
+        if (subscribers.size === 0 && listener) {
+          const l = listener;
+          listener = undefined;
+          await l.end().catch(() => undefined);
+        }
+      };
+    },
+  };
+
   return {
     ...standaloneOps(ops, (fn) => fn(), (fn) => transaction(fn)),
     name: 'postgres',
@@ -143,7 +185,12 @@ export function createPostgresStore(options: PostgresStoreOptions = {}): Store {
       );
       return Number(r.rows[0]?.n ?? 0);
     },
+    events,
     async close() {
+      subscribers.clear();
+      const l = listener;
+      listener = undefined;
+      await l?.end().catch(() => undefined);
       await pool.end();
     },
   };

@@ -40,8 +40,15 @@ export function auditOps(db: SqlExecutor, d: Dialect): Pick<StoreTx, 'appendAudi
         const b = params.length - 10;
         return `(${Array.from({ length: 10 }, (_, k) => `$${b + k + 1}`).join(', ')})`;
       });
-      await db.run(`INSERT INTO il_audit (seq, id, type, actor, at, thread_id, request_id, payload, prev_hash, hash) VALUES ${values.join(', ')}`, params);
-      await db.run(`UPDATE il_audit_head SET seq = $1, hash = $2 WHERE id = 1`, [seq, prevHash]);
+      const insert = `INSERT INTO il_audit (seq, id, type, actor, at, thread_id, request_id, payload, prev_hash, hash) VALUES ${values.join(', ')}`;
+      if (d.writableCte) {
+        // The events and the new head in one round trip.
+        params.push(seq, prevHash);
+        await db.run(`WITH appended AS (${insert}) UPDATE il_audit_head SET seq = $${params.length - 1}, hash = $${params.length} WHERE id = 1`, params);
+      } else {
+        await db.run(insert, params);
+        await db.run(`UPDATE il_audit_head SET seq = $1, hash = $2 WHERE id = 1`, [seq, prevHash]);
+      }
       return events;
     },
     async listAudit(f) {

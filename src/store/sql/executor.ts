@@ -21,6 +21,8 @@ export interface Dialect {
   jsonText(column: string, param: string): string;
   /** A JSON text column's top-level field as a number; NULL when it is not a JSON number. */
   jsonNumber(column: string, param: string): string;
+  /** `WITH x AS (INSERT …) UPDATE …` runs both in one statement (one round trip). */
+  writableCte: boolean;
 }
 
 /** Parse a JSON column (text in both backends, so bytes round-trip exactly). */

@@ -5,6 +5,7 @@ import { jobOps } from './jobs.ts';
 import { ledgerOps } from './ledger.ts';
 import { requestOps } from './requests.ts';
 import { reviewerOps } from './reviewers.ts';
+import { sessionOps } from './sessions.ts';
 import { threadOps } from './threads.ts';
 
 /** All store operations over one executor: a transaction's, or the plain path {@link standaloneOps} wraps. */
@@ -16,6 +17,7 @@ export function sqlOps(db: SqlExecutor, d: Dialect): StoreTx {
     ...jobOps(db, d),
     ...auditOps(db, d),
     ...reviewerOps(db),
+    ...sessionOps(db),
   };
 }
 
@@ -33,6 +35,7 @@ const ONE_STATEMENT: ReadonlySet<string> = new Set<keyof StoreTx>([
   'enqueueJob', 'claimJobs', 'completeJob', 'failJob', 'getJob', 'listJobs', 'countJobs',
   'listAudit', 'getAuditHead',
   'insertReviewer', 'getReviewerByTokenHash', 'getReviewer', 'listReviewers', 'revokeReviewer',
+  'insertSession', 'getSession', 'deleteSession', 'deleteExpiredSessions',
 ]);
 
 type Op = (...args: unknown[]) => Promise<unknown>;

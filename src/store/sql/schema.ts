@@ -72,4 +72,16 @@ export const MIGRATIONS: readonly Migration[] = [
         revoked INTEGER NOT NULL DEFAULT 0, created_at BIGINT NOT NULL)`,
     ],
   },
+  {
+    id: 2,
+    name: 'sessions',
+    statements: [
+      // Browser sessions of the web UI. Only the SHA-256 of the cookie value is kept,
+      // so a copy of the database does not hand out live sessions.
+      `CREATE TABLE il_sessions (
+        id_hash TEXT PRIMARY KEY, reviewer_id TEXT NOT NULL,
+        created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL)`,
+      `CREATE INDEX il_sessions_expiry ON il_sessions (expires_at)`,
+    ],
+  },
 ];

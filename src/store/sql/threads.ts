@@ -67,15 +67,14 @@ export function threadOps(db: SqlExecutor): Pick<
       await db.run(`UPDATE il_threads SET ${[...sets, 'updated_at = $2'].join(', ')} WHERE id = $1`, params);
     },
     async claimThread(t, owner, leaseUntil, now) {
-      await db.run(
-        `INSERT INTO il_threads (id, agent, agent_version, status, message_count, abort_requested, metadata, lease_owner, lease_until, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, 0, 0, $5, NULL, NULL, $6, $6) ON CONFLICT (id) DO NOTHING`,
-        [t.id, t.agent, t.agentVersion, t.status, JSON.stringify(t.metadata), now],
-      );
+      // One statement in the common case: create the thread holding the lease, or take the lease if free.
       const rows = await db.all(
-        `UPDATE il_threads SET lease_owner = $2, lease_until = $3, updated_at = $4
-         WHERE id = $1 AND (lease_owner IS NULL OR lease_until < $4 OR lease_owner = $2) RETURNING *`,
-        [t.id, owner, leaseUntil, now],
+        `INSERT INTO il_threads (id, agent, agent_version, status, message_count, abort_requested, metadata, lease_owner, lease_until, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, 0, 0, $5, $6, $7, $8, $8)
+         ON CONFLICT (id) DO UPDATE SET lease_owner = excluded.lease_owner, lease_until = excluded.lease_until, updated_at = excluded.updated_at
+         WHERE il_threads.lease_owner IS NULL OR il_threads.lease_until < $8 OR il_threads.lease_owner = $6
+         RETURNING *`,
+        [t.id, t.agent, t.agentVersion, t.status, JSON.stringify(t.metadata), owner, leaseUntil, now],
       );
       if (rows[0]) return { claimed: true, thread: toThread(rows[0]) };
       const cur = await db.all(`SELECT * FROM il_threads WHERE id = $1`, [t.id]);

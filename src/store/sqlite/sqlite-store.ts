@@ -6,6 +6,7 @@ import type { Store, StoreTx } from '../types.ts';
 import type { Dialect, SqlExecutor } from '../sql/executor.ts';
 import { sqlOps, standaloneOps } from '../sql/repository.ts';
 import { applyMigrations } from '../sql/migrate.ts';
+import { groupCommit } from './group-commit.ts';
 
 /** Options of the embedded store. */
 export interface SqliteStoreOptions {
@@ -26,6 +27,7 @@ const dialect: Dialect = {
     `(CASE json_type(${col}, '$.' || ${p}) WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST(json_extract(${col}, '$.' || ${p}) AS TEXT) END)`,
   // Only JSON numbers, as in PostgreSQL (CAST would turn '12abc' into 12).
   jsonNumber: (col, p) => `(CASE WHEN json_type(${col}, '$.' || ${p}) IN ('integer', 'real') THEN CAST(json_extract(${col}, '$.' || ${p}) AS REAL) END)`,
+  writableCte: false,
 };
 
 /** SQLite numbers its parameters `?N`; the shared SQL uses `$N`. */
@@ -46,6 +48,8 @@ interface Connection {
   db: DatabaseSync;
   cache: Map<string, StatementSync>;
   serialize: <T>(fn: () => Promise<T>) => Promise<T>;
+  /** Run a transaction; concurrent ones share a commit (see {@link groupCommit}). */
+  transact: <T>(run: () => Promise<T>) => Promise<T>;
   refs: number;
   closed: boolean;
 }
@@ -74,17 +78,12 @@ function open(path: string, durability: 'full' | 'normal'): Connection {
   }
   // One connection: a transaction must not interleave with another's statements.
   let tail: Promise<unknown> = Promise.resolve();
-  const conn: Connection = {
-    db,
-    cache: new Map(),
-    refs: 1,
-    closed: false,
-    serialize<T>(fn: () => Promise<T>): Promise<T> {
-      const run = tail.then(fn, fn);
-      tail = run.catch(() => undefined);
-      return run;
-    },
+  const serialize = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = tail.then(fn, fn);
+    tail = run.catch(() => undefined);
+    return run;
   };
+  const conn: Connection = { db, cache: new Map(), refs: 1, closed: false, serialize, transact: groupCommit(db, serialize) };
   if (path !== ':memory:') connections.set(path, conn);
   return conn;
 }
@@ -93,6 +92,8 @@ function open(path: string, durability: 'full' | 'normal'): Connection {
  * The embedded store on Node's built-in `node:sqlite` (no native addon), in WAL
  * mode. One connection per file and process; transactions are serialized
  * in-process by a queue and across processes by `BEGIN IMMEDIATE` with a busy timeout.
+ * Transactions that queue up together share one commit (group commit): each
+ * caller still hears back only after the WAL sync that makes its writes durable.
  */
 export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
   const path = options.path === ':memory:' ? ':memory:' : resolve(options.path ?? resolve(process.env.INTERLOCK_DATA_DIR ?? './data', 'interlock.db'));
@@ -121,18 +122,10 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
   let closed = false;
 
   const transaction = <T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> =>
-    serialize(async () => {
+    conn.transact(async () => {
       if (closed || conn.closed) throw new StoreError('The store is closed; create a new one.');
       stats.transactions++;
-      db.exec('BEGIN IMMEDIATE');
-      try {
-        const result = await fn(ops);
-        db.exec('COMMIT');
-        return result;
-      } catch (err) {
-        if (db.isTransaction) db.exec('ROLLBACK');
-        throw err;
-      }
+      return fn(ops);
     });
 
   // Outside a transaction each call runs alone, after whatever transaction is in flight.

@@ -1,0 +1,122 @@
+import { api, ApiError } from './api.ts';
+import { rateBars, stackedBars, timeLine } from './charts.ts';
+import { byId, debounce, h, put } from './dom.ts';
+import { live } from './live.ts';
+import { startShell } from './shell.ts';
+
+/** The metrics page: charts of GET /api/v1/dashboard, refreshed as decisions happen. */
+
+interface ToolRollup {
+  tool: string;
+  requests: number;
+  pending: number;
+  approved: number;
+  edited: number;
+  rejected: number;
+  responded: number;
+  expired: number;
+  approvalRate: number | null;
+  correctionRate: number | null;
+  medianMinutesToDecision: number | null;
+}
+interface Dashboard {
+  window: string;
+  since: string;
+  until: string;
+  rollup: { tools: ToolRollup[]; resume: { done: number; dead: number; pending: number; successRate: number | null } };
+  queueDepth: Array<{ at: string; depth: number }>;
+  pendingNow: number;
+  truncated: boolean;
+}
+
+const root = byId('dashboard');
+const select = byId<HTMLSelectElement>('window');
+select.value = new URLSearchParams(window.location.search).get('window') ?? '24h';
+
+function kpi(label: string, value: string, id: string): HTMLElement {
+  return h('div', { class: 'kpi', id }, h('p', { class: 'kpi-value' }, value), h('p', { class: 'kpi-label' }, label));
+}
+
+const pct = (v: number | null) => (v === null ? '—' : `${Math.round(v * 100)}%`);
+
+function minutes(m: number | null): string {
+  if (m === null) return '—';
+  if (m < 1) return `${Math.round(m * 60)} s`;
+  if (m < 120) return `${m.toFixed(m < 10 ? 1 : 0)} min`;
+  return `${(m / 60).toFixed(1)} h`;
+}
+
+function render(d: Dashboard): void {
+  const tools = d.rollup.tools;
+  const total = tools.reduce((a, t) => a + t.requests, 0);
+  const decided = tools.reduce((a, t) => a + t.approved + t.edited + t.rejected + t.responded, 0);
+  const approvedOrEdited = tools.reduce((a, t) => a + t.approved + t.edited, 0);
+  const edited = tools.reduce((a, t) => a + t.edited, 0);
+  put(
+    root,
+    h(
+      'div',
+      { class: 'kpis' },
+      kpi('interrupts', String(total), 'kpi-interrupts'),
+      kpi('pending now', String(d.pendingNow), 'kpi-pending'),
+      kpi('approval rate', pct(decided ? approvedOrEdited / decided : null), 'kpi-approval'),
+      kpi('correction rate', pct(decided ? edited / decided : null), 'kpi-correction'),
+      kpi('resume success', pct(d.rollup.resume.successRate), 'kpi-resume'),
+    ),
+    h(
+      'div',
+      { class: 'charts' },
+      stackedBars(
+        'Interrupts per tool, by outcome',
+        tools.map((t) => ({
+          label: t.tool,
+          segments: [
+            { name: 'approved', value: t.approved, cls: 'seg-approved' },
+            { name: 'edited', value: t.edited, cls: 'seg-edited' },
+            { name: 'rejected', value: t.rejected, cls: 'seg-rejected' },
+            { name: 'responded', value: t.responded, cls: 'seg-responded' },
+            { name: 'expired', value: t.expired, cls: 'seg-expired' },
+            { name: 'pending', value: t.pending, cls: 'seg-pending' },
+          ],
+        })),
+      ),
+      rateBars(
+        'Approval and correction rates',
+        tools.map((t) => ({
+          label: t.tool,
+          rates: [
+            { name: 'approved (incl. edited)', value: t.approvalRate, cls: 'seg-approved' },
+            { name: 'corrected (edited)', value: t.correctionRate, cls: 'seg-edited' },
+          ],
+        })),
+      ),
+      stackedBars(
+        'Median time to decision',
+        tools.filter((t) => t.medianMinutesToDecision !== null).map((t) => ({ label: t.tool, segments: [{ name: 'minutes', value: Math.round(t.medianMinutesToDecision! * 10) / 10, cls: 'seg-time' }] })),
+        (m) => minutes(m),
+      ),
+      timeLine('Queue depth over time', d.queueDepth.map((p) => ({ at: p.at, value: p.depth })), 'pending requests'),
+    ),
+    h('p', { class: 'muted small' }, `Requests created ${new Date(d.since).toLocaleString()} – ${new Date(d.until).toLocaleString()}.${d.truncated ? ' Queue depth drawn from the most recent 20,000 requests.' : ''} Prometheus metrics: `, h('a', { href: '/metrics' }, '/metrics'), '.'),
+  );
+}
+
+async function load(): Promise<void> {
+  try {
+    render(await api<Dashboard>(`/api/v1/dashboard?window=${encodeURIComponent(select.value)}`));
+  } catch (err) {
+    put(root, h('p', { class: 'alert alert-error', role: 'alert' }, err instanceof ApiError ? err.message : 'The metrics could not be loaded.'));
+  }
+}
+
+select.addEventListener('change', () => {
+  window.history.replaceState(null, '', `/metrics-dashboard?window=${encodeURIComponent(select.value)}`);
+  void load();
+});
+byId<HTMLFormElement>('window-form').addEventListener('submit', (e) => e.preventDefault());
+startShell();
+const refresh = debounce(() => void load(), 1500);
+live().on((e) => {
+  if (e.type.startsWith('approval.')) refresh();
+});
+void load();

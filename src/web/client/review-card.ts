@@ -1,0 +1,84 @@
+import { diffArgs, diffTable } from './diff.ts';
+import { h, type Child } from './dom.ts';
+import { exactJson, roleChip, short, show, tierBadge } from './format.ts';
+import { countdown, when } from './time.ts';
+import type { Args, Me, ReviewPacket } from './types.ts';
+
+/**
+ * The read-only half of the review card: what will run and why it needs a
+ * person, from the review packet. Deciding lives in review-page.ts.
+ */
+
+/** Why `myself` cannot decide `p` now (when `allowedDecisions` is empty). */
+export function whyNot(p: ReviewPacket, myself: Me): string {
+  if (p.status !== 'pending') return `This request is ${p.status}; it takes no more decisions.`;
+  if (Date.parse(p.expiresAt) <= Date.now()) return `This request expired; its timeout default (${p.onTimeout}) applies.`;
+  if (!myself.roles.includes(p.requiredRole)) return `Deciding needs the "${p.requiredRole}" role. You can read this request, not decide it.`;
+  if (p.proposer === myself.id) return 'You proposed this action, so someone else must decide it.';
+  if (p.approvedBy.includes(myself.id)) return `You already approved. Waiting for ${p.approvalsRequired - p.approvalsReceived} more approval(s).`;
+  return 'You cannot decide this request.';
+}
+
+function argsTable(args: Args): HTMLElement {
+  return h(
+    'table',
+    { class: 'args', 'aria-label': 'Arguments' },
+    h(
+      'tbody',
+      null,
+      Object.entries(args).map(([k, v]) => h('tr', null, h('th', { scope: 'row' }, h('code', null, k)), h('td', null, typeof v === 'object' && v !== null ? h('pre', { class: 'mono' }, exactJson(v)) : h('span', { class: 'mono value' }, show(v))))),
+    ),
+  );
+}
+
+function fact(term: string, ...value: Child[]): Child[] {
+  return [h('dt', null, term), h('dd', null, ...value)];
+}
+
+function approvers(p: ReviewPacket, myself: Me): string {
+  if (p.approvedBy.length === 0) return '';
+  return ` — by ${p.approvedBy.map((x) => (x === myself.id ? 'you' : x)).join(', ')}`;
+}
+
+function resolutionFacts(p: ReviewPacket, myself: Me): Child[] {
+  const r = p.resolution;
+  if (!r) return [];
+  const by = r.by === myself.id ? 'you' : r.by;
+  const out: Child[] = [...fact('Decision', `${r.type}${r.type === 'timeout' ? ` (${r.applied ?? p.onTimeout} applied)` : ` by ${by}`} at ${when(r.at)}`)];
+  if (r.message) out.push(...fact('Message', h('span', { class: 'user-text' }, r.message)));
+  if (r.originalArgs) out.push(...fact('Edited from', diffTable(diffArgs(r.originalArgs, p.args))));
+  return out;
+}
+
+/** What will run and why it needs a person; `onExpired` fires when the countdown reaches zero. */
+export function actionSection(p: ReviewPacket, myself: Me, onExpired: () => void): HTMLElement {
+  return h(
+    'section',
+    { class: 'action', 'aria-labelledby': 'h-action' },
+    h('h2', { id: 'h-action' }, p.status === 'pending' ? 'What will run' : 'The action'),
+    h('p', { class: 'tool-line' }, 'Tool ', h('code', { class: 'tool-name' }, p.tool), ' with these arguments:'),
+    argsTable(p.args),
+    h('details', { class: 'exact' }, h('summary', null, 'Exact arguments as JSON'), h('pre', { class: 'mono', id: 'exact-args' }, exactJson(p.args))),
+    h('h2', null, 'Why it needs a person'),
+    h(
+      'dl',
+      { class: 'facts' },
+      fact('Reason', p.reason),
+      fact('Policy rule', h('code', null, p.ruleId)),
+      fact('Tier', tierBadge(p.tier)),
+      fact('Required role', roleChip(p.requiredRole)),
+      fact('Approvals', h('span', { id: 'approvals' }, `${p.approvalsReceived} of ${p.approvalsRequired} received`), approvers(p, myself)),
+      fact(
+        'Expires',
+        p.status === 'pending' ? [h('strong', null, 'in ', countdown(h('span', { class: 'countdown', id: 'expires-in' }), p.expiresAt, onExpired)), ' ', h('span', { class: 'muted' }, `(${when(p.expiresAt)})`)] : h('span', { class: 'muted' }, when(p.expiresAt)),
+      ),
+      fact('If nobody decides', p.onTimeout === 'escalate' && p.escalateTo ? `escalate to ${p.escalateTo.role}` : p.onTimeout),
+      fact('Thread', h('a', { href: `/threads/${encodeURIComponent(p.threadId)}` }, short(p.threadId, 20))),
+      fact('Proposed by', p.proposer === myself.id ? 'you' : p.proposer),
+      fact('Version · action hash', `v${p.version} · `, short(p.actionHash, 16)),
+      resolutionFacts(p, myself),
+      p.supersededBy ? fact('Replaced by', h('a', { href: `/approvals/${encodeURIComponent(p.supersededBy)}` }, short(p.supersededBy, 20))) : null,
+    ),
+  );
+}
+

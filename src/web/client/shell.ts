@@ -1,0 +1,60 @@
+import { api } from './api.ts';
+import { debounce } from './dom.ts';
+import { addShortcuts } from './keys.ts';
+import { live } from './live.ts';
+import type { RequestSummary } from './types.ts';
+
+/** Most pending requests the queue reads (pages of 500). */
+export const QUEUE_LIMIT = 2000;
+
+/** The pending requests the signed-in reviewer may see, soonest expiry first. */
+export async function pendingRequests(): Promise<{ items: RequestSummary[]; more: boolean }> {
+  const items: RequestSummary[] = [];
+  let cursor: string | null = null;
+  do {
+    const q = new URLSearchParams({ status: 'pending', order: 'expiry', limit: '500' });
+    if (cursor) q.set('cursor', cursor);
+    const page: { items: RequestSummary[]; nextCursor: string | null } = await api(`/api/v1/approvals?${q.toString()}`);
+    items.push(...page.items);
+    cursor = page.nextCursor;
+  } while (cursor && items.length < QUEUE_LIMIT);
+  return { items, more: cursor !== null };
+}
+
+/** Show the queue count in the top bar and the tab title. */
+export function setQueueCount(n: number, more = false): void {
+  const text = more ? `${n}+` : String(n);
+  const badge = document.getElementById('queue-count');
+  if (badge) {
+    badge.textContent = text;
+    badge.dataset.count = String(n);
+    badge.setAttribute('aria-label', `${text} pending ${n === 1 ? 'request' : 'requests'}`);
+  }
+  const base = document.title.replace(/^\(\d+\+?\) /, '');
+  document.title = n > 0 ? `(${text}) ${base}` : base;
+}
+
+/**
+ * What every signed-in page does: keep the queue count current (unless the
+ * page counts itself), and the global shortcuts.
+ */
+export function startShell(opts: { countsItself?: boolean } = {}): void {
+  addShortcuts([
+    { key: 'g', label: 'Go to the queue', run: () => window.location.assign('/') },
+    { key: 'm', label: 'Go to metrics', run: () => window.location.assign('/metrics-dashboard') },
+  ]);
+  if (opts.countsItself) return;
+  const count = () => {
+    pendingRequests().then(
+      (r) => setQueueCount(r.items.length, r.more),
+      () => undefined,
+    );
+  };
+  const refresh = debounce(count, 300);
+  count();
+  const l = live();
+  l.on((e) => {
+    if (e.type.startsWith('approval.')) refresh();
+  });
+  l.onResync(refresh);
+}

@@ -1,0 +1,106 @@
+/** Shapes of the API answers the pages read (see /openapi.json). */
+
+export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+export type Args = Record<string, Json>;
+
+export interface Resolution {
+  type: string;
+  by: string;
+  at: string;
+  message?: string;
+  originalArgs?: Args;
+  trust?: boolean;
+  applied?: string;
+}
+
+/** A request as the queue lists it. */
+export interface RequestSummary {
+  id: string;
+  threadId: string;
+  tool: string;
+  args: Args;
+  reason: string;
+  ruleId: string;
+  tier: string;
+  requiredRole: string;
+  approvalsRequired: number;
+  approvalsReceived: number;
+  status: string;
+  version: number;
+  actionHash: string;
+  proposer: string;
+  createdAt: string;
+  expiresAt: string;
+  updatedAt: string;
+  resolvedAt: string | null;
+  onTimeout: string;
+  resolution: Resolution | null;
+  parentId: string | null;
+  supersededBy: string | null;
+}
+
+/** A JSON Schema, as far as the edit form reads it. */
+export interface JsonSchema {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  enum?: Json[];
+  const?: Json;
+  description?: string;
+  title?: string;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  format?: string;
+  default?: Json;
+  items?: JsonSchema;
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  additionalProperties?: boolean | JsonSchema;
+}
+
+/** GET /api/v1/approvals/:id */
+export interface ReviewPacket extends RequestSummary {
+  argsSchema: JsonSchema | null;
+  escalateTo: { role: string; approvals: number; timeoutMs: number } | null;
+  trustable: boolean;
+  approvedBy: string[];
+  allowedDecisions: Array<'approve' | 'edit' | 'reject' | 'respond'>;
+  untrusted: { evidence: Record<string, Json> };
+}
+
+/** POST /api/v1/approvals/:id/decision */
+export interface DecisionAnswer {
+  request: RequestSummary;
+  outcome: 'authorized' | 'rejected' | 'responded' | 'pending' | 'superseded';
+  newRequestId?: string;
+}
+
+/** Events of GET /api/v1/events. */
+export interface LiveEvent {
+  type: string;
+  requestId?: string | null;
+  threadId?: string | null;
+  tool?: string;
+  role?: string;
+  status?: string;
+  decision?: string;
+  applied?: string;
+}
+
+/** The signed-in reviewer, from the page. */
+export interface Me {
+  id: string;
+  name: string;
+  roles: string[];
+  operator: boolean;
+}
+
+/** Who is signed in (from the <body> data attributes the server wrote). */
+export function me(): Me {
+  const d = document.body.dataset;
+  return { id: d.reviewerId ?? '', name: d.reviewerName ?? '', roles: (d.roles ?? '').split(',').filter(Boolean), operator: d.operator === 'true' };
+}

@@ -1,0 +1,81 @@
+import type { ApprovalRequest } from '../core/index.ts';
+import type { Interlock } from '../engine/index.ts';
+import type { Rollup } from '../engine/rollup.ts';
+
+/** Windows the metrics page offers, in milliseconds. */
+export const DASHBOARD_WINDOWS = { '1h': 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000 } as const;
+export type DashboardWindow = keyof typeof DASHBOARD_WINDOWS;
+
+/** How far before the window a request may have been created and still be pending in it. */
+const LOOKBACK_MS = 7 * 86_400_000;
+/** Requests read at most to draw the queue depth (newest first). */
+const MAX_SCANNED = 20_000;
+
+/** What the metrics page draws. */
+export interface DashboardData {
+  window: DashboardWindow;
+  since: string;
+  until: string;
+  rollup: Omit<Rollup, 'since' | 'until'>;
+  /** Pending requests at evenly spaced instants across the window, oldest first. */
+  queueDepth: Array<{ at: string; depth: number }>;
+  /** Pending now. */
+  pendingNow: number;
+  /** True when more requests existed than were read for the depth series. */
+  truncated: boolean;
+}
+
+/**
+ * Pending requests at each of `points` instants between `since` and `until`:
+ * a request is in the queue from its creation until it was resolved (or now, when still pending).
+ */
+export function queueDepthSeries(requests: readonly Pick<ApprovalRequest, 'createdAt' | 'resolvedAt' | 'status'>[], since: number, until: number, points = 48): Array<{ at: number; depth: number }> {
+  const step = (until - since) / (points - 1);
+  const out: Array<{ at: number; depth: number }> = [];
+  for (let i = 0; i < points; i++) {
+    const t = Math.round(since + i * step);
+    let depth = 0;
+    for (const r of requests) {
+      if (r.createdAt > t) continue;
+      const left = r.resolvedAt ?? (r.status === 'pending' ? Infinity : r.createdAt);
+      if (left > t) depth++;
+    }
+    out.push({ at: t, depth });
+  }
+  return out;
+}
+
+/** The metrics page's data for `window` ending now. */
+export async function dashboardData(interlock: Interlock, window: DashboardWindow): Promise<DashboardData> {
+  const until = interlock.context.now();
+  const since = until - DASHBOARD_WINDOWS[window];
+  // The roll-up's end is exclusive: +1 keeps requests created this very millisecond.
+  const rollup = await interlock.rollup(since, until + 1);
+  const requests: ApprovalRequest[] = [];
+  let cursor: string | undefined;
+  let truncated = false;
+  // Newest first, back to the oldest request that could still have been pending in the window.
+  for (;;) {
+    const page = await interlock.listRequests({ order: 'newest', limit: 500, ...(cursor ? { cursor } : {}) });
+    let done = false;
+    for (const r of page.items) {
+      if (r.createdAt < since - LOOKBACK_MS) {
+        done = true;
+        break;
+      }
+      requests.push(r);
+    }
+    if (requests.length >= MAX_SCANNED) truncated = !done && page.nextCursor !== null;
+    if (done || truncated || !page.nextCursor) break;
+    cursor = page.nextCursor;
+  }
+  return {
+    window,
+    since: new Date(since).toISOString(),
+    until: new Date(until).toISOString(),
+    rollup: { tools: rollup.tools, resume: rollup.resume },
+    queueDepth: queueDepthSeries(requests, since, until).map((p) => ({ at: new Date(p.at).toISOString(), depth: p.depth })),
+    pendingNow: requests.filter((r) => r.status === 'pending').length,
+    truncated,
+  };
+}

@@ -1,0 +1,116 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { InterlockError, InterlockUsageError, ValidationError, type ApprovalRequest } from '../../core/index.ts';
+import { safeEqual, type Principal } from '../../server/auth.ts';
+import { RateLimitedError } from '../../server/errors.ts';
+import { readJson, readQuery } from '../../server/input.ts';
+import type { RateLimiter } from '../../server/rate-limit.ts';
+import type { AppEnv, RouteDeps } from '../../server/types.ts';
+import { decisionsFor, requestSummary } from '../../server/views.ts';
+import { batchDigest } from '../batch-digest.ts';
+
+/** Most requests one batch may hold. */
+export const MAX_BATCH = 100;
+
+/** The items sent do not hash to the digest sent: the list is not the one that was shown. */
+export class BatchDigestError extends InterlockUsageError {
+  constructor() {
+    super('batch_digest_mismatch', 'The digest does not match the items: a batch approval covers exactly the list that was shown. Reload the batch, review it, and approve again.', { status: 400 });
+  }
+}
+
+/** Query of GET /batch. */
+export const batchQuery = z
+  .strictObject({
+    threadId: z.string().min(1).max(200).optional(),
+    tool: z.string().min(1).max(200).optional(),
+  })
+  .refine((q) => (q.threadId === undefined) !== (q.tool === undefined), { message: 'give exactly one of threadId or tool', path: ['threadId'] });
+
+/** Body of POST /batch/decision. */
+export const batchBody = z.strictObject({
+  type: z.literal('approve').describe('Batches approve; reject, edit and respond are decided one by one.'),
+  items: z
+    .array(z.strictObject({ id: z.string().min(1).max(200), expectedVersion: z.number().int().positive(), actionHash: z.string().min(1).max(256) }))
+    .min(1)
+    .max(MAX_BATCH),
+  digest: z.string().regex(/^[0-9a-f]{64}$/, 'the 64 hex digits of the digest the batch was shown with'),
+});
+
+/** Why `p` cannot approve `r` now, or undefined when they can. */
+function cannotApprove(r: ApprovalRequest, p: Principal, voters: readonly string[], now: number): string | undefined {
+  if (decisionsFor(r, p, voters, now).includes('approve')) return undefined;
+  if (now >= r.expiresAt) return 'expired';
+  if (!p.roles.includes(r.role)) return `needs the "${r.role}" role`;
+  if (p.id === r.proposer) return 'you proposed it';
+  if (voters.includes(p.id)) return 'you already approved it';
+  return 'not pending';
+}
+
+/**
+ * Batch review: GET /batch shows the pending requests of one thread or one
+ * tool that the caller can approve, with the digest of that list; POST
+ * /batch/decision approves exactly that list. Each item is decided by the
+ * engine on its own (all-or-nothing per item, with its version and action
+ * hash), and the answer reports each item's result.
+ */
+export function batchRoutes(deps: RouteDeps, limiter: RateLimiter | undefined): Hono<AppEnv> {
+  const { interlock } = deps;
+  const app = new Hono<AppEnv>();
+
+  app.get('/batch', async (c) => {
+    const p = c.var.principal;
+    const q = readQuery(c, batchQuery);
+    const page = await interlock.listRequests({
+      status: 'pending',
+      order: 'expiry',
+      limit: 500,
+      ...(p.operator ? {} : { roles: p.roles }),
+      ...(q.threadId ? { threadId: q.threadId } : { tool: q.tool! }),
+    });
+    const now = interlock.context.now();
+    const items: ApprovalRequest[] = [];
+    const excluded: Array<{ id: string; tool: string; reason: string }> = [];
+    for (const r of page.items) {
+      const why = cannotApprove(r, p, await interlock.store.listVoters(r.id), now);
+      if (why === undefined && items.length < MAX_BATCH) items.push(r);
+      else excluded.push({ id: r.id, tool: r.tool, reason: why ?? `batches hold at most ${MAX_BATCH} requests` });
+    }
+    return c.json({
+      group: q.threadId ? { by: 'thread', threadId: q.threadId } : { by: 'tool', tool: q.tool },
+      items: items.map(requestSummary),
+      digest: batchDigest(items.map((r) => ({ id: r.id, expectedVersion: r.version, actionHash: r.actionHash }))),
+      excluded,
+    });
+  });
+
+  app.post('/batch/decision', async (c) => {
+    const p = c.var.principal;
+    if (limiter) {
+      const waitMs = limiter.take(p.id);
+      if (waitMs > 0) throw new RateLimitedError(Math.ceil(waitMs / 1000));
+    }
+    const body = await readJson(c, batchBody, 'batch decision');
+    const seen = new Set<string>();
+    for (const [i, item] of body.items.entries()) {
+      if (seen.has(item.id)) throw new ValidationError(`Request ${item.id} appears twice in the batch; send each request once.`, [{ path: `items.${i}.id`, message: 'duplicate' }]);
+      seen.add(item.id);
+    }
+    if (!safeEqual(batchDigest(body.items), body.digest)) throw new BatchDigestError();
+    const reviewer = { id: p.id, name: p.name, roles: p.roles };
+    const results = [];
+    // One at a time, in the order shown: each decision is its own guarded transaction.
+    for (const item of body.items) {
+      try {
+        const r = await interlock.decide(item.id, { type: 'approve', expectedVersion: item.expectedVersion, actionHash: item.actionHash }, reviewer);
+        results.push({ id: item.id, ok: true as const, outcome: r.outcome, status: r.request.status });
+      } catch (err) {
+        if (!(err instanceof InterlockError)) throw err;
+        results.push({ id: item.id, ok: false as const, error: { code: err.code, message: err.message, status: err.status } });
+      }
+    }
+    return c.json({ digest: body.digest, approved: results.filter((r) => r.ok).length, failed: results.filter((r) => !r.ok).length, results });
+  });
+
+  return app;
+}
