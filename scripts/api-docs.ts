@@ -3,6 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { openApiDocument } from '../src/server/index.ts';
+import { webApiPaths } from '../src/web/index.ts';
 
 type Param = { name: string; in: string; required?: boolean; description?: string; schema?: { type?: string; enum?: unknown[]; minimum?: number; maximum?: number } };
 type Op = { summary?: string; description?: string; parameters?: Param[]; responses?: Record<string, { description?: string }> };
@@ -30,6 +31,8 @@ const STATUS: Record<string, string> = {
 /** The Markdown reference of the HTTP API. */
 export function renderApiDocs(): string {
   const doc = openApiDocument({}) as unknown as { info: { title: string; version: string }; paths: Record<string, Record<string, Op>> };
+  // The service mounts the web UI, whose endpoints are part of the API it serves.
+  Object.assign(doc.paths, webApiPaths());
   const lines = [
     '# HTTP API reference',
     '',

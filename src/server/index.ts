@@ -18,3 +18,4 @@ export { createMetrics, type MetricsOptions, type ServerMetrics } from './metric
 export { openApiDocument } from './openapi.ts';
 export { createRateLimiter, type RateLimiter, type RateLimitOptions } from './rate-limit.ts';
 export type { AppEnv, RouteDeps, ThreadsAdapter, ThreadView, ToolSchemas } from './types.ts';
+export { withJwtAuth, jwtOptionsFromEnv, type JwtAuthOptions } from './jwt-auth.ts';

@@ -2,7 +2,7 @@ import { createInterlock, type Interlock } from '../engine/index.ts';
 import { openStore } from '../store/index.ts';
 import type { Store } from '../store/types.ts';
 import type { Agent } from '../agent/index.ts';
-import { createApp, createReviewer, serve, type RunningServer } from '../server/index.ts';
+import { createApp, createReviewer, jwtOptionsFromEnv, serve, storeReviewerAuth, withJwtAuth, type RunningServer } from '../server/index.ts';
 import { createNotifier, type Channel, type RoutingConfig } from '../notify/index.ts';
 import { createWorker, type Worker } from '../worker/index.ts';
 import { createWebUi } from '../web/index.ts';
@@ -78,11 +78,13 @@ export async function startService(o: ServiceOptions): Promise<Service> {
   }
 
   const leaseMs = o.leaseMs ?? Number(process.env.INTERLOCK_LEASE_MS ?? 60_000);
+  // Deployments with an identity provider also accept its JWTs (INTERLOCK_JWT_ISSUER, _AUDIENCE, _JWKS_URL).
+  const jwt = jwtOptionsFromEnv(process.env);
   const threads = createThreadsAdapter(interlock, agents, (m) => log(m), { recoverAfterMs: leaseMs });
   let server: RunningServer | undefined;
   let baseUrl = o.baseUrl ?? process.env.INTERLOCK_BASE_URL;
   if (o.http !== false) {
-    const app = createApp({ interlock, threads, ui: createWebUi(), ...(baseUrl ? { baseUrl } : {}) });
+    const app = createApp({ ...(jwt ? { reviewers: withJwtAuth(storeReviewerAuth(store), jwt) } : {}), interlock, threads, ui: createWebUi(), ...(baseUrl ? { baseUrl } : {}) });
     server = await serve({ app, port: o.port ?? 3000, hostname: o.hostname ?? process.env.HOST ?? '127.0.0.1' });
     baseUrl ??= `http://localhost:${server.port}`;
   }
