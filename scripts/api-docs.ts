@@ -3,7 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { openApiDocument } from '../src/server/index.ts';
-import { webApiPaths } from '../src/web/index.ts';
+import { webApiPaths } from '../src/web/openapi-paths.ts';
 
 type Param = { name: string; in: string; required?: boolean; description?: string; schema?: { type?: string; enum?: unknown[]; minimum?: number; maximum?: number } };
 type Op = { summary?: string; description?: string; parameters?: Param[]; responses?: Record<string, { description?: string }> };
