@@ -1,5 +1,5 @@
 import { newId, tierRank, type ApprovalRequest, type AuditEventInput, type Duration, type TimeoutDecision } from '../core/index.ts';
-import { idempotencyKey, type GateVerdict, type PauseItem } from '../engine/index.ts';
+import { idempotencyKey, type ExecuteOptions, type GateVerdict, type PauseItem } from '../engine/index.ts';
 import type { ThreadStatus } from '../store/types.ts';
 import type { HookCall } from './hooks.ts';
 import { textOf, userMessage, type JsonValue, type Message, type ToolOutput } from './messages.ts';
@@ -77,10 +77,18 @@ export class Run {
     this.dirty = true;
   }
 
-  /** Make what happened so far durable before a side effect: a crash after it must not repeat a model call. */
-  private async persist(status: ThreadStatus = 'running'): Promise<void> {
-    if (!this.dirty) return;
-    await this.il.checkpoint(this.thread(), this.checkpointInput(), status, this.audit.splice(0));
+  /**
+   * What happened so far, to make durable before a side effect (a crash after it
+   * must not repeat a model call); it commits with the execution's claim.
+   * Undefined when nothing changed since the last checkpoint.
+   */
+  private pendingCheckpoint(): ExecuteOptions['checkpoint'] {
+    if (!this.dirty) return undefined;
+    return { thread: this.thread(), checkpoint: this.checkpointInput(), status: 'running', audit: this.audit.splice(0) };
+  }
+
+  /** The pending checkpoint committed (with the claim): nothing is unsaved any more. */
+  private saved(): void {
     this.unsaved = [];
     this.dirty = false;
   }
@@ -388,7 +396,7 @@ export class Run {
       if (verdict.tier === 'notify') notifyRole = verdict.role;
     }
 
-    await this.persist();
+    const checkpoint = this.pendingCheckpoint();
     const answers = call.answers;
     let next = 0;
     try {
@@ -407,14 +415,18 @@ export class Run {
               throw new ToolInterrupt(request);
             },
           }),
-        { abandonIf: (e) => e instanceof ToolInterrupt, ...(this.rt.opts.leaseMs ? { leaseMs: this.rt.opts.leaseMs } : {}) },
+        { abandonIf: (e) => e instanceof ToolInterrupt, ...(this.rt.opts.leaseMs ? { leaseMs: this.rt.opts.leaseMs } : {}), ...(checkpoint ? { checkpoint } : {}) },
       );
+      if (checkpoint) this.saved();
       if (out.status === 'in_progress') return 'busy';
       this.state.usage.toolCalls++;
       this.done(call, out.status === 'succeeded' ? { type: 'json', value: toJson(out.result) } : { type: 'error-text', value: `The tool failed: ${out.error}` });
       return 'done';
     } catch (err) {
+      // Any other error abandons this run (the caller gives the lease back); what it did not commit is redone.
       if (!(err instanceof ToolInterrupt)) throw err;
+      // An interrupt is raised inside the tool, after the claim (and the checkpoint with it) committed.
+      if (checkpoint) this.saved();
       const q = err.request;
       const w = this.newWait('tool', q.name, { tool: call.toolName, args: { question: q.reason, ...(q.details ?? {}) }, toolCallId: call.toolCallId, evidence: q.details }, { id: `tool:${q.name}`, reason: q.reason, role: q.role ?? this.rt.interruptRole, ...(q.timeout ? { timeout: q.timeout } : {}), ...(q.onTimeout ? { onTimeout: q.onTimeout } : {}) });
       this.wait(call, w, fresh);

@@ -1,6 +1,7 @@
 import { actionHash, InterlockUsageError, NotFoundError, type AuditEventInput } from '../core/index.ts';
-import type { ExecutionRow } from '../store/types.ts';
+import type { ExecutionRow, ThreadStatus } from '../store/types.ts';
 import type { EngineContext } from './context.ts';
+import { writeCheckpoint, type CheckpointInput, type ThreadRef } from './pause.ts';
 
 /** What an execution under the ledger came to. */
 export type ExecutionOutcome<T> =
@@ -33,6 +34,13 @@ export interface ExecuteOptions {
    * raised inside a tool): the claim is marked abandoned and the error rethrown.
    */
   abandonIf?: (err: unknown) => boolean;
+  /**
+   * A checkpoint to commit in the claim's transaction: the caller's state before
+   * the side effect (the agent loop's, with the model output that proposed the
+   * call) becomes durable together with the claim, in one commit instead of two.
+   * Written even when the claim finds the key already finished or held.
+   */
+  checkpoint?: { thread: ThreadRef; checkpoint: CheckpointInput; status: ThreadStatus; audit?: AuditEventInput[] };
 }
 
 /** The key binding an execution to one request and one exact action. */
@@ -63,6 +71,11 @@ export async function executeOnce<T>(
   const hash = actionHash(input.tool, input.args);
   const now = ctx.now();
   const claim = await ctx.store.transaction(async (tx) => {
+    const cp = opts.checkpoint;
+    if (cp) {
+      await writeCheckpoint(tx, cp.thread, cp.checkpoint, cp.status, now);
+      if (cp.audit?.length) await tx.appendAudit(cp.audit, now);
+    }
     if (input.requestId) {
       const req = await tx.getRequest(input.requestId, { forUpdate: true });
       if (!req) throw new NotFoundError('approval_request', input.requestId);
@@ -78,6 +91,7 @@ export async function executeOnce<T>(
     }
     return tx.claimExecution({ key: input.key, requestId: null, threadId: input.threadId ?? null, tool: input.tool, args: input.args, actionHash: hash, leaseOwner: ctx.owner, leaseUntil: now + leaseMs, createdAt: now }, now);
   });
+  if (opts.checkpoint) ctx.emit({ type: 'thread.status', threadId: opts.checkpoint.thread.id, status: opts.checkpoint.status });
   if (!claim.claimed) return replay<T>(claim.row);
 
   let outcome: { status: 'succeeded'; result: T } | { status: 'failed'; error: string };
