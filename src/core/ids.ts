@@ -11,6 +11,18 @@ export type JobId = Brand<string, 'JobId'>;
 export type ReviewerId = Brand<string, 'ReviewerId'>;
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
+
+// One crypto call per 4 KiB of randomness instead of one per id: ids are made on every pause and decision.
+const POOL_SIZE = 4096;
+let pool = randomBytes(POOL_SIZE);
+let poolAt = 0;
+function randomByte(): number {
+  if (poolAt >= POOL_SIZE) {
+    pool = randomBytes(POOL_SIZE);
+    poolAt = 0;
+  }
+  return pool[poolAt++]!;
+}
 let lastMs = 0;
 let seq = 0;
 
@@ -37,8 +49,7 @@ export function newId<T extends string>(prefix: string): T {
     counter = ALPHABET[c % 32]! + counter;
     c = Math.floor(c / 32);
   }
-  const rnd = randomBytes(8);
   let tail = '';
-  for (const b of rnd) tail += ALPHABET[b % 32];
+  for (let i = 0; i < 8; i++) tail += ALPHABET[randomByte() % 32];
   return `${prefix}_${time}${counter}${tail}` as T;
 }
