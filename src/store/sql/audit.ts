@@ -1,6 +1,6 @@
 import { hashEvent, newId, type AuditEvent } from '../../core/index.ts';
 import type { StoreTx } from '../types.ts';
-import { fromJson, num, strOrNull, type Dialect, type Row, type SqlExecutor } from './executor.ts';
+import { fromJson, num, strOrNull, type Dialect, type Row, type SqlExecutor, where } from './executor.ts';
 
 function toEvent(r: Row): AuditEvent {
   return {
@@ -52,22 +52,13 @@ export function auditOps(db: SqlExecutor, d: Dialect): Pick<StoreTx, 'appendAudi
       return events;
     },
     async listAudit(f) {
-      const where: string[] = [];
-      const params: unknown[] = [];
-      if (f.threadId) {
-        params.push(f.threadId);
-        where.push(`thread_id = $${params.length}`);
-      }
-      if (f.requestId) {
-        params.push(f.requestId);
-        where.push(`request_id = $${params.length}`);
-      }
-      if (f.afterSeq !== undefined) {
-        params.push(f.afterSeq);
-        where.push(`seq > $${params.length}`);
-      }
-      params.push(f.limit ?? 10_000);
-      const rows = await db.all(`SELECT * FROM il_audit ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq LIMIT $${params.length}`, params);
+      const w = where([
+        ['thread_id', '=', f.threadId],
+        ['request_id', '=', f.requestId],
+        ['seq', '>', f.afterSeq],
+      ]);
+      w.params.push(f.limit ?? 10_000);
+      const rows = await db.all(`SELECT * FROM il_audit ${w.sql} ORDER BY seq LIMIT $${w.params.length}`, w.params);
       return rows.map(toEvent);
     },
     async getAuditHead() {

@@ -46,3 +46,18 @@ export function strOrNull(v: unknown): string | null {
 export function placeholders(count: number, start: number): string {
   return Array.from({ length: count }, (_, i) => `$${start + i}`).join(', ');
 }
+
+/**
+ * A WHERE clause of `column <op> $n` conditions, skipping undefined values.
+ * @example where([['thread_id', '=', threadId], ['seq', '>', afterSeq]]) // { sql: 'WHERE thread_id = $1', params: [...] }
+ */
+export function where(conditions: ReadonlyArray<readonly [column: string, op: '=' | '>' | '<', value: unknown]>): { sql: string; params: unknown[] } {
+  const params: unknown[] = [];
+  const parts: string[] = [];
+  for (const [column, op, value] of conditions) {
+    if (value === undefined || value === null || value === '') continue;
+    params.push(value);
+    parts.push(`${column} ${op} $${params.length}`);
+  }
+  return { sql: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params };
+}

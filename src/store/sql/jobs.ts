@@ -1,5 +1,5 @@
 import type { JobRow, StoreTx } from '../types.ts';
-import { fromJson, num, numOrNull, placeholders, strOrNull, type Dialect, type Row, type SqlExecutor } from './executor.ts';
+import { fromJson, num, numOrNull, placeholders, strOrNull, type Dialect, type Row, type SqlExecutor, where } from './executor.ts';
 
 function toJob(r: Row): JobRow {
   return {
@@ -67,21 +67,12 @@ export function jobOps(db: SqlExecutor, d: Dialect): Pick<StoreTx, 'enqueueJob' 
       return out;
     },
     async listJobs(f) {
-      const where: string[] = [];
-      const params: unknown[] = [];
-      if (f.threadId) {
-        params.push(f.threadId);
-        where.push(`thread_id = $${params.length}`);
-      }
-      if (f.requestId) {
-        params.push(f.requestId);
-        where.push(`request_id = $${params.length}`);
-      }
-      if (f.kind) {
-        params.push(f.kind);
-        where.push(`kind = $${params.length}`);
-      }
-      const rows = await db.all(`SELECT * FROM il_jobs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, id`, params);
+      const w = where([
+        ['thread_id', '=', f.threadId],
+        ['request_id', '=', f.requestId],
+        ['kind', '=', f.kind],
+      ]);
+      const rows = await db.all(`SELECT * FROM il_jobs ${w.sql} ORDER BY created_at, id`, w.params);
       return rows.map(toJob);
     },
   };
