@@ -69,5 +69,6 @@ function reply(ctx: ScriptContext): ScriptStep {
  * offline and its tests are exact.
  */
 export function orderSupportScriptedModel(): ScriptedModel {
-  return scriptedModel(reply);
+  // The demo service runs for days: recorded prompts would keep every conversation in memory.
+  return scriptedModel(reply, { recordPrompts: false });
 }

@@ -23,8 +23,18 @@ export interface ScriptContext {
 /** A deterministic model for tests and offline demos; counts its calls. */
 export interface ScriptedModel extends LanguageModel {
   readonly calls: number;
-  /** Prompts received, in order. */
+  /** Prompts received, in order (empty when created with `recordPrompts: false`). */
   readonly prompts: ModelCallOptions['prompt'][];
+}
+
+/** Options of {@link scriptedModel}. */
+export interface ScriptedModelOptions {
+  /**
+   * Keep every prompt in `prompts`, for assertions (default true). A model
+   * serving a long-running process (an offline demo, a load test) passes
+   * false: recorded prompts hold every conversation in memory for good.
+   */
+  recordPrompts?: boolean;
 }
 
 /**
@@ -37,7 +47,8 @@ export interface ScriptedModel extends LanguageModel {
  *   { text: 'Your refund is on its way.' },
  * ]);
  */
-export function scriptedModel(script: ScriptStep[] | ((ctx: ScriptContext) => ScriptStep)): ScriptedModel {
+export function scriptedModel(script: ScriptStep[] | ((ctx: ScriptContext) => ScriptStep), opts: ScriptedModelOptions = {}): ScriptedModel {
+  const record = opts.recordPrompts !== false;
   let calls = 0;
   const prompts: ModelCallOptions['prompt'][] = [];
   return {
@@ -50,7 +61,7 @@ export function scriptedModel(script: ScriptStep[] | ((ctx: ScriptContext) => Sc
     prompts,
     async doGenerate(options: ModelCallOptions): Promise<ModelResult> {
       const n = calls++;
-      prompts.push(options.prompt);
+      if (record) prompts.push(options.prompt);
       const messages = options.prompt.filter((m): m is Message => m.role !== 'system');
       let step: ScriptStep | undefined;
       if (typeof script === 'function') {

@@ -17,7 +17,8 @@ export interface ResumeOptions {
 }
 
 /**
- * Resume the thread of one claimed `resume` job. The loop itself is
+ * Resume the thread of one claimed `resume` job (queued by a decision, a
+ * timeout, or a thread start as its recovery). The loop itself is
  * idempotent (executions go through the ledger, a finished step is not
  * repeated), so a job run twice does no harm; a thread another process is
  * running ("busy") is retried shortly.
@@ -37,7 +38,14 @@ export async function handleResume(o: ResumeOptions, job: JobRow): Promise<JobOu
       const why = !thread ? `thread ${threadId} not found` : `no agent named "${thread.agent}" is registered with this worker; register it in the config`;
       return await giveUp(o, job, why);
     }
-    const result = await agent.resume(threadId);
+    if (job.payload.start === true && thread.status !== 'running') {
+      // The recovery job of a thread start (see createThreadsAdapter): the run paused or ended; nothing to do.
+      await store.completeJob(job.id, o.owner, now());
+      return 'done';
+    }
+    // A start cut short before its first checkpoint has nothing saved to continue from: run it from its input.
+    const input = job.payload.start === true && typeof job.payload.input === 'string' && thread.messageCount === 0 ? job.payload.input : null;
+    const result = input === null ? await agent.resume(threadId) : await agent.invoke(input, { threadId });
     if (result.stopReason === 'busy') {
       await store.failJob(job.id, o.owner, 'thread busy in another process', now() + 250, now());
       return 'retry';

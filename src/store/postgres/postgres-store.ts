@@ -32,6 +32,27 @@ const types: pg.CustomTypesConfig = {
 };
 
 const MIGRATION_LOCK = 0x1a7e_10c;
+
+/**
+ * The pool listens for errors on idle clients only. A client checked out for a
+ * transaction whose connection the server ends (a restart, a failover,
+ * pg_terminate_backend) emits 'error' with no listener, which would crash the
+ * process: listen while it is out, and destroy it on release if it was lost.
+ * Its queries fail on their own, so the transaction still rolls back and throws.
+ */
+function watchCheckedOut(client: pg.PoolClient): { release(broken: boolean): void } {
+  let lost = false;
+  const onError = () => (lost = true);
+  client.on('error', onError);
+  return {
+    release(broken) {
+      const destroy = broken || lost;
+      // A client going back to the pool is the pool's to watch again; one being destroyed keeps our listener for its last words.
+      if (!destroy) client.off('error', onError);
+      client.release(destroy);
+    },
+  };
+}
 const RETRYABLE = new Set(['40001', '40P01']);
 
 /** Named prepared statements: PostgreSQL parses and plans each SQL text once per connection. */
@@ -89,12 +110,13 @@ export function createPostgresStore(options: PostgresStoreOptions = {}): Store {
     } catch (err) {
       throw new StoreError(`Cannot connect to PostgreSQL: ${(err as Error).message}. Check DATABASE_URL and that the server is up.`, err);
     }
+    const lost = watchCheckedOut(client);
     stats.transactions++;
     try {
       await client.query('BEGIN');
       const result = await fn(sqlOps(executor(client, stats), dialect));
       await client.query('COMMIT');
-      client.release();
+      lost.release(false);
       return result;
     } catch (err) {
       let broken = false;
@@ -103,7 +125,7 @@ export function createPostgresStore(options: PostgresStoreOptions = {}): Store {
       } catch {
         broken = true;
       }
-      client.release(broken);
+      lost.release(broken);
       const code = (err as { code?: string }).code;
       if (code && RETRYABLE.has(code) && attempt < 5) return transaction(fn, attempt + 1);
       throw err;
@@ -160,6 +182,8 @@ export function createPostgresStore(options: PostgresStoreOptions = {}): Store {
     async migrate() {
       await applyMigrations(async (fn) => {
         const client = await pool.connect();
+        const lost = watchCheckedOut(client);
+        let broken = false;
         try {
           await client.query('BEGIN');
           // Transaction-scoped lock: concurrent starters wait, then see the migration applied.
@@ -169,10 +193,10 @@ export function createPostgresStore(options: PostgresStoreOptions = {}): Store {
           await client.query('COMMIT');
           return result;
         } catch (err) {
-          await client.query('ROLLBACK').catch(() => undefined);
+          await client.query('ROLLBACK').catch(() => (broken = true));
           throw err;
         } finally {
-          client.release();
+          lost.release(broken);
         }
       });
     },
