@@ -296,7 +296,7 @@ export async function audit(argv: string[], io: Io): Promise<number> {
         },
       });
       if (values.json) io.out(JSON.stringify(r));
-      else if (r.ok) io.out(`ok: ${r.events} events, head #${r.headSeq} ${r.headHash.slice(0, 16)}…`);
+      else if (r.ok) io.out(`ok: ${r.events} events up to #${r.headSeq}; chain heads fingerprint ${r.headHash.slice(0, 16)}…`);
       else io.out(`BROKEN at event #${r.brokenAt.seq}${r.brokenAt.id ? ` (${r.brokenAt.id})` : ''}: ${r.brokenAt.problem}`);
       return r.ok ? EXIT.ok : EXIT.failed;
     }

@@ -1,7 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { ChainVerifier, GENESIS_HASH, hashEvent, type AuditEvent, type AuditEventInput, type AuditType, type ChainVerification } from './audit-chain.ts';
+import { canonicalJson, sha256 } from './canonical.ts';
+import { AuditVerifier, auditChainFor, AUDIT_CHAINS, ChainVerifier, GENESIS_HASH, hashEvent, type AuditEvent, type AuditEventInput, type AuditType, type ChainVerification } from './audit-chain.ts';
 
 const TYPES: AuditType[] = ['interrupted', 'notified', 'approved', 'edited', 'rejected', 'responded', 'expired', 'escalated', 'resumed', 'executed', 'failed', 'aborted', 'trusted', 'auto_executed', 'refused', 'thread_started', 'thread_completed'];
 
@@ -12,6 +13,8 @@ function chain(inputs: readonly AuditEventInput[], startAt = Date.parse('2024-01
   inputs.forEach((input, i) => {
     const body: Omit<AuditEvent, 'hash'> = {
       seq: i + 1,
+      chain: 1,
+      chainSeq: i + 1,
       id: `evt_${i + 1}`,
       type: input.type,
       actor: input.actor,
@@ -42,7 +45,7 @@ function sample(n: number): AuditEvent[] {
 
 function headOf(events: readonly AuditEvent[]): { seq: number; hash: string } | null {
   const last = events.at(-1);
-  return last ? { seq: last.seq, hash: last.hash } : null;
+  return last ? { seq: last.chainSeq, hash: last.hash } : null;
 }
 
 function verify(events: readonly AuditEvent[], head: { seq: number; hash: string } | null): ChainVerification {
@@ -94,7 +97,8 @@ describe('hashEvent', () => {
   it('covers position, content and predecessor', () => {
     const h = hashEvent(base);
     const changes: Partial<Omit<AuditEvent, 'hash'>>[] = [
-      { seq: base.seq + 1 },
+      { chainSeq: base.chainSeq + 1 },
+      { chain: 2 },
       { id: 'evt_other' },
       { type: 'rejected' },
       { actor: 'reviewer:mallory' },
@@ -188,7 +192,7 @@ describe('ChainVerifier: tampering is named at the right event', () => {
 
   it('a deleted event with the rest renumbered breaks the link', () => {
     const events = sample(6);
-    const renumbered = events.filter((_, i) => i !== 2).map((e, i) => ({ ...e, seq: i + 1 }));
+    const renumbered = events.filter((_, i) => i !== 2).map((e, i) => ({ ...e, seq: i + 1, chainSeq: i + 1 }));
     assertBroken(verify(renumbered, headOf(events)), 3, 'evt_4', /does not link/);
   });
 
@@ -214,7 +218,7 @@ describe('ChainVerifier: tampering is named at the right event', () => {
 
   it('swapped rows (seq kept in place) break at the first swapped position', () => {
     const events = sample(6);
-    const swapped = events.map((e, i) => (i === 2 ? { ...events[3]!, seq: 3 } : i === 3 ? { ...events[2]!, seq: 4 } : e));
+    const swapped = events.map((e, i) => (i === 2 ? { ...events[3]!, seq: 3, chainSeq: 3 } : i === 3 ? { ...events[2]!, seq: 4, chainSeq: 4 } : e));
     assertBroken(verify(swapped, headOf(events)), 3, 'evt_4', /does not link/);
   });
 
@@ -228,10 +232,10 @@ describe('ChainVerifier: tampering is named at the right event', () => {
 
   it('an inserted event breaks the chain', () => {
     const events = sample(4);
-    const forgedBody = { seq: 3, id: 'evt_forged', type: 'approved' as const, actor: 'reviewer:mallory', at: events[1]!.at + 1, threadId: 'thr_1', requestId: 'req_1', payload: {}, prevHash: events[1]!.hash };
+    const forgedBody = { seq: 3, chain: 1, chainSeq: 3, id: 'evt_forged', type: 'approved' as const, actor: 'reviewer:mallory', at: events[1]!.at + 1, threadId: 'thr_1', requestId: 'req_1', payload: {}, prevHash: events[1]!.hash };
     const forged = { ...forgedBody, hash: hashEvent(forgedBody) };
     // Inserted with a valid link, later events renumbered: the next event no longer links.
-    const renumbered = [events[0]!, events[1]!, forged, ...events.slice(2).map((e) => ({ ...e, seq: e.seq + 1 }))];
+    const renumbered = [events[0]!, events[1]!, forged, ...events.slice(2).map((e) => ({ ...e, seq: e.seq + 1, chainSeq: e.chainSeq + 1 }))];
     assertBroken(verify(renumbered, headOf(events)), 4, 'evt_3', /does not link/);
     // Inserted without renumbering: the sequence repeats.
     assertBroken(verify([events[0]!, events[1]!, forged, ...events.slice(2)], headOf(events)), 3, 'evt_3', /sequence goes back/);
@@ -326,7 +330,7 @@ describe('ChainVerifier: tampering is named at the right event', () => {
             let j = b % events.length;
             if (j === i) j = (i + 1) % events.length;
             const [lo, hi] = i < j ? [i, j] : [j, i];
-            const swapped = events.map((e, k) => (k === lo ? { ...events[hi]!, seq: lo + 1 } : k === hi ? { ...events[lo]!, seq: hi + 1 } : e));
+            const swapped = events.map((e, k) => (k === lo ? { ...events[hi]!, seq: lo + 1, chainSeq: lo + 1 } : k === hi ? { ...events[lo]!, seq: hi + 1, chainSeq: hi + 1 } : e));
             assertBroken(verify(swapped, headOf(events)), lo + 1, events[hi]!.id, /does not link/);
           },
         ),
@@ -353,5 +357,102 @@ describe('ChainVerifier: tampering is named at the right event', () => {
         { numRuns: 300 },
       );
     });
+  });
+});
+
+/** Events of several threads appended the way the store does: each to its thread's chain, log positions shared. */
+function multiChain(threads: readonly string[], perThread: number): { events: AuditEvent[]; heads: Array<{ chain: number; seq: number; hash: string }> } {
+  const heads = new Map<number, { chain: number; seq: number; hash: string }>();
+  for (let c = 0; c <= AUDIT_CHAINS; c++) heads.set(c, { chain: c, seq: 0, hash: GENESIS_HASH });
+  const events: AuditEvent[] = [];
+  for (let k = 0; k < perThread; k++) {
+    for (const t of threads) {
+      const h = heads.get(auditChainFor(t))!;
+      const body: Omit<AuditEvent, 'hash'> = { seq: events.length + 1, chain: h.chain, chainSeq: h.seq + 1, id: `evt_${events.length + 1}`, type: 'approved', actor: 'reviewer:a', at: 1000 + events.length, threadId: t, requestId: null, payload: { k }, prevHash: h.hash };
+      const e = { ...body, hash: hashEvent(body) };
+      events.push(e);
+      heads.set(h.chain, { chain: h.chain, seq: e.chainSeq, hash: e.hash });
+    }
+  }
+  return { events, heads: [...heads.values()] };
+}
+
+function verifyAll(events: readonly AuditEvent[], heads: Array<{ chain: number; seq: number; hash: string }>): ChainVerification {
+  const v = new AuditVerifier(heads);
+  for (const e of events) if (!v.push(e)) break;
+  return v.finish();
+}
+
+describe('AuditVerifier: the log as several chains', () => {
+  const threads = ['thr_a', 'thr_b', 'thr_c', 'thr_d', 'thr_e'];
+
+  it('spreads threads over chains 1..AUDIT_CHAINS, the same chain for the same thread', () => {
+    const chains = new Set(Array.from({ length: 500 }, (_, i) => auditChainFor(`thr_${i}`)));
+    assert.ok(chains.size > AUDIT_CHAINS / 2, `only ${chains.size} chains used`);
+    for (const c of chains) assert.ok(c >= 1 && c <= AUDIT_CHAINS);
+    assert.equal(auditChainFor('thr_x'), auditChainFor('thr_x'));
+  });
+
+  it('an interleaved log of several chains verifies; its head hash fingerprints every chain', () => {
+    const { events, heads } = multiChain(threads, 4);
+    const r = verifyAll(events, heads);
+    assert.equal(r.ok, true, JSON.stringify(r));
+    if (!r.ok) return;
+    assert.equal(r.events, 20);
+    assert.equal(r.headSeq, 20);
+    const other = multiChain(threads, 5);
+    const r2 = verifyAll(other.events, other.heads);
+    assert.ok(r2.ok && r2.headHash !== r.headHash);
+    assert.deepEqual(verifyAll([], heads.map((h) => ({ ...h, seq: 0, hash: GENESIS_HASH }))), { ok: true, events: 0, headSeq: 0, headHash: GENESIS_HASH });
+  });
+
+  it('names a changed event by its log position and chain', () => {
+    const { events, heads } = multiChain(threads, 4);
+    const tampered = events.map((e, i) => (i === 7 ? { ...e, payload: { k: 99 } } : e));
+    const r = verifyAll(tampered, heads);
+    assert.equal(r.ok, false);
+    if (!r.ok) {
+      assert.equal(r.brokenAt.seq, 8);
+      assert.equal(r.brokenAt.chain, events[7]!.chain);
+      assert.match(r.brokenAt.problem, /content changed/);
+    }
+  });
+
+  it('an event moved to another chain, even re-hashed, breaks both chains', () => {
+    const { events, heads } = multiChain(threads, 4);
+    const victim = events[6]!;
+    const target = events.find((e) => e.chain !== victim.chain)!.chain;
+    const moved = { ...victim, chain: target };
+    assert.equal(verifyAll(events.map((e) => (e === victim ? moved : e)), heads).ok, false);
+    const rehashed = { ...moved, hash: hashEvent(moved) };
+    assert.equal(verifyAll(events.map((e) => (e === victim ? rehashed : e)), heads).ok, false);
+  });
+
+  it('events deleted from the end of one chain are caught by that chain\'s head', () => {
+    const { events, heads } = multiChain(threads, 4);
+    const lastOfC = events.filter((e) => e.threadId === 'thr_c').at(-1)!;
+    const r = verifyAll(events.filter((e) => e !== lastOfC), heads);
+    assert.equal(r.ok, false);
+    if (!r.ok) {
+      assert.equal(r.brokenAt.chain, lastOfC.chain);
+      assert.match(r.brokenAt.problem, /the log ends at event 3 but the recorded head is event 4/);
+    }
+  });
+
+  it('log order going back, and an event in a chain with no head, are refused', () => {
+    const { events, heads } = multiChain(threads, 2);
+    const back = [...events.slice(0, 5), { ...events[3]!, seq: 2 }];
+    const r = verifyAll(back, heads);
+    assert.ok(!r.ok && /log order goes back/.test(r.brokenAt.problem));
+    const stray = { ...events[0]!, seq: 99, chain: AUDIT_CHAINS + 7 };
+    const r2 = verifyAll([...events, stray], heads);
+    assert.ok(!r2.ok && /chain \d+ does not exist/.test(r2.brokenAt.problem));
+  });
+
+  it('chain 0 (events from before several chains) keeps the original hash form', () => {
+    const body: Omit<AuditEvent, 'hash'> = { seq: 1, chain: 0, chainSeq: 1, id: 'evt_1', type: 'approved', actor: 'reviewer:a', at: 5, threadId: null, requestId: null, payload: {}, prevHash: GENESIS_HASH };
+    const legacy = { seq: 1, id: 'evt_1', type: 'approved', actor: 'reviewer:a', at: 5, threadId: null, requestId: null, payload: {}, prevHash: GENESIS_HASH };
+    assert.equal(hashEvent(body), sha256(canonicalJson(legacy)));
+    assert.notEqual(hashEvent({ ...body, chain: 1 }), hashEvent(body));
   });
 });

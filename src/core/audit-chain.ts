@@ -35,7 +35,12 @@ export interface AuditEventInput {
 
 /** A chained event as stored. */
 export interface AuditEvent {
+  /** Position in the whole log: the order listings and exports use. */
   seq: number;
+  /** The chain the event was appended to (0: events written before the log had several chains). */
+  chain: number;
+  /** Position in its chain: 1, 2, 3… with no gaps. */
+  chainSeq: number;
   id: string;
   type: AuditType;
   actor: string;
@@ -47,14 +52,60 @@ export interface AuditEvent {
   hash: string;
 }
 
-/** Hash of the chain before its first event. */
+/** Hash of a chain before its first event. */
 export const GENESIS_HASH = '0'.repeat(64);
 
-/** The hash of an event: covers its position, content and predecessor, so edits, deletions and reorders show. */
+/**
+ * Number of chains new events are spread over. Appenders lock only their
+ * chain's head, so transactions of different threads append in parallel
+ * (one chain would serialize every audited write of every process).
+ */
+export const AUDIT_CHAINS = 64;
+
+/** The chain of events keyed by `key` (a thread id, else a request or event id): a thread's events share one chain. */
+export function auditChainFor(key: string): number {
+  // FNV-1a: cheap, stable across processes and versions (a chain choice is never re-derived, only stored).
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) {
+    h ^= key.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return ((h >>> 0) % AUDIT_CHAINS) + 1;
+}
+
+/** The recorded end of one chain: its last position and hash. */
+export interface ChainHead {
+  chain: number;
+  seq: number;
+  hash: string;
+}
+
+/**
+ * The hash of an event: covers its chain, position in it, content and
+ * predecessor, so edits, deletions, moves and reorders show. Chain 0 (events
+ * from before several chains) keeps the original form, which covered the
+ * position as `seq`.
+ */
 export function hashEvent(e: Omit<AuditEvent, 'hash'>): string {
+  if (e.chain !== 0) {
+    return sha256(
+      canonicalJson({
+        chain: e.chain,
+        chainSeq: e.chainSeq,
+        id: e.id,
+        type: e.type,
+        actor: e.actor,
+        at: e.at,
+        threadId: e.threadId,
+        requestId: e.requestId,
+        payload: e.payload,
+        prevHash: e.prevHash,
+      }),
+    );
+  }
   return sha256(
     canonicalJson({
-      seq: e.seq,
+      seq: e.chainSeq,
       id: e.id,
       type: e.type,
       actor: e.actor,
@@ -70,77 +121,139 @@ export function hashEvent(e: Omit<AuditEvent, 'hash'>): string {
 /** Result of walking the chain. */
 export type ChainVerification =
   | { ok: true; events: number; headSeq: number; headHash: string }
-  | { ok: false; events: number; brokenAt: { seq: number; id: string | null; problem: string } };
+  | { ok: false; events: number; brokenAt: BrokenAt };
+
+/** Where verification found the log broken: `seq` is the log position of the event named, or right after the last good one. */
+export interface BrokenAt {
+  seq: number;
+  id: string | null;
+  problem: string;
+  chain?: number;
+}
 
 /**
- * Incremental verifier: feed events in `seq` order, then call `finish` with the
- * recorded head. Memory stays constant, so a large log verifies in one pass.
+ * Incremental verifier of ONE chain: feed its events in order, then call
+ * `finish` with the chain's recorded head. Positions (`chainSeq`) must run
+ * 1, 2, 3… and each event must link to the one before. Memory stays constant.
  */
 export class ChainVerifier {
-  private prevSeq = 0;
+  private prevPos = 0;
   private prevHash = GENESIS_HASH;
+  /** Log position of the last event that verified, and of the first event past `expectHead`. */
+  private lastSeq = 0;
+  private pastHeadSeq: number | null = null;
   private count = 0;
-  private broken: { seq: number; id: string | null; problem: string } | null = null;
+  private broken: BrokenAt | null = null;
+  private readonly label: string;
+  private readonly expectHead: number | null;
+
+  /** `chain` only names the chain in messages; `expectHead`, when known before the walk, lets an event past the head be named exactly. */
+  constructor(opts: { chain?: number; expectHead?: number } = {}) {
+    this.label = opts.chain === undefined ? '' : `chain ${opts.chain}: `;
+    this.expectHead = opts.expectHead ?? null;
+  }
 
   /** Check one event; returns false once the chain is broken. */
   push(e: AuditEvent): boolean {
     if (this.broken) return false;
     this.count++;
-    if (e.seq !== this.prevSeq + 1) {
+    const pos = e.chainSeq;
+    if (pos !== this.prevPos + 1) {
       this.broken = {
         seq: e.seq,
         id: e.id,
-        problem: e.seq > this.prevSeq + 1 ? `events ${this.prevSeq + 1}..${e.seq - 1} are missing (deleted)` : `sequence goes back from ${this.prevSeq} to ${e.seq} (reordered)`,
+        problem: `${this.label}${pos > this.prevPos + 1 ? `events ${this.prevPos + 1}..${pos - 1} are missing (deleted)` : `sequence goes back from ${this.prevPos} to ${pos} (reordered)`}`,
       };
     } else if (e.prevHash !== this.prevHash) {
-      this.broken = { seq: e.seq, id: e.id, problem: 'does not link to the previous event (removed, inserted or reordered)' };
+      this.broken = { seq: e.seq, id: e.id, problem: `${this.label}does not link to the previous event (removed, inserted or reordered)` };
     } else if (hashEvent(e) !== e.hash) {
-      this.broken = { seq: e.seq, id: e.id, problem: 'content changed after it was written' };
+      this.broken = { seq: e.seq, id: e.id, problem: `${this.label}content changed after it was written` };
     }
     if (this.broken) return false;
-    this.prevSeq = e.seq;
+    if (this.expectHead !== null && pos === this.expectHead + 1) this.pastHeadSeq = e.seq;
+    this.prevPos = pos;
     this.prevHash = e.hash;
+    this.lastSeq = e.seq;
     return true;
   }
 
   /** Compare the end of the walk with the head the store recorded on every append. */
   finish(head: { seq: number; hash: string } | null): ChainVerification {
     if (this.broken) return { ok: false, events: this.count, brokenAt: this.broken };
-    const headSeq = head?.seq ?? 0;
+    const headPos = head?.seq ?? 0;
     const headHash = head?.hash ?? GENESIS_HASH;
-    if (headSeq > this.prevSeq) {
-      return {
-        ok: false,
-        events: this.count,
-        brokenAt: {
-          seq: this.prevSeq + 1,
-          id: null,
-          problem: `the log ends at event ${this.prevSeq} but the recorded head is event ${headSeq}: events after ${this.prevSeq} were deleted or the head was changed`,
-        },
-      };
+    const fail = (seq: number, problem: string): ChainVerification => ({ ok: false, events: this.count, brokenAt: { seq, id: null, problem: `${this.label}${problem}` } });
+    if (headPos > this.prevPos) {
+      return fail(this.lastSeq + 1, `the log ends at event ${this.prevPos} but the recorded head is event ${headPos}: events after ${this.prevPos} were deleted or the head was changed`);
     }
-    if (headSeq < this.prevSeq) {
-      return {
-        ok: false,
-        events: this.count,
-        brokenAt: {
-          seq: headSeq + 1,
-          id: null,
-          problem: `the recorded head is event ${headSeq} but the log goes on to event ${this.prevSeq}: events after ${headSeq} were added outside the log or the head was changed`,
-        },
-      };
+    if (headPos < this.prevPos) {
+      return fail(this.pastHeadSeq ?? headPos + 1, `the recorded head is event ${headPos} but the log goes on to event ${this.prevPos}: events after ${headPos} were added outside the log or the head was changed`);
     }
     if (headHash !== this.prevHash) {
-      return {
-        ok: false,
-        events: this.count,
-        brokenAt: {
-          seq: this.prevSeq,
-          id: null,
-          problem: `event ${this.prevSeq} does not match the recorded head hash: the log was rewritten and re-hashed, or the head was changed`,
-        },
-      };
+      return fail(this.lastSeq, `event ${this.prevPos} does not match the recorded head hash: the log was rewritten and re-hashed, or the head was changed`);
     }
-    return { ok: true, events: this.count, headSeq, headHash };
+    return { ok: true, events: this.count, headSeq: this.lastSeq, headHash };
+  }
+}
+
+/**
+ * Verifier of the whole log: feed every event in log order (`seq`), then call
+ * `finish`. Each chain is checked on its own against its recorded head; the
+ * log order must only ever increase. `headHash` of the result fingerprints
+ * every chain's head at once.
+ */
+export class AuditVerifier {
+  private readonly chains = new Map<number, ChainVerifier>();
+  private readonly heads: Map<number, ChainHead>;
+  private lastSeq = 0;
+  private count = 0;
+  private broken: BrokenAt | null = null;
+
+  /** `heads`: every chain's recorded head, read before the walk. */
+  constructor(heads: readonly ChainHead[]) {
+    this.heads = new Map(heads.map((h) => [h.chain, h]));
+  }
+
+  private chain(n: number): ChainVerifier {
+    let v = this.chains.get(n);
+    if (!v) {
+      const head = this.heads.get(n);
+      v = new ChainVerifier({ chain: n, ...(head ? { expectHead: head.seq } : {}) });
+      this.chains.set(n, v);
+    }
+    return v;
+  }
+
+  /** Check one event; returns false once the log is broken. */
+  push(e: AuditEvent): boolean {
+    if (this.broken) return false;
+    this.count++;
+    if (e.seq <= this.lastSeq) {
+      this.broken = { seq: e.seq, id: e.id, problem: `log order goes back from ${this.lastSeq} to ${e.seq} (reordered)` };
+      return false;
+    }
+    if (!this.heads.has(e.chain)) {
+      this.broken = { seq: e.seq, id: e.id, chain: e.chain, problem: `chain ${e.chain} does not exist: the event was added or moved outside the log` };
+      return false;
+    }
+    this.lastSeq = e.seq;
+    const v = this.chain(e.chain);
+    if (v.push(e)) return true;
+    const r = v.finish(null);
+    if (!r.ok) this.broken = { ...r.brokenAt, chain: e.chain };
+    return false;
+  }
+
+  /** Compare each chain's end with its recorded head; the first problem in log order is reported. */
+  finish(): ChainVerification {
+    if (this.broken) return { ok: false, events: this.count, brokenAt: this.broken };
+    let first: BrokenAt | null = null;
+    for (const head of [...this.heads.values()].sort((a, b) => a.chain - b.chain)) {
+      const r = this.chain(head.chain).finish(head);
+      if (!r.ok && (!first || r.brokenAt.seq < first.seq)) first = { ...r.brokenAt, chain: head.chain };
+    }
+    if (first) return { ok: false, events: this.count, brokenAt: first };
+    const fingerprint = [...this.heads.values()].filter((h) => h.seq > 0).sort((a, b) => a.chain - b.chain);
+    return { ok: true, events: this.count, headSeq: this.lastSeq, headHash: fingerprint.length === 0 ? GENESIS_HASH : sha256(canonicalJson(fingerprint)) };
   }
 }

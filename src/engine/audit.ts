@@ -1,28 +1,30 @@
-import { ChainVerifier, NotFoundError, type ApprovalRequest, type AuditEvent, type ChainVerification } from '../core/index.ts';
+import { AuditVerifier, NotFoundError, type ApprovalRequest, type AuditEvent, type ChainVerification } from '../core/index.ts';
 import type { ExecutionRow } from '../store/types.ts';
 import type { EngineContext } from './context.ts';
 
 /**
- * Walk the whole audit chain in pages and compare its end with the recorded
- * head. Names the first event that was changed, removed or reordered.
+ * Walk the whole audit log in pages, checking each chain's links and comparing
+ * its end with its recorded head. Names the first event that was changed,
+ * removed, moved or reordered.
  */
 export async function verifyAudit(ctx: EngineContext, opts: { pageSize?: number; onProgress?: (checked: number, head: number) => void } = {}): Promise<ChainVerification> {
   const pageSize = opts.pageSize ?? 5000;
-  const head = await ctx.store.getAuditHead();
-  const v = new ChainVerifier();
+  const heads = await ctx.store.getAuditHeads();
+  const v = new AuditVerifier(heads);
+  const total = heads.reduce((n, h) => n + h.seq, 0);
   let after = 0;
   let checked = 0;
   for (;;) {
     const page = await ctx.store.listAudit({ afterSeq: after, limit: pageSize });
     for (const e of page) {
       checked++;
-      if (!v.push(e)) return v.finish(head);
+      if (!v.push(e)) return v.finish();
     }
-    opts.onProgress?.(checked, head?.seq ?? 0);
+    opts.onProgress?.(checked, total);
     if (page.length < pageSize) break;
     after = page[page.length - 1]!.seq;
   }
-  return v.finish(head);
+  return v.finish();
 }
 
 /** Everything about one request: what was proposed, who decided what, what ran. */

@@ -40,7 +40,7 @@ for (const backend of allBackends()) {
 
     it('/readyz is 503 not_ready when the store does not answer', async () => {
       // The same engine over a store whose database has gone away.
-      const down = new Proxy(f.store, { get: (t, p): unknown => (p === 'getAuditHead' ? () => Promise.reject(new Error('connection refused')) : Reflect.get(t, p)) });
+      const down = new Proxy(f.store, { get: (t, p): unknown => (p === 'getAuditHeads' ? () => Promise.reject(new Error('connection refused')) : Reflect.get(t, p)) });
       const app = createApp({ interlock: { ...f.interlock, store: down }, logger: { error: () => undefined } });
       const server = await serve({ app, port: 0 });
       try {

@@ -9,7 +9,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { ApprovalRequest } from '../core/approval.ts';
-import { ChainVerifier, type AuditEventInput } from '../core/audit-chain.ts';
+import { AuditVerifier, auditChainFor, type AuditEventInput } from '../core/audit-chain.ts';
 import { actionHash } from '../core/canonical.ts';
 import { ValidationError } from '../core/errors.ts';
 import { allBackends } from '../testing/backends.ts';
@@ -262,7 +262,7 @@ for (const backend of allBackends()) {
         const t = thread();
         const r = pendingRequest({ threadId: t.id });
         const j = job(uid('kind'), T, { threadId: t.id, requestId: r.id });
-        const headBefore = await store.getAuditHead();
+        const headBefore = await store.getAuditHeads();
         const boom = new Error('boom');
         await assert.rejects(
           store.transaction(async (tx) => {
@@ -280,7 +280,7 @@ for (const backend of allBackends()) {
         assert.equal(await store.getRequest(r.id), undefined);
         assert.equal(await store.getJob(j.id), undefined);
         assert.deepEqual(await store.listAudit({ threadId: t.id }), []);
-        assert.deepEqual(await store.getAuditHead(), headBefore);
+        assert.deepEqual(await store.getAuditHeads(), headBefore);
       });
 
       it('commits every write and returns the value when the function succeeds', async () => {
@@ -700,7 +700,7 @@ for (const backend of allBackends()) {
               ? s.claimJobs([kind], `w${i}`, T + MINUTE, T + 2 * MINUTE, 3)
               : s.transaction(async (tx) => {
                   const got = await tx.claimJobs([kind], `w${i}`, T + MINUTE, T + 2 * MINUTE, 3);
-                  await tx.getAuditHead();
+                  await tx.getAuditHeads();
                   return got;
                 });
           }),
@@ -716,7 +716,7 @@ for (const backend of allBackends()) {
 
     describe('audit log', () => {
       const verify = async (s: Store) => {
-        const v = new ChainVerifier();
+        const v = new AuditVerifier(await s.getAuditHeads());
         let afterSeq = 0;
         for (;;) {
           const page = await s.listAudit({ afterSeq, limit: 500 });
@@ -725,13 +725,14 @@ for (const backend of allBackends()) {
           if (!last) break;
           afterSeq = last.seq;
         }
-        return v.finish(await s.getAuditHead());
+        return v.finish();
       };
 
-      it('assigns consecutive seq numbers and chains each event to the one before', async () => {
+      it("appends to the thread's chain at consecutive positions, each event linked to the one before", async () => {
         const threadId = uid('thr');
         const requestId = uid('req');
-        const head = await store.getAuditHead();
+        const chain = auditChainFor(threadId);
+        const head = (await store.getAuditHeads()).find((h) => h.chain === chain);
         assert.ok(head);
         const inputs: AuditEventInput[] = [
           { type: 'interrupted', actor: 'agent:bot', threadId, requestId, payload: { tool: 'refund', amount: 250.5, note: '✓ <script>' } },
@@ -739,19 +740,24 @@ for (const backend of allBackends()) {
           { type: 'approved', actor: 'reviewer:rev-1', requestId, payload: { version: 1 } },
         ];
         const events = await store.appendAudit(inputs, T + 7);
-        assert.deepEqual(events.map((e) => e.seq), [head.seq + 1, head.seq + 2, head.seq + 3]);
+        assert.deepEqual(events.map((e) => [e.chain, e.chainSeq]), [[chain, head.seq + 1], [chain, head.seq + 2], [chain, head.seq + 3]]);
+        const [s1, s2, s3] = events.map((e) => e.seq) as [number, number, number];
+        assert.ok(s1 > 0 && s2 > s1 && s3 > s2, 'log positions increase');
         assert.equal(events[0]?.prevHash, head.hash);
         assert.equal(events[1]?.prevHash, events[0]?.hash);
         assert.equal(events[2]?.prevHash, events[1]?.hash);
-        assert.deepEqual(await store.getAuditHead(), { seq: head.seq + 3, hash: events[2]?.hash });
+        assert.deepEqual((await store.getAuditHeads()).find((h) => h.chain === chain), { chain, seq: head.seq + 3, hash: events[2]?.hash });
         assert.deepEqual(events[1]?.payload, {});
         assert.equal(events[2]?.threadId, null);
         assert.deepEqual(await store.appendAudit([], T), []);
 
         assert.deepEqual(await store.listAudit({ requestId }), events);
         assert.deepEqual(await store.listAudit({ threadId }), events.slice(0, 2));
-        assert.deepEqual(await store.listAudit({ afterSeq: head.seq + 1, limit: 1 }), events.slice(1, 2));
-        assert.deepEqual(await verify(store), { ok: true, events: head.seq + 3, headSeq: head.seq + 3, headHash: events[2]?.hash });
+        assert.deepEqual(await store.listAudit({ afterSeq: s1, limit: 1 }), events.slice(1, 2));
+        const all = await store.listAudit({});
+        const v = await verify(store);
+        assert.equal(v.ok, true, JSON.stringify(v));
+        assert.deepEqual(v.ok && [v.events, v.headSeq], [all.length, all.at(-1)!.seq]);
       });
 
       it('keeps one unbroken chain when two processes append at once', async () => {
@@ -772,13 +778,16 @@ for (const backend of allBackends()) {
             }),
           ),
         );
-        for (const [a, b] of results) assert.equal(b?.seq, (a?.seq ?? 0) + 1);
+        for (const [a, b] of results) {
+          assert.equal(b?.chainSeq, (a?.chainSeq ?? 0) + 1);
+          assert.ok((b?.seq ?? 0) > (a?.seq ?? 0));
+        }
         const seqs = results.flat().map((e) => e.seq).sort((x, y) => x - y);
         assert.equal(new Set(seqs).size, 80);
         assert.equal((await store.listAudit({ threadId })).length, 80);
         const result = await verify(store);
         assert.equal(result.ok, true, JSON.stringify(result));
-        assert.deepEqual(await other.getAuditHead(), await store.getAuditHead());
+        assert.deepEqual(await other.getAuditHeads(), await store.getAuditHeads());
       });
 
       it('keeps one chain when two processes append outside a transaction', async () => {

@@ -1,4 +1,4 @@
-import type { ApprovalRequest, RequestStatus, AuditEvent, AuditEventInput, Reviewer } from '../core/index.ts';
+import type { ApprovalRequest, RequestStatus, AuditEvent, AuditEventInput, ChainHead, Reviewer } from '../core/index.ts';
 
 /** A thread's lifecycle as the service reports it. */
 export type ThreadStatus = 'running' | 'interrupted' | 'completed' | 'failed' | 'aborted';
@@ -180,7 +180,8 @@ export interface StoreTx {
   /** Append events to the hash chain; returns them with seq and hash. */
   appendAudit(events: readonly AuditEventInput[], now: number): Promise<AuditEvent[]>;
   listAudit(filter: { threadId?: string; requestId?: string; afterSeq?: number; limit?: number }): Promise<AuditEvent[]>;
-  getAuditHead(): Promise<{ seq: number; hash: string } | null>;
+  /** Every audit chain's recorded head (last position and hash). */
+  getAuditHeads(): Promise<ChainHead[]>;
 
   // reviewers
   insertReviewer(r: ReviewerRow): Promise<void>;

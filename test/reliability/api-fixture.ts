@@ -63,7 +63,7 @@ export async function startApiFixture(backend: BackendInitializer): Promise<ApiF
         store.unsafeQuery('SELECT * FROM il_votes ORDER BY request_id, reviewer'),
         store.unsafeQuery('SELECT id, status, attempts FROM il_jobs ORDER BY id'),
         store.unsafeQuery('SELECT key, status FROM il_executions ORDER BY key'),
-        store.getAuditHead(),
+        store.getAuditHeads(),
       ]);
       return JSON.stringify({ requests, votes, jobs, executions, head });
     },

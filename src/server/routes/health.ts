@@ -11,7 +11,7 @@ export function healthRoutes(store: Store, opts: { readyTimeoutMs: number }): Ho
       timer = setTimeout(() => reject(new Error(`no answer within ${opts.readyTimeoutMs} ms`)), opts.readyTimeoutMs);
     });
     try {
-      await Promise.race([store.getAuditHead(), timeout]);
+      await Promise.race([store.getAuditHeads(), timeout]);
       return c.json({ status: 'ready', store: store.name });
     } catch {
       // Not ready is an answer, not a fault: no log, no internals.

@@ -17,6 +17,8 @@ export interface PostgresStoreOptions {
 }
 
 const dialect: Dialect = {
+  name: 'postgres',
+  auditSequence: true,
   forUpdate: ' FOR UPDATE',
   forUpdateSkipLocked: ' FOR UPDATE SKIP LOCKED',
   jsonText: (col, p) => `(${col}::jsonb ->> ${p}::text)`,
@@ -198,7 +200,7 @@ export function createPostgresStore(options: PostgresStoreOptions = {}): Store {
         } finally {
           lost.release(broken);
         }
-      });
+      }, dialect);
     },
     unsafeQuery: (sql, params = []) => executor(pool, stats, false).all(sql, params),
     async threadStorageBytes(threadId) {

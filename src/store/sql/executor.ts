@@ -13,6 +13,15 @@ export interface SqlExecutor {
 
 /** SQL fragments that differ between backends: the only place they differ. */
 export interface Dialect {
+  /** Which backend: picks a migration statement's variant where the two differ. */
+  name: 'sqlite' | 'postgres';
+  /**
+   * The audit log's `seq` comes from a database sequence, taken under the
+   * chain's lock: appenders on different chains never wait on each other.
+   * Without one (SQLite, whose writers are serialized anyway) the appender
+   * continues after the last `seq`.
+   */
+  auditSequence: boolean;
   /** Appended to a SELECT that the transaction will update. */
   forUpdate: string;
   /** Appended to a SELECT that claims work other processes may also claim. */

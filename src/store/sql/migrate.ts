@@ -1,5 +1,5 @@
 import { MIGRATIONS } from './schema.ts';
-import type { SqlExecutor } from './executor.ts';
+import type { Dialect, SqlExecutor } from './executor.ts';
 import { num } from './executor.ts';
 
 /**
@@ -7,7 +7,7 @@ import { num } from './executor.ts';
  * function in a transaction that holds the backend's migration lock, so two
  * processes starting at once apply each migration exactly once.
  */
-export async function applyMigrations(inTx: <T>(fn: (db: SqlExecutor) => Promise<T>) => Promise<T>): Promise<number[]> {
+export async function applyMigrations(inTx: <T>(fn: (db: SqlExecutor) => Promise<T>) => Promise<T>, dialect: Pick<Dialect, 'name'>): Promise<number[]> {
   const applied: number[] = [];
   for (const m of MIGRATIONS) {
     const did = await inTx(async (db) => {
@@ -16,7 +16,10 @@ export async function applyMigrations(inTx: <T>(fn: (db: SqlExecutor) => Promise
       if (done.length > 0) return false;
       // Insert the row first: a concurrent migrator without the lock would fail here, not half-way.
       await db.run(`INSERT INTO il_migrations (id, name, applied_at) VALUES ($1, $2, $3)`, [m.id, m.name, Date.now()]);
-      for (const s of m.statements) await db.run(s);
+      for (const s of m.statements) {
+        const sql = typeof s === 'string' ? s : s[dialect.name];
+        if (sql) await db.run(sql);
+      }
       return true;
     });
     if (did) applied.push(m.id);

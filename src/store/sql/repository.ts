@@ -33,7 +33,7 @@ const ONE_STATEMENT: ReadonlySet<string> = new Set<keyof StoreTx>([
   'insertRequest', 'getRequest', 'updateRequest', 'listRequests', 'claimExpired', 'insertVote', 'listVoters', 'countPendingByRole', 'insertTrust', 'getTrust',
   'finishExecution', 'getExecution', 'listExecutionsForRequest', 'aggregate',
   'enqueueJob', 'claimJobs', 'completeJob', 'failJob', 'getJob', 'listJobs', 'countJobs',
-  'listAudit', 'getAuditHead',
+  'listAudit', 'getAuditHeads',
   'insertReviewer', 'getReviewerByTokenHash', 'getReviewer', 'listReviewers', 'revokeReviewer',
   'insertSession', 'getSession', 'deleteSession', 'deleteExpiredSessions',
 ]);

@@ -7,8 +7,13 @@
 export interface Migration {
   id: number;
   name: string;
-  statements: string[];
+  /** Run in order; an object gives each backend its own statement (or none). */
+  statements: Array<string | { sqlite?: string; postgres?: string }>;
 }
+
+const GENESIS = '0'.repeat(64);
+/** Chains of the audit log after migration 3 (AUDIT_CHAINS in core). */
+const CHAINS = 64;
 
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -82,6 +87,26 @@ export const MIGRATIONS: readonly Migration[] = [
         id_hash TEXT PRIMARY KEY, reviewer_id TEXT NOT NULL,
         created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL)`,
       `CREATE INDEX il_sessions_expiry ON il_sessions (expires_at)`,
+    ],
+  },
+  {
+    id: 3,
+    name: 'audit chains',
+    statements: [
+      // The log becomes several hash chains, each with its own head row: an appender
+      // locks only its chain, so audited writes of different threads no longer queue
+      // behind one row. Events already written form chain 0 (closed), positions unchanged.
+      `ALTER TABLE il_audit ADD COLUMN chain INTEGER NOT NULL DEFAULT 0`,
+      `ALTER TABLE il_audit ADD COLUMN chain_seq BIGINT NOT NULL DEFAULT 0`,
+      `UPDATE il_audit SET chain_seq = seq`,
+      `CREATE TABLE il_audit_chains (chain INTEGER PRIMARY KEY, seq BIGINT NOT NULL, hash TEXT NOT NULL)`,
+      `INSERT INTO il_audit_chains (chain, seq, hash) SELECT 0, seq, hash FROM il_audit_head WHERE id = 1`,
+      `INSERT INTO il_audit_chains (chain, seq, hash) VALUES ${Array.from({ length: CHAINS }, (_, i) => `(${i + 1}, 0, '${GENESIS}')`).join(', ')}`,
+      `DROP TABLE il_audit_head`,
+      // Log positions come from a sequence on PostgreSQL, so no appender waits for another's commit to number its events.
+      { postgres: `CREATE SEQUENCE il_audit_seq` },
+      { postgres: `SELECT setval('il_audit_seq', (SELECT COALESCE(MAX(seq), 0) + 1 FROM il_audit), false)` },
+      { postgres: `ALTER TABLE il_audit ALTER COLUMN seq SET DEFAULT nextval('il_audit_seq')` },
     ],
   },
 ];

@@ -20,6 +20,8 @@ export interface SqliteStoreOptions {
 }
 
 const dialect: Dialect = {
+  name: 'sqlite',
+  auditSequence: false,
   forUpdate: '',
   forUpdateSkipLocked: '',
   // json_extract gives 1/0 for JSON true/false; PostgreSQL's ->> gives 'true'/'false'.
@@ -138,7 +140,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     stats,
     transaction,
     async migrate() {
-      await applyMigrations((fn) => transaction(() => fn(exec)));
+      await applyMigrations((fn) => transaction(() => fn(exec)), dialect);
     },
     unsafeQuery: (sql, params = []) => serialize(() => exec.all(sql, params)),
     async threadStorageBytes(threadId) {
