@@ -1,9 +1,16 @@
 import { z } from 'zod';
 import { ConfigError, InterlockUsageError, newId, NotFoundError } from '../core/index.ts';
+import type { StoreTx, ThreadRow } from '../store/types.ts';
 import type { Message } from './messages.ts';
 import { Run, type AgentRuntime } from './run.ts';
 import { initialState, readState, sameMajor } from './state.ts';
 import type { AgentOptions, AgentResult, InvokeOptions } from './types.ts';
+
+/** A run's hold on a thread: whether the lease is ours, and the thread row as the claim left it. */
+interface Claim {
+  claimed: boolean;
+  thread: ThreadRow;
+}
 
 /** An agent whose tool calls pass the policy gate and pause durably for people. */
 export interface Agent {
@@ -59,15 +66,16 @@ export function createAgent(opts: AgentOptions): Agent {
   const leaseMs = opts.leaseMs ?? 60_000;
   const compatible = opts.compatibleVersions ?? sameMajor;
 
-  async function start(threadId: string): Promise<Run | AgentResult> {
+  /** Take the thread's lease for one run (creating the thread on first use). */
+  function claim(tx: StoreTx, threadId: string, runOwner: string): Promise<Claim> {
     const now = il.context.now();
-    // Each run leases the thread under its own name, not the process's: a lease
-    // already "ours" is re-granted, so two runs in one process (a worker handling
-    // two resume jobs of a thread) would otherwise both run the loop.
-    const runOwner = `${il.context.owner}:${newId<string>('run')}`;
-    const { claimed, thread } = await store.transaction((tx) =>
-      tx.claimThread({ id: threadId, agent: opts.name, agentVersion: opts.version, status: 'running', messageCount: 0, abortRequested: false, metadata: {}, createdAt: now, updatedAt: now }, runOwner, now + leaseMs, now),
-    );
+    return tx.claimThread({ id: threadId, agent: opts.name, agentVersion: opts.version, status: 'running', messageCount: 0, abortRequested: false, metadata: {}, createdAt: now, updatedAt: now }, runOwner, now + leaseMs, now);
+  }
+
+  /** Start a run: with the lease `claimed` already taken (in a decision's transaction), or take it now. */
+  async function start(threadId: string, runOwner: string, taken?: Claim): Promise<Run | AgentResult> {
+    const now = il.context.now();
+    const { claimed, thread } = taken ?? (await store.transaction((tx) => claim(tx, threadId, runOwner)));
     if (thread.agent !== opts.name) {
       if (claimed) await store.updateThread(threadId, { leaseOwner: null }, now);
       throw new InterlockUsageError('wrong_agent', `Thread ${threadId} belongs to agent "${thread.agent}", not "${opts.name}".`, { details: { threadId }, status: 409 });
@@ -77,7 +85,7 @@ export function createAgent(opts: AgentOptions): Agent {
       const cp = await store.getLatestCheckpoint(threadId);
       const state = cp ? readState(cp.state, opts.version, compatible, threadId) : initialState(opts.version, opts.system);
       const messages = cp ? ((await store.listMessages(threadId, cp.messageCount)) as Message[]) : [];
-      run = new Run(rt, threadId, state, messages);
+      run = new Run(rt, threadId, state, messages, thread);
     } catch (err) {
       // A checkpoint this build refuses (schema or agent version) must not leave the
       // thread leased: a compatible build has to be able to resume it right away.
@@ -94,16 +102,24 @@ export function createAgent(opts: AgentOptions): Agent {
 
   async function invoke(input: string | null, o: InvokeOptions = {}): Promise<AgentResult> {
     const threadId = o.threadId ?? newId<string>('thr');
-    if (o.responses && Object.keys(o.responses).length) {
+    // Each run leases the thread under its own name, not the process's: a lease
+    // already "ours" is re-granted, so two runs in one process (a worker handling
+    // two resume jobs of a thread) would otherwise both run the loop.
+    const runOwner = `${il.context.owner}:${newId<string>('run')}`;
+    let claimed: Claim | undefined;
+    const responses = Object.entries(o.responses ?? {});
+    if (responses.length) {
       if (!o.reviewer) throw new ConfigError('invoke: "responses" need "reviewer" ({ id, roles }): every decision is recorded with who made it.');
       // In-process answers are decisions like any reviewer's: same checks, same audit, same ledger.
-      for (const [id, resp] of Object.entries(o.responses)) {
+      for (const [i, [id, resp]] of responses.entries()) {
         const req = await il.getRequestOrThrow(id);
         if (req.threadId !== threadId) throw new NotFoundError('interrupt', id);
-        await il.decide(id, { ...resp, expectedVersion: req.version, actionHash: req.actionHash }, o.reviewer);
+        // The last decision's transaction also takes the lease for the run that follows: one commit, not two.
+        const last = i === responses.length - 1;
+        await il.decide(id, { ...resp, expectedVersion: req.version, actionHash: req.actionHash }, o.reviewer, last ? { alsoInTransaction: async (tx) => void (claimed = await claim(tx, threadId, runOwner)) } : {});
       }
     }
-    const started = await start(threadId);
+    const started = await start(threadId, runOwner, claimed);
     if (!(started instanceof Run)) return started;
     try {
       started.mergeApp(o.app);

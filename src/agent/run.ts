@@ -1,6 +1,6 @@
 import { newId, tierRank, type ApprovalRequest, type AuditEventInput, type Duration, type TimeoutDecision } from '../core/index.ts';
 import { idempotencyKey, type ExecuteOptions, type GateVerdict, type PauseItem } from '../engine/index.ts';
-import type { ThreadStatus } from '../store/types.ts';
+import type { ThreadRow, ThreadStatus } from '../store/types.ts';
 import type { HookCall } from './hooks.ts';
 import { textOf, userMessage, type JsonValue, type Message, type ToolOutput } from './messages.ts';
 import { generate } from './model.ts';
@@ -40,11 +40,15 @@ export class Run {
   private readonly seen = new Map<string, ApprovalRequest>();
   private readonly audit: AuditEventInput[] = [];
 
-  constructor(rt: AgentRuntime, threadId: string, state: LoopState, messages: Message[]) {
+  /** The thread row as the run's lease claim returned it: the first boundary's abort check needs no read. */
+  private claimedRow: ThreadRow | undefined;
+
+  constructor(rt: AgentRuntime, threadId: string, state: LoopState, messages: Message[], claimedRow?: ThreadRow) {
     this.rt = rt;
     this.threadId = threadId;
     this.state = state;
     this.messages = messages;
+    this.claimedRow = claimedRow;
   }
 
   private get il() {
@@ -100,7 +104,8 @@ export class Run {
   /** Run until the thread ends, pauses or stops. */
   async loop(): Promise<AgentResult> {
     for (;;) {
-      const thread = await this.il.store.getThread(this.threadId);
+      const thread = this.claimedRow ?? (await this.il.store.getThread(this.threadId));
+      this.claimedRow = undefined;
       if (thread?.abortRequested) return this.finish('aborted', 'aborted');
 
       if (this.state.control) {

@@ -32,6 +32,16 @@ export interface DecisionResult {
   newRequest?: ApprovalRequest;
 }
 
+/** Options of {@link decide}. */
+export interface DecideOptions {
+  /**
+   * More work for the decision's transaction, run after the decision is written
+   * (e.g. the agent taking the thread's lease to resume it at once): one commit
+   * instead of two. If it throws, the decision is not recorded either.
+   */
+  alsoInTransaction?: (tx: StoreTx) => Promise<void>;
+}
+
 const actorOf = (r: Reviewer) => `reviewer:${r.id}`;
 
 /** Validate edited args against the tool's schema, listing each bad field. */
@@ -60,7 +70,7 @@ async function resolve(tx: StoreTx, req: ApprovalRequest, now: number): Promise<
  * the reviewer may decide it. The decision, its audit event and the thread's
  * resume job commit in one transaction; of simultaneous decisions one wins.
  */
-export async function decide(ctx: EngineContext, requestId: string, decision: Decision, reviewer: Reviewer): Promise<DecisionResult> {
+export async function decide(ctx: EngineContext, requestId: string, decision: Decision, reviewer: Reviewer, opts: DecideOptions = {}): Promise<DecisionResult> {
   // Edits are validated and re-gated before the transaction: the policy may read aggregates.
   let edited: { args: Record<string, unknown>; verdict: Awaited<ReturnType<typeof gate>> } | undefined;
   if (decision.type === 'edit') {
@@ -161,6 +171,7 @@ export async function decide(ctx: EngineContext, requestId: string, decision: De
         if (created.approvalsReceived > 0) await tx.insertVote({ requestId: created.id, reviewer: reviewer.id, type: 'approve', version: 1, createdAt: now });
       }
       if (outcome === 'authorized' || outcome === 'rejected' || outcome === 'responded') await resolve(tx, next, now);
+      if (opts.alsoInTransaction) await opts.alsoInTransaction(tx);
       return { request: next, outcome, ...(created ? { newRequest: created } : {}) };
     });
   } catch (err) {

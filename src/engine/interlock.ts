@@ -16,13 +16,37 @@ import type { RequestQuery, Store } from '../store/types.ts';
 import type { EngineContext, EngineEvent, ToolSchemaEntry } from './context.ts';
 import { gate, type GateContext, type GateVerdict } from './gate.ts';
 import { checkpoint, pause, type CheckpointInput, type PauseItem, type PauseResult, type ThreadRef } from './pause.ts';
-import { decide, type DecisionResult } from './decide.ts';
+import { decide, type DecideOptions, type DecisionResult } from './decide.ts';
 import { expireDue } from './expire.ts';
 import { executeOnce, type ExecuteOptions, type ExecutionInput, type ExecutionOutcome } from './execute.ts';
 import { explain, verifyAudit, type RequestStory } from './audit.ts';
 import { rollup, type Rollup } from './rollup.ts';
 import type { ThreadStatus } from '../store/types.ts';
 import type { AuditEventInput } from '../core/index.ts';
+
+/** How long events wait to be sent to other processes together. */
+const REMOTE_EVENT_DELAY_MS = 10;
+/** NOTIFY payloads hold at most 8000 bytes; events are packed below that. */
+const MAX_EVENTS_BYTES = 7000;
+
+/** Split events into batches whose JSON stays under {@link MAX_EVENTS_BYTES}. */
+export function packEvents(events: readonly EngineEvent[]): EngineEvent[][] {
+  const out: EngineEvent[][] = [];
+  let batch: EngineEvent[] = [];
+  let bytes = 0;
+  for (const e of events) {
+    const n = Buffer.byteLength(JSON.stringify(e)) + 1;
+    if (batch.length > 0 && bytes + n > MAX_EVENTS_BYTES) {
+      out.push(batch);
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(e);
+    bytes += n;
+  }
+  if (batch.length > 0) out.push(batch);
+  return out;
+}
 
 /** Options of {@link createInterlock}. */
 export interface InterlockOptions {
@@ -53,7 +77,7 @@ export interface Interlock {
   /** Register tool argument schemas, so edits of their calls can be validated. */
   registerTools(tools: Record<string, ToolSchemaEntry>): void;
   /** A reviewer's guarded decision. */
-  decide(requestId: string, decision: Decision, reviewer: Reviewer): Promise<DecisionResult>;
+  decide(requestId: string, decision: Decision, reviewer: Reviewer, opts?: DecideOptions): Promise<DecisionResult>;
   /** Apply timeout defaults to expired requests. */
   expireDue(opts?: { batch?: number; max?: number }): Promise<ApprovalRequest[]>;
   /** Run a side effect at most once under a key. */
@@ -104,16 +128,23 @@ export function createInterlock(options: InterlockOptions): Interlock {
     emit: (e) => {
       deliver(e);
       if (bus) {
-        // Other processes on the same database hear it too, in one NOTIFY per tick; a failed publish only delays their live view.
+        // Other processes on the same database hear it too. An event goes out at once;
+        // while events keep coming, they are gathered for a few milliseconds after each
+        // send and go out together (a NOTIFY per event would cost a round trip each).
+        // A failed publish only delays their live view.
         outgoing.push(e);
         if (outgoing.length === 1) {
-          setImmediate(() => {
-            const events = outgoing.splice(0);
-            void bus.publish({ origin: owner, events }).catch(() => undefined);
-          });
+          const wait = quietUntil - Date.now();
+          if (wait > 0) setTimeout(flushRemote, wait);
+          else setImmediate(flushRemote);
         }
       }
     },
+  };
+  let quietUntil = 0;
+  const flushRemote = () => {
+    quietUntil = Date.now() + REMOTE_EVENT_DELAY_MS;
+    for (const events of packEvents(outgoing.splice(0))) void bus?.publish({ origin: owner, events }).catch(() => undefined);
   };
   const outgoing: EngineEvent[] = [];
   const deliver = (e: EngineEvent) => {
@@ -145,7 +176,7 @@ export function createInterlock(options: InterlockOptions): Interlock {
     registerTools(entries) {
       for (const [name, entry] of Object.entries(entries)) tools.set(name, entry);
     },
-    decide: (id, d, r) => decide(ctx, id, d, r),
+    decide: (id, d, r, o) => decide(ctx, id, d, r, o),
     expireDue: (o) => expireDue(ctx, o),
     executeOnce: (input, fn, o) => executeOnce(ctx, input, fn, o),
     getRequest: (id) => ctx.store.getRequest(id),
