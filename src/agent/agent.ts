@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConfigError, InterlockUsageError, newId, NotFoundError } from '../core/index.ts';
+import { ConfigError, InterlockUsageError, newId, NotFoundError, type ApprovalRequest } from '../core/index.ts';
 import type { StoreTx, ThreadRow } from '../store/types.ts';
 import type { Message } from './messages.ts';
 import { Run, type AgentRuntime } from './run.ts';
@@ -73,19 +73,18 @@ export function createAgent(opts: AgentOptions): Agent {
   }
 
   /** Start a run: with the lease `claimed` already taken (in a decision's transaction), or take it now. */
-  async function start(threadId: string, runOwner: string, taken?: Claim): Promise<Run | AgentResult> {
+  async function start(threadId: string, runOwner: string, taken?: Claim, known?: Map<string, ApprovalRequest>): Promise<Run | AgentResult> {
     const now = il.context.now();
-    const { claimed, thread } = taken ?? (await store.transaction((tx) => claim(tx, threadId, runOwner)));
+    const { claimed, thread } = taken ?? (await claim(store, threadId, runOwner));
     if (thread.agent !== opts.name) {
       if (claimed) await store.updateThread(threadId, { leaseOwner: null }, now);
       throw new InterlockUsageError('wrong_agent', `Thread ${threadId} belongs to agent "${thread.agent}", not "${opts.name}".`, { details: { threadId }, status: 409 });
     }
     let run: Run;
     try {
-      const cp = await store.getLatestCheckpoint(threadId);
+      const { checkpoint: cp, messages } = await store.loadLatest(threadId);
       const state = cp ? readState(cp.state, opts.version, compatible, threadId) : initialState(opts.version, opts.system);
-      const messages = cp ? ((await store.listMessages(threadId, cp.messageCount)) as Message[]) : [];
-      run = new Run(rt, threadId, state, messages, thread);
+      run = new Run(rt, threadId, state, messages as Message[], thread, known);
     } catch (err) {
       // A checkpoint this build refuses (schema or agent version) must not leave the
       // thread leased: a compatible build has to be able to resume it right away.
@@ -107,6 +106,8 @@ export function createAgent(opts: AgentOptions): Agent {
     // two resume jobs of a thread) would otherwise both run the loop.
     const runOwner = `${il.context.owner}:${newId<string>('run')}`;
     let claimed: Claim | undefined;
+    // Requests this invoke resolved, as their decisions left them: the run reads them from here, not the store.
+    const known = new Map<string, ApprovalRequest>();
     const responses = Object.entries(o.responses ?? {});
     if (responses.length) {
       if (!o.reviewer) throw new ConfigError('invoke: "responses" need "reviewer" ({ id, roles }): every decision is recorded with who made it.');
@@ -116,10 +117,12 @@ export function createAgent(opts: AgentOptions): Agent {
         if (req.threadId !== threadId) throw new NotFoundError('interrupt', id);
         // The last decision's transaction also takes the lease for the run that follows: one commit, not two.
         const last = i === responses.length - 1;
-        await il.decide(id, { ...resp, expectedVersion: req.version, actionHash: req.actionHash }, o.reviewer, last ? { alsoInTransaction: async (tx) => void (claimed = await claim(tx, threadId, runOwner)) } : {});
+        const d = await il.decide(id, { ...resp, expectedVersion: req.version, actionHash: req.actionHash }, o.reviewer, last ? { alsoInTransaction: async (tx) => void (claimed = await claim(tx, threadId, runOwner)) } : {});
+        // Only a resolved request is final for the run (a quorum still pending may gain votes meanwhile).
+        if (d.outcome === 'authorized' || d.outcome === 'rejected' || d.outcome === 'responded') known.set(id, d.request);
       }
     }
-    const started = await start(threadId, runOwner, claimed);
+    const started = await start(threadId, runOwner, claimed, claimed ? known : undefined);
     if (!(started instanceof Run)) return started;
     try {
       started.mergeApp(o.app);

@@ -43,12 +43,20 @@ export class Run {
   /** The thread row as the run's lease claim returned it: the first boundary's abort check needs no read. */
   private claimedRow: ThreadRow | undefined;
 
-  constructor(rt: AgentRuntime, threadId: string, state: LoopState, messages: Message[], claimedRow?: ThreadRow) {
+  /** Requests resolved by this invoke's decisions, as they committed: read once from here instead of the store. */
+  private readonly known: Map<string, ApprovalRequest>;
+
+  constructor(rt: AgentRuntime, threadId: string, state: LoopState, messages: Message[], claimedRow?: ThreadRow, known?: Map<string, ApprovalRequest>) {
     this.rt = rt;
     this.threadId = threadId;
     this.state = state;
     this.messages = messages;
     this.claimedRow = claimedRow;
+    this.known = known ?? new Map<string, ApprovalRequest>();
+  }
+
+  private resolve(wait: Wait) {
+    return resolveWait(this.il.store, wait, this.seen, this.known);
   }
 
   private get il() {
@@ -253,7 +261,7 @@ export class Run {
     const b = batch;
     // Batch-level questions first: one decision covers every call of the batch.
     if (batch.wait) {
-      const o = await resolveWait(this.il.store, batch.wait, this.seen);
+      const o = await this.resolve(batch.wait);
       if (o.state === 'pending') return true;
       this.dirty = true;
       batch.wait = undefined;
@@ -312,7 +320,7 @@ export class Run {
   /** Apply the outcome of a call's wait; returns 'waiting' if nobody decided yet. */
   private async resolveCallWait(call: PendingCall): Promise<'waiting' | 'todo' | 'done'> {
     const wait = call.wait!;
-    const o = await resolveWait(this.il.store, wait, this.seen);
+    const o = await this.resolve(wait);
     if (o.state === 'pending') return 'waiting';
     this.dirty = true;
     if (wait.kind === 'tool') {
@@ -503,7 +511,7 @@ export class Run {
 
   /** A budget question: extend, narrow (message to the model) or stop. */
   private async resolveControl(): Promise<'wait' | 'continue' | 'abort'> {
-    const o = await resolveWait(this.il.store, this.state.control!, this.seen);
+    const o = await this.resolve(this.state.control!);
     if (o.state === 'pending') return 'wait';
     this.state.control = null;
     this.dirty = true;

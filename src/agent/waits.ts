@@ -18,9 +18,12 @@ export type WaitOutcome =
  * escalated, a timeout that escalated) to the request that now stands.
  * Updates `wait.requestId` when it moved.
  */
-export async function resolveWait(store: Store, wait: Wait, seen: Map<string, ApprovalRequest>): Promise<WaitOutcome> {
+export async function resolveWait(store: Store, wait: Wait, seen: Map<string, ApprovalRequest>, known?: Map<string, ApprovalRequest>): Promise<WaitOutcome> {
   for (let hops = 0; hops < 20; hops++) {
-    const req = await store.getRequest(wait.requestId);
+    // `known`: requests the caller just resolved, as committed; each is used once, later reads go to the store.
+    const fresh = known?.get(wait.requestId);
+    if (fresh) known!.delete(wait.requestId);
+    const req = fresh ?? (await store.getRequest(wait.requestId));
     if (!req) return { state: 'cancelled', request: { id: wait.requestId } as ApprovalRequest };
     seen.set(req.id, req);
     if (req.status === 'superseded' && req.supersededBy) {

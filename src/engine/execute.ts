@@ -108,10 +108,7 @@ export async function executeOnce<T>(
   const recorded = await ctx.store.transaction(async (tx) => {
     const ok = await tx.finishExecution(input.key, ctx.owner, outcome.status === 'succeeded' ? { status: 'succeeded', result: outcome.result ?? null } : { status: 'failed', error: outcome.error }, done);
     if (!ok) return false;
-    if (input.requestId) {
-      const req = await tx.getRequest(input.requestId, { forUpdate: true });
-      if (req) await tx.updateRequest({ ...req, status: outcome.status === 'succeeded' ? 'executed' : 'failed', version: req.version + 1, updatedAt: done }, req.version);
-    }
+    if (input.requestId) await tx.setRequestStatus(input.requestId, outcome.status === 'succeeded' ? 'executed' : 'failed', done);
     const audit: AuditEventInput[] = [
       {
         type: outcome.status === 'succeeded' ? (input.auditType ?? 'executed') : 'failed',

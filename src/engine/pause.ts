@@ -49,24 +49,29 @@ export async function writeCheckpoint(
   now: number,
   opts: { releaseLease?: boolean } = {},
 ): Promise<{ checkpointId: string | null; created: boolean }> {
-  let row: Pick<ThreadRow, 'messageCount' | 'status'> | undefined = await tx.getThread(thread.id);
-  let created = false;
-  if (!row) {
-    const fresh = { id: thread.id, agent: thread.agent, agentVersion: thread.agentVersion, status, messageCount: 0, abortRequested: false, metadata: thread.metadata ?? {}, createdAt: now, updatedAt: now };
-    await tx.insertThread(fresh);
-    row = fresh;
-    created = true;
-  }
-  const lease = opts.releaseLease ? { leaseOwner: null } : {};
   if (!cp) {
-    if ((!created && row.status !== status) || opts.releaseLease) await tx.updateThread(thread.id, { status, ...lease }, now);
+    let row: Pick<ThreadRow, 'status'> | undefined = await tx.getThread(thread.id);
+    let created = false;
+    if (!row) {
+      row = { status };
+      await tx.insertThread({ id: thread.id, agent: thread.agent, agentVersion: thread.agentVersion, status, messageCount: 0, abortRequested: false, metadata: thread.metadata ?? {}, createdAt: now, updatedAt: now });
+      created = true;
+    }
+    if ((!created && row.status !== status) || opts.releaseLease) await tx.updateThread(thread.id, { status, ...(opts.releaseLease ? { leaseOwner: null } : {}) }, now);
     return { checkpointId: null, created };
   }
-  await tx.appendMessages(thread.id, row.messageCount, cp.newMessages);
-  const messageCount = row.messageCount + cp.newMessages.length;
-  await tx.updateThread(thread.id, { status, messageCount, agentVersion: thread.agentVersion, ...lease }, now);
+  // One statement counts the new messages on the thread row (under its lock) and says where they start.
+  const n = cp.newMessages.length;
+  let from = await tx.advanceThread(thread.id, { status, addMessages: n, agentVersion: thread.agentVersion, releaseLease: opts.releaseLease ?? false }, now);
+  let created = false;
+  if (from === undefined) {
+    await tx.insertThread({ id: thread.id, agent: thread.agent, agentVersion: thread.agentVersion, status, messageCount: n, abortRequested: false, metadata: thread.metadata ?? {}, createdAt: now, updatedAt: now });
+    from = 0;
+    created = true;
+  }
+  await tx.appendMessages(thread.id, from, cp.newMessages);
   const checkpointId = newId<string>('cp');
-  await tx.insertCheckpoint({ id: checkpointId, threadId: thread.id, messageCount, schemaVersion: cp.schemaVersion, state: cp.state, createdAt: now });
+  await tx.insertCheckpoint({ id: checkpointId, threadId: thread.id, messageCount: from + n, schemaVersion: cp.schemaVersion, state: cp.state, createdAt: now });
   return { checkpointId, created };
 }
 

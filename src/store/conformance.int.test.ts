@@ -255,6 +255,36 @@ for (const backend of allBackends()) {
         assert.deepEqual(await store.getCheckpoint(older.id), older);
         assert.equal(await store.getCheckpoint(uid('cp')), undefined);
       });
+
+      it('loads the latest checkpoint with exactly the messages it covers, in one read', async () => {
+        const t = thread();
+        await store.insertThread(t);
+        assert.deepEqual(await store.loadLatest(t.id), { checkpoint: undefined, messages: [] });
+        await store.appendMessages(t.id, 0, [{ n: 0 }, { n: 1, text: "it's ✓" }, { n: 2 }, { n: 3 }]);
+        const older = { id: uid('cp'), threadId: t.id, messageCount: 1, schemaVersion: 1, state: { step: 1 }, createdAt: T + 1 };
+        const newer = { id: uid('cp'), threadId: t.id, messageCount: 3, schemaVersion: 2, state: { step: 2, deep: { list: [null, true, 'x'] } }, createdAt: T + 2 };
+        await store.insertCheckpoint(older);
+        assert.deepEqual(await store.loadLatest(t.id), { checkpoint: older, messages: [{ n: 0 }] });
+        await store.insertCheckpoint(newer);
+        // Message 3 was appended after the checkpoint (a crash before the next one): it is not part of the state.
+        assert.deepEqual(await store.loadLatest(t.id), { checkpoint: newer, messages: [{ n: 0 }, { n: 1, text: "it's ✓" }, { n: 2 }] });
+        const empty = { id: uid('cp'), threadId: t.id, messageCount: 0, schemaVersion: 2, state: {}, createdAt: T + 3 };
+        await store.insertCheckpoint(empty);
+        assert.deepEqual(await store.loadLatest(t.id), { checkpoint: empty, messages: [] });
+      });
+
+      it('advances a thread in one statement: status, message count, version, lease; undefined for no thread', async () => {
+        const t = thread({ messageCount: 2 });
+        await store.insertThread(t);
+        assert.equal((await store.claimThread(t, 'run-1', T + MINUTE, T)).claimed, true);
+        assert.equal(await store.advanceThread(t.id, { status: 'interrupted', addMessages: 3, agentVersion: '2.0.0', releaseLease: false }, T + 5), 2);
+        let row = await store.getThread(t.id);
+        assert.deepEqual([row?.status, row?.messageCount, row?.agentVersion, row?.leaseOwner, row?.updatedAt], ['interrupted', 5, '2.0.0', 'run-1', T + 5]);
+        assert.equal(await store.advanceThread(t.id, { status: 'completed', addMessages: 0, agentVersion: '2.0.0', releaseLease: true }, T + 6), 5);
+        row = await store.getThread(t.id);
+        assert.deepEqual([row?.status, row?.messageCount, row?.leaseOwner, row?.leaseUntil], ['completed', 5, null, null]);
+        assert.equal(await store.advanceThread(uid('thr'), { status: 'running', addMessages: 1, agentVersion: '1', releaseLease: false }, T), undefined);
+      });
     });
 
     describe('transactions', () => {
@@ -423,7 +453,15 @@ for (const backend of allBackends()) {
           assert.deepEqual(seen, want);
         });
 
-        it('refuses a malformed cursor with a ValidationError', async () => {
+        it('sets a request\'s status at the next version, whatever version it is at', async () => {
+        const r = pendingRequest();
+        await store.insertRequest({ ...r, status: 'authorized' });
+        await store.setRequestStatus(r.id, 'executing', T + 9);
+        const got = await store.getRequest(r.id);
+        assert.deepEqual([got?.status, got?.version, got?.updatedAt], ['executing', r.version + 1, T + 9]);
+      });
+
+      it('refuses a malformed cursor with a ValidationError', async () => {
           for (const cursor of ['garbage', '%%%', Buffer.from('abc:def').toString('base64url'), Buffer.from(':x').toString('base64url')]) {
             await assert.rejects(store.listRequests({ threadId, cursor }), (err) => err instanceof ValidationError && err.code === 'invalid_input', cursor);
           }

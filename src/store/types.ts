@@ -133,13 +133,24 @@ export interface StoreTx {
   /** Append messages at `fromSeq`; each is stored once, never copied into checkpoints. */
   appendMessages(threadId: string, fromSeq: number, messages: readonly unknown[]): Promise<void>;
   listMessages(threadId: string, limit?: number): Promise<unknown[]>;
+  /**
+   * Checkpoint-time update of a thread: set its status (and agent version),
+   * count `addMessages` more messages, optionally give the lease back. Returns
+   * the message count before, or undefined if the thread does not exist. One
+   * statement: it reads and writes the row under the row's lock.
+   */
+  advanceThread(id: string, change: { status: ThreadStatus; addMessages: number; agentVersion: string; releaseLease: boolean }, now: number): Promise<number | undefined>;
   insertCheckpoint(c: CheckpointRow): Promise<void>;
   getLatestCheckpoint(threadId: string): Promise<CheckpointRow | undefined>;
+  /** The latest checkpoint and the messages it covers, in one read (what a run starts from). */
+  loadLatest(threadId: string): Promise<{ checkpoint: CheckpointRow | undefined; messages: unknown[] }>;
   getCheckpoint(id: string): Promise<CheckpointRow | undefined>;
 
   // approval requests
   insertRequest(r: ApprovalRequest): Promise<void>;
   getRequest(id: string, opts?: { forUpdate?: boolean }): Promise<ApprovalRequest | undefined>;
+  /** Move a request to `status` (next version), whatever version it is at: for the ledger's own transitions under the run's lease. */
+  setRequestStatus(id: string, status: RequestStatus, now: number): Promise<void>;
   /** Write the mutable fields of a request, only if it is still at `expectedVersion`. Returns false if it moved on. */
   updateRequest(r: ApprovalRequest, expectedVersion: number): Promise<boolean>;
   listRequests(q: RequestQuery): Promise<{ items: ApprovalRequest[]; nextCursor: string | null }>;

@@ -29,13 +29,23 @@ export function sqlOps(db: SqlExecutor, d: Dialect): StoreTx {
  * BEGIN/COMMIT; the opposite mistake would cost atomicity, hence the default.
  */
 const ONE_STATEMENT: ReadonlySet<string> = new Set<keyof StoreTx>([
-  'insertThread', 'getThread', 'updateThread', 'appendMessages', 'listMessages', 'insertCheckpoint', 'getLatestCheckpoint', 'getCheckpoint',
-  'insertRequest', 'getRequest', 'updateRequest', 'listRequests', 'claimExpired', 'insertVote', 'listVoters', 'countPendingByRole', 'insertTrust', 'getTrust',
+  'insertThread', 'getThread', 'updateThread', 'appendMessages', 'listMessages', 'advanceThread', 'insertCheckpoint', 'getLatestCheckpoint', 'loadLatest', 'getCheckpoint',
+  // claimThread: one write (the upsert); when the lease is held, a read of the row for the caller, which needs no atomicity.
+  'claimThread',
+  'insertRequest', 'getRequest', 'setRequestStatus', 'updateRequest', 'listRequests', 'claimExpired', 'insertVote', 'listVoters', 'countPendingByRole', 'insertTrust', 'getTrust',
   'finishExecution', 'getExecution', 'listExecutionsForRequest', 'aggregate',
   'enqueueJob', 'claimJobs', 'completeJob', 'failJob', 'getJob', 'listJobs', 'countJobs',
   'listAudit', 'getAuditHeads',
   'insertReviewer', 'getReviewerByTokenHash', 'getReviewer', 'listReviewers', 'revokeReviewer',
   'insertSession', 'getSession', 'deleteSession', 'deleteExpiredSessions',
+]);
+
+/** One-statement operations that write: where commits can be shared (SQLite's group commit), they join one. */
+const WRITES: ReadonlySet<string> = new Set<keyof StoreTx>([
+  'insertThread', 'updateThread', 'appendMessages', 'advanceThread', 'insertCheckpoint', 'claimThread',
+  'insertRequest', 'setRequestStatus', 'updateRequest', 'claimExpired', 'insertVote', 'insertTrust', 'finishExecution',
+  'enqueueJob', 'claimJobs', 'completeJob', 'failJob',
+  'insertReviewer', 'revokeReviewer', 'insertSession', 'deleteSession', 'deleteExpiredSessions',
 ]);
 
 type Op = (...args: unknown[]) => Promise<unknown>;
@@ -44,14 +54,17 @@ type Op = (...args: unknown[]) => Promise<unknown>;
  * The operations as a Store exposes them outside a caller's transaction, so
  * each runs "in its own" as {@link StoreTx} promises: one-statement operations
  * through `single` (the backend's plain path), the rest through `transaction`.
+ * With `groupWrites`, one-statement writes also go through `transaction`, where
+ * concurrent ones share a commit (SQLite's group commit) instead of each syncing alone.
  */
 export function standaloneOps(
   ops: StoreTx,
   single: <T>(fn: () => Promise<T>) => Promise<T>,
   transaction: <T>(fn: (tx: StoreTx) => Promise<T>) => Promise<T>,
+  opts: { groupWrites?: boolean } = {},
 ): StoreTx {
   const wrapped = Object.entries(ops as unknown as Record<string, Op>).map(([name, op]): [string, Op] =>
-    ONE_STATEMENT.has(name)
+    ONE_STATEMENT.has(name) && !(opts.groupWrites && WRITES.has(name))
       ? [name, (...args) => single(() => op(...args))]
       : [name, (...args) => transaction((tx) => (tx as unknown as Record<string, Op>)[name]!(...args))],
   );

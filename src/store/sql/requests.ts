@@ -55,7 +55,7 @@ function decodeCursor(c: string, order: 'newest' | 'expiry'): [number, string] {
 /** Approval requests, quorum votes and trust grants. */
 export function requestOps(db: SqlExecutor, d: Dialect): Pick<
   StoreTx,
-  'insertRequest' | 'getRequest' | 'updateRequest' | 'listRequests' | 'claimExpired' | 'insertVote' | 'listVoters' | 'countPendingByRole' | 'insertTrust' | 'getTrust'
+  'insertRequest' | 'getRequest' | 'setRequestStatus' | 'updateRequest' | 'listRequests' | 'claimExpired' | 'insertVote' | 'listVoters' | 'countPendingByRole' | 'insertTrust' | 'getTrust'
 > {
   return {
     async insertRequest(r) {
@@ -89,6 +89,9 @@ export function requestOps(db: SqlExecutor, d: Dialect): Pick<
         ],
       );
       return n === 1;
+    },
+    async setRequestStatus(id, status, now) {
+      await db.run(`UPDATE il_requests SET status = $2, version = version + 1, updated_at = $3 WHERE id = $1`, [id, status, now]);
     },
     async listRequests(q) {
       const where: string[] = [];

@@ -40,7 +40,7 @@ const PATCH_COLUMNS = {
 /** Threads, messages and checkpoints. */
 export function threadOps(db: SqlExecutor): Pick<
   StoreTx,
-  'insertThread' | 'getThread' | 'updateThread' | 'claimThread' | 'appendMessages' | 'listMessages' | 'insertCheckpoint' | 'getLatestCheckpoint' | 'getCheckpoint'
+  'insertThread' | 'getThread' | 'updateThread' | 'claimThread' | 'appendMessages' | 'listMessages' | 'advanceThread' | 'insertCheckpoint' | 'getLatestCheckpoint' | 'loadLatest' | 'getCheckpoint'
 > {
   return {
     async insertThread(t) {
@@ -96,6 +96,29 @@ export function threadOps(db: SqlExecutor): Pick<
           ? await db.all(`SELECT body FROM il_messages WHERE thread_id = $1 ORDER BY seq`, [threadId])
           : await db.all(`SELECT body FROM il_messages WHERE thread_id = $1 AND seq < $2 ORDER BY seq`, [threadId, limit]);
       return rows.map((r) => fromJson<unknown>(r.body));
+    },
+    async advanceThread(id, c, now) {
+      const rows = await db.all(
+        `UPDATE il_threads SET status = $3, message_count = message_count + $4, agent_version = $5, updated_at = $2${c.releaseLease ? ', lease_owner = NULL, lease_until = NULL' : ''}
+         WHERE id = $1 RETURNING message_count`,
+        [id, now, c.status, c.addMessages, c.agentVersion],
+      );
+      return rows[0] ? num(rows[0].message_count) - c.addMessages : undefined;
+    },
+    async loadLatest(threadId) {
+      // The checkpoint row first (part 0), then the messages it covers in order (part 1): one round trip.
+      const rows = await db.all(
+        `WITH cp AS (SELECT id, message_count, schema_version, state, created_at FROM il_checkpoints WHERE thread_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1)
+         SELECT 0 AS part, id, message_count AS n, schema_version, state AS body, created_at FROM cp
+         UNION ALL
+         SELECT 1 AS part, NULL, seq, NULL, body, NULL FROM il_messages WHERE thread_id = $1 AND seq < (SELECT message_count FROM cp)
+         ORDER BY part, n`,
+        [threadId],
+      );
+      const head = rows[0];
+      if (!head || num(head.part) !== 0) return { checkpoint: undefined, messages: [] };
+      const checkpoint = toCheckpoint({ id: head.id, thread_id: threadId, message_count: head.n, schema_version: head.schema_version, state: head.body, created_at: head.created_at });
+      return { checkpoint, messages: rows.slice(1).map((r) => fromJson<unknown>(r.body)) };
     },
     async insertCheckpoint(c) {
       await db.run(

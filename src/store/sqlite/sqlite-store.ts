@@ -131,7 +131,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     });
 
   // Outside a transaction each call runs alone, after whatever transaction is in flight.
-  const single = standaloneOps(ops, serialize, transaction);
+  const single = standaloneOps(ops, serialize, transaction, { groupWrites: true });
 
   return {
     ...single,
