@@ -232,7 +232,7 @@ export function markdown(r: Results): string {
   if (r.queue.length) {
     out.push('## 5. Queue at scale');
     out.push('');
-    out.push(`Pending requests bulk-inserted with one INSERT … SELECT per 250,000 rows (roles: ${r.meta.scale.roles ?? ''}), the first page (50) of the queue filtered by one role through \`interlock.listRequests\`, then \`expireDue()\` applying the timeout default to the expired ones (each gets its audit event and resume job).`);
+    out.push(`Pending requests bulk-inserted with one INSERT … SELECT per 250,000 rows (roles: ${r.meta.scale.roles ?? ''}), the first page (50) of the queue filtered by one role or two (a reviewer with two roles) through \`interlock.listRequests\`, then \`expireDue()\` applying the timeout default to the expired ones (each gets its audit event and resume job).`);
     out.push('');
     out.push(
       table(

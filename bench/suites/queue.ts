@@ -68,9 +68,11 @@ export async function runQueue(store: Store, opts: { label: string; pending: num
 
   const interlock = createInterlock({ store, policy: benchPolicy() });
   const pages: QueuePage[] = [];
-  for (const role of ['finance', 'security']) {
+  // One common role, one rare role, and a reviewer holding two roles (the queue merges them).
+  for (const roles of [['finance'], ['security'], ['finance', 'legal']]) {
+    const role = roles.join('+');
     for (const order of ['newest', 'expiry'] as const) {
-      const q = { status: 'pending' as const, roles: [role], order, limit: 50 };
+      const q = { status: 'pending' as const, roles, order, limit: 50 };
       for (let i = 0; i < 10; i++) await interlock.listRequests(q);
       const samples: number[] = [];
       let items = 0;

@@ -100,15 +100,19 @@ export function requestOps(db: SqlExecutor, d: Dialect): Pick<
         params.push(v);
         where.push(sql(`$${params.length}`));
       };
-      if (q.status) add((p) => `status = ${p}`, q.status);
+      // Pending requests have their own (partial) indexes; the planner uses them only for the literal.
+      if (q.status === 'pending') where.push(`status = 'pending'`);
+      else if (q.status) add((p) => `status = ${p}`, q.status);
       if (q.tool) add((p) => `tool = ${p}`, q.tool);
       if (q.threadId) add((p) => `thread_id = ${p}`, q.threadId);
+      const byExpiry = q.order === 'expiry';
       if (q.roles) {
         if (q.roles.length === 0) return { items: [], nextCursor: null };
-        where.push(`role IN (${placeholders(q.roles.length, params.length + 1)})`);
+        // Newest first is an ordered scan of the created_at index with roles as a filter; an index
+        // on role would need a sort of every match. `role || ''` keeps planners off the role index.
+        where.push(`${byExpiry ? 'role' : `(role || '')`} IN (${placeholders(q.roles.length, params.length + 1)})`);
         params.push(...q.roles);
       }
-      const byExpiry = q.order === 'expiry';
       const col = byExpiry ? 'expires_at' : 'created_at';
       if (q.cursor) {
         const [at, id] = decodeCursor(q.cursor, byExpiry ? 'expiry' : 'newest');
