@@ -59,4 +59,27 @@ describe('PostgreSQL connections ended by the server', () => {
     await store.transaction((tx) => tx.insertThread({ id: 'after-1', agent: 'a', agentVersion: '1', status: 'running', messageCount: 0, abortRequested: false, metadata: {}, createdAt: now, updatedAt: now }));
     assert.equal((await store.getThread('after-1'))?.id, 'after-1');
   });
+
+  it('live events keep arriving after the LISTEN connection is ended: the store listens again', async () => {
+    const bus = store.events!;
+    const got: unknown[] = [];
+    const stop = await bus.subscribe((m) => got.push(m));
+    try {
+      /** Publish until `tag` comes back, or give up after `ms`. */
+      const roundTrip = async (tag: string, ms: number): Promise<boolean> => {
+        const deadline = Date.now() + ms;
+        while (Date.now() < deadline) {
+          await bus.publish({ tag }).catch(() => undefined);
+          await new Promise((r) => setTimeout(r, 100));
+          if (got.some((m) => (m as { tag?: string }).tag === tag)) return true;
+        }
+        return false;
+      };
+      assert.equal(await roundTrip('before', 5000), true);
+      assert.ok((await terminate()) >= 1);
+      assert.equal(await roundTrip('after', 10_000), true, 'no event arrived after the listener was ended');
+    } finally {
+      await stop();
+    }
+  });
 });
