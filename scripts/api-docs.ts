@@ -39,7 +39,8 @@ export function renderApiDocs(): string {
     `Generated from the OpenAPI document (\`GET /openapi.json\`, ${doc.info.title} ${doc.info.version}) by \`npm run docs:api\`.`,
     '',
     'Authentication: `Authorization: Bearer <token>` (tokens from `interlock reviewers add`). Errors are',
-    '`{ "error": { "code", "message", "details"? } }` with a stable `code`.',
+    '`{ "error": { "code", "message", "details"? } }` with a stable `code`. Any route may answer 503',
+    '`store_unavailable` with `Retry-After` while the database is unreachable, restarting or busy: retry then.',
     '',
   ];
   for (const [path, ops] of Object.entries(doc.paths)) {

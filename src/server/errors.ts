@@ -3,6 +3,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
 import { InterlockError, InterlockUsageError, ValidationError, type ErrorDetails, type FieldIssue } from '../core/index.ts';
+import { isStoreUnavailable } from '../store/index.ts';
 
 /**
  * The HTTP layer's own refusals, and the one place that turns any error into a
@@ -95,6 +96,7 @@ function headersFor(err: InterlockError): Record<string, string> {
  * - {@link InterlockError}: its status, code and message; details unless it is a system fault.
  * - zod errors: 400 `invalid_input` with per-field issues.
  * - hono's HTTPException: its status, with a code named after it.
+ * - the database unreachable, restarting or busy ({@link isStoreUnavailable}): 503 `store_unavailable` with Retry-After.
  * - anything else: 500 `internal`, logged, with nothing of the error in the body.
  */
 export function errorHandler(logger: ServerLogger) {
@@ -114,6 +116,11 @@ export function errorHandler(logger: ServerLogger) {
     }
     if (err instanceof HTTPException && err.status < 500) {
       return c.json(body(STATUS_CODES[err.status] ?? 'http_error', err.message || 'The request was refused.'), err.status);
+    }
+    if (isStoreUnavailable(err)) {
+      // The database is down, restarting or busy: the client may retry; operators see it in the log and /readyz.
+      logger.error('store unavailable', { method: c.req.method, path: c.req.path, error: err });
+      return c.json(body('store_unavailable', 'The database does not answer right now; try again in a moment (a write that did land is then refused with its own code, e.g. already_resolved).'), 503, { 'Retry-After': '2' });
     }
     logger.error('unexpected error', { method: c.req.method, path: c.req.path, error: err });
     return c.json(body('internal', 'Something went wrong on the server; it was logged. Try again, and tell the operator if it persists.'), 500);

@@ -42,7 +42,7 @@ const ERROR_TEXT: Record<number, string> = {
   413: 'payload_too_large: bodies are limited to 64 KiB.',
   429: 'rate_limited: wait Retry-After seconds.',
   501: 'not_implemented: the server runs without a threads adapter.',
-  503: 'not_ready / store_error: the database does not answer.',
+  503: 'not_ready / store_error / store_unavailable: the database does not answer (retry after the Retry-After seconds).',
 };
 
 const requestSummary: Json = {

@@ -52,6 +52,28 @@ for (const backend of allBackends()) {
       }
     });
 
+    it('an API call whose database cannot be reached is 503 store_unavailable with Retry-After, not 500', async () => {
+      const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+      const restarting = Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
+      for (const failure of [refused, restarting, new Error('Connection terminated unexpectedly')]) {
+        const down = new Proxy(f.store, { get: (t, p): unknown => (p === 'listRequests' ? () => Promise.reject(failure) : Reflect.get(t, p)) });
+        const logged: unknown[] = [];
+        const app = createApp({ interlock: { ...f.interlock, store: down, listRequests: (q) => down.listRequests(q) }, logger: { error: (...a: unknown[]) => void logged.push(a) } });
+        const server = await serve({ app, port: 0 });
+        try {
+          const r = await fetch(`${server.url}/api/v1/approvals`, { headers: { authorization: `Bearer ${f.tokens.olga}` } });
+          const b = (await r.json()) as ErrorBody;
+          assert.equal(r.status, 503, failure.message);
+          assert.equal(b.error.code, 'store_unavailable');
+          assert.equal(r.headers.get('retry-after'), '2');
+          assert.doesNotMatch(JSON.stringify(b), /5432|ECONNREFUSED|administrator/);
+          assert.equal(logged.length, 1);
+        } finally {
+          await server.close();
+        }
+      }
+    });
+
     it('/metrics exposes counters after a decision and queue gauges from the store', async () => {
       const req = await f.pauseRefund(800);
       const quorum = await f.pauseRefund(2500);
