@@ -165,6 +165,30 @@ for (const backend of allBackends()) {
       await assert.rejects(agent.invoke(null, { threadId, responses: { [id]: { type: 'approve' } } }), /reviewer/);
     });
 
+    it("an in-process answer settles its resume job when the run stops past it; a run that cannot go on leaves it for a worker", async () => {
+      const { agent } = make();
+      const threadId = tid();
+      const r = await agent.invoke('refund $850', { threadId });
+      const id = r.interrupts[0]!.id;
+      await agent.invoke(null, { threadId, responses: { [id]: { type: 'approve' } }, reviewer: sup });
+      const jobs = (await store.listJobs({ threadId, kind: 'resume' })).filter((j) => j.requestId === id);
+      assert.deepEqual(jobs.map((j) => j.status), ['done'], 'the job the decision queued is moot: the run finished the turn');
+
+      // The run throws before a durable stop (the model fails): the job stays, so a worker resumes the thread.
+      const failing = createAgent({ name: 'support', version: '1.0.0', model: scriptedModel(supportScript), system: 'You help customers.', tools: supportTools(new FakePayments()), interlock: il });
+      const t2 = tid();
+      const p = await failing.invoke('refund $850', { threadId: t2 });
+      const broken = createAgent({
+        name: 'support', version: '1.0.0', system: 'You help customers.', tools: supportTools(new FakePayments()), interlock: il,
+        model: scriptedModel(() => {
+          throw new Error('model down');
+        }),
+      });
+      await assert.rejects(broken.invoke(null, { threadId: t2, responses: { [p.interrupts[0]!.id]: { type: 'approve' } }, reviewer: sup }), /model down/);
+      const left = (await store.listJobs({ threadId: t2, kind: 'resume' })).filter((j) => j.requestId === p.interrupts[0]!.id);
+      assert.deepEqual(left.map((j) => j.status), ['ready']);
+    });
+
     it('blocks tools by policy and tells the model', async () => {
       const { agent } = make();
       const end = await agent.invoke('delete my account', { threadId: tid() });

@@ -53,6 +53,15 @@ export class Run {
     this.messages = messages;
     this.claimedRow = claimedRow;
     this.known = known ?? new Map<string, ApprovalRequest>();
+    this.decided = [...this.known.keys()];
+  }
+
+  /** Requests this invoke's decisions resolved: their resume jobs are moot once the run stops durably past them. */
+  private decided: string[];
+
+  /** The decided requests to settle with the next durable stop (once). */
+  private settle(): string[] {
+    return this.decided.splice(0);
   }
 
   private resolve(wait: Wait) {
@@ -182,13 +191,14 @@ export class Run {
         items: fresh.map((f) => f.item),
         proposer: this.rt.identity,
         releaseLease: true,
+        settleResumeJobs: this.settle(),
       });
       for (const r of requests) this.seen.set(r.id, r);
       if (this.audit.length) await this.il.checkpoint(this.thread(), undefined, 'interrupted', this.audit.splice(0));
       this.unsaved = [];
       this.dirty = false;
     } else {
-      await this.il.checkpoint(this.thread(), this.dirty ? this.checkpointInput() : undefined, 'interrupted', this.audit.splice(0), { releaseLease: true });
+      await this.il.checkpoint(this.thread(), this.dirty ? this.checkpointInput() : undefined, 'interrupted', this.audit.splice(0), { releaseLease: true, settleResumeJobs: this.settle() });
       this.unsaved = [];
       this.dirty = false;
     }
@@ -201,13 +211,14 @@ export class Run {
       await this.cancelPending();
     }
     if (reason === 'busy') {
+      // Not past the decided requests yet: their resume jobs must still run the thread later.
       await this.il.checkpoint(this.thread(), this.dirty ? this.checkpointInput() : undefined, 'running', this.audit.splice(0), { releaseLease: true });
     } else if (!this.dirty && this.audit.length === 0) {
       // A resume that found nothing to do writes nothing but the lease release.
-      await this.il.checkpoint(this.thread(), undefined, status, [], { releaseLease: true });
+      await this.il.checkpoint(this.thread(), undefined, status, [], { releaseLease: true, settleResumeJobs: this.settle() });
     } else {
       if (status === 'completed') this.audit.push({ type: 'thread_completed', actor: this.rt.identity, threadId: this.threadId, payload: { stopReason: reason } });
-      await this.il.checkpoint(this.thread(), this.checkpointInput(), status, this.audit.splice(0), { releaseLease: true });
+      await this.il.checkpoint(this.thread(), this.checkpointInput(), status, this.audit.splice(0), { releaseLease: true, settleResumeJobs: this.settle() });
     }
     this.unsaved = [];
     this.dirty = false;

@@ -140,7 +140,7 @@ export async function openRequest(tx: StoreTx, req: ApprovalRequest, extraAudit:
  */
 export async function pause(
   ctx: EngineContext,
-  input: { thread: ThreadRef; checkpoint?: CheckpointInput; items: readonly PauseItem[]; proposer: string; releaseLease?: boolean },
+  input: { thread: ThreadRef; checkpoint?: CheckpointInput; items: readonly PauseItem[]; proposer: string; releaseLease?: boolean; settleResumeJobs?: readonly string[] },
 ): Promise<PauseResult> {
   if (input.items.length === 0) throw new ValidationError('pause needs at least one item: the gated call to ask about.');
   for (const item of input.items) {
@@ -151,6 +151,7 @@ export async function pause(
   const now = ctx.now();
   const result = await ctx.store.transaction(async (tx) => {
     const { checkpointId } = await writeCheckpoint(tx, input.thread, input.checkpoint, 'interrupted', now, { releaseLease: input.releaseLease ?? false });
+    if (input.settleResumeJobs?.length) await tx.settleResumeJobs(input.thread.id, input.settleResumeJobs, now);
     const requests: ApprovalRequest[] = [];
     for (const item of input.items) {
       const req = newRequest(ctx, { threadId: input.thread.id, checkpointId, proposer: input.proposer, item, now });
@@ -164,6 +165,14 @@ export async function pause(
   return result;
 }
 
+/** Options of {@link checkpoint}. */
+export interface CheckpointOptions {
+  /** Give the thread's run lease back. */
+  releaseLease?: boolean;
+  /** Requests whose ready `resume` jobs this checkpoint makes moot (the run resolved them itself); marked done in its transaction. */
+  settleResumeJobs?: readonly string[];
+}
+
 /** Save a checkpoint without pausing (after tool results, at the end of a turn). */
 export async function checkpoint(
   ctx: EngineContext,
@@ -171,11 +180,12 @@ export async function checkpoint(
   cp: CheckpointInput | undefined,
   status: ThreadStatus,
   audit: AuditEventInput[] = [],
-  opts: { releaseLease?: boolean } = {},
+  opts: CheckpointOptions = {},
 ): Promise<string | null> {
   const now = ctx.now();
   const id = await ctx.store.transaction(async (tx) => {
     const { checkpointId } = await writeCheckpoint(tx, thread, cp, status, now, opts);
+    if (opts.settleResumeJobs?.length) await tx.settleResumeJobs(thread.id, opts.settleResumeJobs, now);
     if (audit.length) await tx.appendAudit(audit, now);
     return checkpointId;
   });

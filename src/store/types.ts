@@ -180,6 +180,11 @@ export interface StoreTx {
   /** Claim up to `limit` ready jobs of the kinds given, leased to `owner` until `leaseUntil`. */
   claimJobs(kinds: readonly string[], owner: string, now: number, leaseUntil: number, limit: number): Promise<JobRow[]>;
   completeJob(id: string, owner: string, now: number): Promise<boolean>;
+  /**
+   * Mark the thread's ready `resume` jobs of these requests done, unclaimed: a run that
+   * resolved them itself and reached a durable stop has done what they would do.
+   */
+  settleResumeJobs(threadId: string, requestIds: readonly string[], now: number): Promise<number>;
   /** Give a job back: retry at `runAt`, or mark it dead. */
   failJob(id: string, owner: string, error: string, retryAt: number | null, now: number): Promise<boolean>;
   getJob(id: string): Promise<JobRow | undefined>;

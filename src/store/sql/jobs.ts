@@ -19,7 +19,7 @@ function toJob(r: Row): JobRow {
 }
 
 /** Durable jobs with leases: resume workers and notification delivery claim from here. */
-export function jobOps(db: SqlExecutor, d: Dialect): Pick<StoreTx, 'enqueueJob' | 'claimJobs' | 'completeJob' | 'failJob' | 'getJob' | 'listJobs' | 'countJobs'> {
+export function jobOps(db: SqlExecutor, d: Dialect): Pick<StoreTx, 'enqueueJob' | 'claimJobs' | 'completeJob' | 'settleResumeJobs' | 'failJob' | 'getJob' | 'listJobs' | 'countJobs'> {
   return {
     async enqueueJob(j) {
       await db.run(
@@ -42,6 +42,13 @@ export function jobOps(db: SqlExecutor, d: Dialect): Pick<StoreTx, 'enqueueJob' 
         [owner, leaseUntil, now, limit, ...kinds],
       );
       return rows.map(toJob).sort((a, b) => a.runAt - b.runAt);
+    },
+    async settleResumeJobs(threadId, requestIds, now) {
+      if (requestIds.length === 0) return 0;
+      return db.run(
+        `UPDATE il_jobs SET status = 'done', updated_at = $2 WHERE kind = 'resume' AND thread_id = $1 AND status = 'ready' AND request_id IN (${placeholders(requestIds.length, 3)})`,
+        [threadId, now, ...requestIds],
+      );
     },
     async completeJob(id, owner, now) {
       return (await db.run(`UPDATE il_jobs SET status = 'done', lease_owner = NULL, lease_until = NULL, updated_at = $3 WHERE id = $1 AND lease_owner = $2 AND status = 'running'`, [id, owner, now])) === 1;
