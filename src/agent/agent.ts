@@ -77,23 +77,23 @@ export function createAgent(opts: AgentOptions): Agent {
     const now = il.context.now();
     const { claimed, thread } = taken ?? (await claim(store, threadId, runOwner));
     if (thread.agent !== opts.name) {
-      if (claimed) await store.updateThread(threadId, { leaseOwner: null }, now);
+      if (claimed) await store.releaseThread(threadId, runOwner, now);
       throw new InterlockUsageError('wrong_agent', `Thread ${threadId} belongs to agent "${thread.agent}", not "${opts.name}".`, { details: { threadId }, status: 409 });
     }
     let run: Run;
     try {
       const { checkpoint: cp, messages } = await store.loadLatest(threadId);
       const state = cp ? readState(cp.state, opts.version, compatible, threadId) : initialState(opts.version, opts.system);
-      run = new Run(rt, threadId, state, messages as Message[], thread, known);
+      run = new Run(rt, threadId, runOwner, state, messages as Message[], thread, known);
     } catch (err) {
       // A checkpoint this build refuses (schema or agent version) must not leave the
       // thread leased: a compatible build has to be able to resume it right away.
-      if (claimed) await store.updateThread(threadId, { leaseOwner: null }, now).catch(() => undefined);
+      if (claimed) await store.releaseThread(threadId, runOwner, now).catch(() => undefined);
       throw err;
     }
     if (!claimed) return run.result('busy', thread.status);
     if (thread.status === 'aborted' || thread.status === 'failed') {
-      await store.updateThread(threadId, { leaseOwner: null }, now);
+      await store.releaseThread(threadId, runOwner, now);
       return run.result('aborted', thread.status);
     }
     return run;
@@ -124,6 +124,9 @@ export function createAgent(opts: AgentOptions): Agent {
     }
     const started = await start(threadId, runOwner, claimed, claimed ? known : undefined);
     if (!(started instanceof Run)) return started;
+    // A run may outlive its lease (a slow model or tool): renew it while the run goes on.
+    const renewal = setInterval(() => void store.renewThreadLease(threadId, runOwner, il.context.now() + leaseMs).catch(() => undefined), Math.max(50, leaseMs / 3));
+    renewal.unref();
     try {
       started.mergeApp(o.app);
       if (input !== null) {
@@ -134,9 +137,11 @@ export function createAgent(opts: AgentOptions): Agent {
       }
       return await started.loop();
     } catch (err) {
-      // Give the lease back so another attempt can run the thread; the checkpoint already holds what finished.
-      await store.updateThread(threadId, { leaseOwner: null }, il.context.now()).catch(() => undefined);
+      // Give the lease back (if still ours) so another attempt can run the thread; the checkpoint already holds what finished.
+      await store.releaseThread(threadId, runOwner, il.context.now()).catch(() => undefined);
       throw err;
+    } finally {
+      clearInterval(renewal);
     }
   }
 

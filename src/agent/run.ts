@@ -46,8 +46,12 @@ export class Run {
   /** Requests resolved by this invoke's decisions, as they committed: read once from here instead of the store. */
   private readonly known: Map<string, ApprovalRequest>;
 
-  constructor(rt: AgentRuntime, threadId: string, state: LoopState, messages: Message[], claimedRow?: ThreadRow, known?: Map<string, ApprovalRequest>) {
+  /** The run's lease on the thread (its owner name). */
+  private readonly leaseOwner: string;
+
+  constructor(rt: AgentRuntime, threadId: string, leaseOwner: string, state: LoopState, messages: Message[], claimedRow?: ThreadRow, known?: Map<string, ApprovalRequest>) {
     this.rt = rt;
+    this.leaseOwner = leaseOwner;
     this.threadId = threadId;
     this.state = state;
     this.messages = messages;
@@ -72,8 +76,9 @@ export class Run {
     return this.rt.opts.interlock;
   }
 
+  /** The thread as this run writes it: every write is fenced by the run's lease. */
   private thread() {
-    return { id: this.threadId, agent: this.rt.opts.name, agentVersion: this.rt.opts.version };
+    return { id: this.threadId, agent: this.rt.opts.name, agentVersion: this.rt.opts.version, leaseOwner: this.leaseOwner };
   }
 
   /** True while the thread waits on a person. */
@@ -192,9 +197,9 @@ export class Run {
         proposer: this.rt.identity,
         releaseLease: true,
         settleResumeJobs: this.settle(),
+        audit: this.audit.splice(0),
       });
       for (const r of requests) this.seen.set(r.id, r);
-      if (this.audit.length) await this.il.checkpoint(this.thread(), undefined, 'interrupted', this.audit.splice(0));
       this.unsaved = [];
       this.dirty = false;
     } else {

@@ -95,14 +95,21 @@ export async function executeOnce<T>(
   if (!claim.claimed) return replay<T>(claim.row);
 
   let outcome: { status: 'succeeded'; result: T } | { status: 'failed'; error: string };
+  // A side effect may outlast the claim's lease (a slow API): renew it while it runs, so no
+  // other process takes the claim over and repeats the call.
+  const renewal = setInterval(() => void ctx.store.renewExecution(input.key, ctx.owner, ctx.now() + leaseMs).catch(() => undefined), Math.max(50, leaseMs / 3));
+  renewal.unref();
   try {
     outcome = { status: 'succeeded', result: await fn({ idempotencyKey: input.key, attempt: claim.row.attempts }) };
   } catch (err) {
     if (opts.abandonIf?.(err)) {
+      clearInterval(renewal);
       await ctx.store.transaction((tx) => tx.finishExecution(input.key, ctx.owner, { status: 'abandoned' }, ctx.now()));
       throw err;
     }
     outcome = { status: 'failed', error: err instanceof Error ? err.message : String(err) };
+  } finally {
+    clearInterval(renewal);
   }
   const done = ctx.now();
   const recorded = await ctx.store.transaction(async (tx) => {

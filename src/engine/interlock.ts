@@ -15,7 +15,7 @@ import { definePolicy } from '../core/index.ts';
 import type { RequestQuery, Store } from '../store/types.ts';
 import type { EngineContext, EngineEvent, ToolSchemaEntry } from './context.ts';
 import { gate, type GateContext, type GateVerdict } from './gate.ts';
-import { checkpoint, pause, type CheckpointInput, type CheckpointOptions, type PauseItem, type PauseResult, type ThreadRef } from './pause.ts';
+import { checkpoint, pause, type CheckpointInput, type CheckpointOptions, type PauseInput, type PauseResult, type ThreadRef } from './pause.ts';
 import { decide, type DecideOptions, type DecisionResult } from './decide.ts';
 import { expireDue } from './expire.ts';
 import { executeOnce, type ExecuteOptions, type ExecutionInput, type ExecutionOutcome } from './execute.ts';
@@ -71,7 +71,7 @@ export interface Interlock {
   /** Evaluate the policy for a call. */
   gate(call: ToolCall, ctx?: GateContext): Promise<GateVerdict>;
   /** Checkpoint + approval requests + audit + notification jobs, in one transaction. */
-  pause(input: { thread: ThreadRef; checkpoint?: CheckpointInput; items: readonly PauseItem[]; proposer: string; releaseLease?: boolean; settleResumeJobs?: readonly string[] }): Promise<PauseResult>;
+  pause(input: PauseInput): Promise<PauseResult>;
   /** Save a checkpoint and thread status without pausing. */
   checkpoint(thread: ThreadRef, cp: CheckpointInput | undefined, status: ThreadStatus, audit?: AuditEventInput[], opts?: CheckpointOptions): Promise<string | null>;
   /** Register tool argument schemas, so edits of their calls can be validated. */

@@ -1,5 +1,5 @@
 import { actionHash, newId, type ApprovalRequest, type AuditEventInput, type ToolCall, type Verdict } from '../core/index.ts';
-import { isInterrupting, redact, ValidationError } from '../core/index.ts';
+import { InterlockUsageError, isInterrupting, redact, ValidationError } from '../core/index.ts';
 import type { StoreTx, ThreadRow, ThreadStatus } from '../store/types.ts';
 import type { EngineContext } from './context.ts';
 
@@ -9,6 +9,20 @@ export interface ThreadRef {
   agent: string;
   agentVersion: string;
   metadata?: Record<string, unknown>;
+  /**
+   * The run lease the writer holds (the agent's runs). Writes are then fenced:
+   * if the lease passed to another run (this one outlived it), nothing is
+   * written and `lease_lost` is thrown, so two runs never interleave a thread.
+   */
+  leaseOwner?: string;
+}
+
+function leaseLost(threadId: string): InterlockUsageError {
+  return new InterlockUsageError(
+    'lease_lost',
+    `This run of thread ${threadId} lost its lease to another run (it outlived INTERLOCK_LEASE_MS, or its renewals failed); what it did since its last checkpoint is discarded, and the other run carries on.`,
+    { details: { threadId }, status: 409 },
+  );
 }
 
 /**
@@ -34,6 +48,20 @@ export interface PauseItem {
   requestId?: string;
 }
 
+/** What {@link pause} writes. */
+export interface PauseInput {
+  thread: ThreadRef;
+  checkpoint?: CheckpointInput;
+  items: readonly PauseItem[];
+  proposer: string;
+  /** Give the thread's run lease back with the pause. */
+  releaseLease?: boolean;
+  /** Requests whose ready `resume` jobs the pause makes moot (see {@link CheckpointOptions}). */
+  settleResumeJobs?: readonly string[];
+  /** Audit events of the run since its last checkpoint, appended before the requests' own. */
+  audit?: AuditEventInput[];
+}
+
 /** What {@link pause} wrote. */
 export interface PauseResult {
   checkpointId: string | null;
@@ -49,6 +77,13 @@ export async function writeCheckpoint(
   now: number,
   opts: { releaseLease?: boolean } = {},
 ): Promise<{ checkpointId: string | null; created: boolean }> {
+  const fence = thread.leaseOwner === undefined ? {} : { leaseOwner: thread.leaseOwner };
+  if (!cp && thread.leaseOwner !== undefined) {
+    // A fenced status change: the same one-statement update, with no messages.
+    const at = await tx.advanceThread(thread.id, { status, addMessages: 0, agentVersion: thread.agentVersion, releaseLease: opts.releaseLease ?? false, ...fence }, now);
+    if (at === undefined) throw leaseLost(thread.id);
+    return { checkpointId: null, created: false };
+  }
   if (!cp) {
     let row: Pick<ThreadRow, 'status'> | undefined = await tx.getThread(thread.id);
     let created = false;
@@ -62,9 +97,10 @@ export async function writeCheckpoint(
   }
   // One statement counts the new messages on the thread row (under its lock) and says where they start.
   const n = cp.newMessages.length;
-  let from = await tx.advanceThread(thread.id, { status, addMessages: n, agentVersion: thread.agentVersion, releaseLease: opts.releaseLease ?? false }, now);
+  let from = await tx.advanceThread(thread.id, { status, addMessages: n, agentVersion: thread.agentVersion, releaseLease: opts.releaseLease ?? false, ...fence }, now);
   let created = false;
   if (from === undefined) {
+    if (thread.leaseOwner !== undefined) throw leaseLost(thread.id);
     await tx.insertThread({ id: thread.id, agent: thread.agent, agentVersion: thread.agentVersion, status, messageCount: n, abortRequested: false, metadata: thread.metadata ?? {}, createdAt: now, updatedAt: now });
     from = 0;
     created = true;
@@ -140,7 +176,7 @@ export async function openRequest(tx: StoreTx, req: ApprovalRequest, extraAudit:
  */
 export async function pause(
   ctx: EngineContext,
-  input: { thread: ThreadRef; checkpoint?: CheckpointInput; items: readonly PauseItem[]; proposer: string; releaseLease?: boolean; settleResumeJobs?: readonly string[] },
+  input: PauseInput,
 ): Promise<PauseResult> {
   if (input.items.length === 0) throw new ValidationError('pause needs at least one item: the gated call to ask about.');
   for (const item of input.items) {
@@ -152,6 +188,7 @@ export async function pause(
   const result = await ctx.store.transaction(async (tx) => {
     const { checkpointId } = await writeCheckpoint(tx, input.thread, input.checkpoint, 'interrupted', now, { releaseLease: input.releaseLease ?? false });
     if (input.settleResumeJobs?.length) await tx.settleResumeJobs(input.thread.id, input.settleResumeJobs, now);
+    if (input.audit?.length) await tx.appendAudit(input.audit, now);
     const requests: ApprovalRequest[] = [];
     for (const item of input.items) {
       const req = newRequest(ctx, { threadId: input.thread.id, checkpointId, proposer: input.proposer, item, now });

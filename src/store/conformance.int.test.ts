@@ -191,6 +191,34 @@ for (const backend of allBackends()) {
         assert.equal((await store.claimThread(input, 'p3', T + 4 * MINUTE, T + 2 * MINUTE + 3)).claimed, true);
       });
 
+      it('renews and releases a thread lease only for its holder', async () => {
+        const { leaseOwner: _owner, leaseUntil: _until, ...input } = thread();
+        await store.claimThread(input, 'p1', T + MINUTE, T);
+        assert.equal(await store.renewThreadLease(input.id, 'p2', T + 9 * MINUTE), false);
+        assert.equal(await store.renewThreadLease(input.id, 'p1', T + 2 * MINUTE), true);
+        assert.equal((await store.getThread(input.id))?.leaseUntil, T + 2 * MINUTE);
+        await store.releaseThread(input.id, 'p2', T + 1);
+        assert.equal((await store.getThread(input.id))?.leaseOwner, 'p1', 'not the holder: nothing released');
+        await store.releaseThread(input.id, 'p1', T + 2);
+        const row = await store.getThread(input.id);
+        assert.deepEqual([row?.leaseOwner, row?.leaseUntil, row?.updatedAt], [null, null, T + 2]);
+        assert.equal(await store.renewThreadLease(input.id, 'p1', T + 3 * MINUTE), false, 'a released lease is not renewed');
+        // A fenced advance by a run that does not hold the lease changes nothing.
+        await store.claimThread(input, 'p3', T + MINUTE, T + 3);
+        assert.equal(await store.advanceThread(input.id, { status: 'completed', addMessages: 2, agentVersion: '1', releaseLease: true, leaseOwner: 'p1' }, T + 4), undefined);
+        assert.equal(await store.advanceThread(input.id, { status: 'running', addMessages: 2, agentVersion: '1', releaseLease: false, leaseOwner: 'p3' }, T + 5), 0);
+      });
+
+      it('renews a running execution\'s lease only for its holder', async () => {
+        const e = execution(uid('key'), 'refund', 'w1', T + MINUTE);
+        await store.transaction((tx) => tx.claimExecution(e, T));
+        assert.equal(await store.renewExecution(e.key, 'w2', T + 5 * MINUTE), false);
+        assert.equal(await store.renewExecution(e.key, 'w1', T + 5 * MINUTE), true);
+        assert.equal((await store.getExecution(e.key))?.leaseUntil, T + 5 * MINUTE);
+        await store.transaction((tx) => tx.finishExecution(e.key, 'w1', { status: 'succeeded', result: 1 }, T + 1));
+        assert.equal(await store.renewExecution(e.key, 'w1', T + 6 * MINUTE), false, 'a finished execution has no lease to renew');
+      });
+
       it('gives a thread lease to one of many processes racing for it', async () => {
         const other = await backend.create();
         const { leaseOwner: _owner, leaseUntil: _until, ...input } = thread();

@@ -130,16 +130,21 @@ export interface StoreTx {
    * the lease is free, expired, or already ours; creates the thread if missing.
    */
   claimThread(t: Omit<ThreadRow, 'leaseOwner' | 'leaseUntil'>, owner: string, leaseUntil: number, now: number): Promise<{ claimed: boolean; thread: ThreadRow }>;
+  /** Extend the lease `owner` holds; false if it is not theirs any more. */
+  renewThreadLease(id: string, owner: string, leaseUntil: number): Promise<boolean>;
+  /** Give the lease back if `owner` still holds it (never someone else's). */
+  releaseThread(id: string, owner: string, now: number): Promise<void>;
   /** Append messages at `fromSeq`; each is stored once, never copied into checkpoints. */
   appendMessages(threadId: string, fromSeq: number, messages: readonly unknown[]): Promise<void>;
   listMessages(threadId: string, limit?: number): Promise<unknown[]>;
   /**
    * Checkpoint-time update of a thread: set its status (and agent version),
    * count `addMessages` more messages, optionally give the lease back. Returns
-   * the message count before, or undefined if the thread does not exist. One
-   * statement: it reads and writes the row under the row's lock.
+   * the message count before, or undefined if the thread does not exist (or,
+   * with `leaseOwner`, if that run no longer holds its lease). One statement:
+   * it reads and writes the row under the row's lock.
    */
-  advanceThread(id: string, change: { status: ThreadStatus; addMessages: number; agentVersion: string; releaseLease: boolean }, now: number): Promise<number | undefined>;
+  advanceThread(id: string, change: { status: ThreadStatus; addMessages: number; agentVersion: string; releaseLease: boolean; leaseOwner?: string }, now: number): Promise<number | undefined>;
   insertCheckpoint(c: CheckpointRow): Promise<void>;
   getLatestCheckpoint(threadId: string): Promise<CheckpointRow | undefined>;
   /** The latest checkpoint and the messages it covers, in one read (what a run starts from). */
@@ -170,6 +175,8 @@ export interface StoreTx {
    * is leased by someone else; returns `claimed: true` when the caller now holds it.
    */
   claimExecution(e: Omit<ExecutionRow, 'status' | 'attempts' | 'result' | 'error' | 'updatedAt'>, now: number): Promise<{ claimed: boolean; row: ExecutionRow }>;
+  /** Extend a running execution's lease while its side effect is still going; false if it is not `owner`'s any more. */
+  renewExecution(key: string, owner: string, leaseUntil: number): Promise<boolean>;
   finishExecution(key: string, owner: string, outcome: { status: 'succeeded' | 'failed' | 'abandoned'; result?: unknown; error?: string }, now: number): Promise<boolean>;
   getExecution(key: string): Promise<ExecutionRow | undefined>;
   listExecutionsForRequest(requestId: string): Promise<ExecutionRow[]>;

@@ -24,7 +24,7 @@ function toExecution(r: Row): ExecutionRow {
 const FIELD = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** The execute-once ledger: a side effect runs under a key at most once. */
-export function ledgerOps(db: SqlExecutor, d: Dialect): Pick<StoreTx, 'claimExecution' | 'finishExecution' | 'getExecution' | 'listExecutionsForRequest' | 'aggregate'> {
+export function ledgerOps(db: SqlExecutor, d: Dialect): Pick<StoreTx, 'claimExecution' | 'renewExecution' | 'finishExecution' | 'getExecution' | 'listExecutionsForRequest' | 'aggregate'> {
   return {
     async claimExecution(e, now) {
       const inserted = await db.all(
@@ -42,6 +42,9 @@ export function ledgerOps(db: SqlExecutor, d: Dialect): Pick<StoreTx, 'claimExec
       if (taken[0]) return { claimed: true, row: toExecution(taken[0]) };
       const rows = await db.all(`SELECT * FROM il_executions WHERE key = $1`, [e.key]);
       return { claimed: false, row: toExecution(rows[0]!) };
+    },
+    async renewExecution(key, owner, leaseUntil) {
+      return (await db.run(`UPDATE il_executions SET lease_until = $3 WHERE key = $1 AND lease_owner = $2 AND status = 'running'`, [key, owner, leaseUntil])) === 1;
     },
     async finishExecution(key, owner, outcome, now) {
       const n = await db.run(

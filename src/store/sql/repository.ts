@@ -31,7 +31,7 @@ export function sqlOps(db: SqlExecutor, d: Dialect): StoreTx {
 const ONE_STATEMENT: ReadonlySet<string> = new Set<keyof StoreTx>([
   'insertThread', 'getThread', 'updateThread', 'appendMessages', 'listMessages', 'advanceThread', 'insertCheckpoint', 'getLatestCheckpoint', 'loadLatest', 'getCheckpoint',
   // claimThread: one write (the upsert); when the lease is held, a read of the row for the caller, which needs no atomicity.
-  'claimThread',
+  'claimThread', 'renewThreadLease', 'releaseThread', 'renewExecution',
   'insertRequest', 'getRequest', 'setRequestStatus', 'updateRequest', 'listRequests', 'claimExpired', 'insertVote', 'listVoters', 'countPendingByRole', 'insertTrust', 'getTrust',
   'finishExecution', 'getExecution', 'listExecutionsForRequest', 'aggregate',
   'enqueueJob', 'claimJobs', 'completeJob', 'settleResumeJobs', 'failJob', 'getJob', 'listJobs', 'countJobs',
@@ -42,7 +42,7 @@ const ONE_STATEMENT: ReadonlySet<string> = new Set<keyof StoreTx>([
 
 /** One-statement operations that write: where commits can be shared (SQLite's group commit), they join one. */
 const WRITES: ReadonlySet<string> = new Set<keyof StoreTx>([
-  'insertThread', 'updateThread', 'appendMessages', 'advanceThread', 'insertCheckpoint', 'claimThread',
+  'insertThread', 'updateThread', 'appendMessages', 'advanceThread', 'insertCheckpoint', 'claimThread', 'renewThreadLease', 'releaseThread', 'renewExecution',
   'insertRequest', 'setRequestStatus', 'updateRequest', 'claimExpired', 'insertVote', 'insertTrust', 'finishExecution',
   'enqueueJob', 'claimJobs', 'completeJob', 'settleResumeJobs', 'failJob',
   'insertReviewer', 'revokeReviewer', 'insertSession', 'deleteSession', 'deleteExpiredSessions',

@@ -40,7 +40,7 @@ const PATCH_COLUMNS = {
 /** Threads, messages and checkpoints. */
 export function threadOps(db: SqlExecutor): Pick<
   StoreTx,
-  'insertThread' | 'getThread' | 'updateThread' | 'claimThread' | 'appendMessages' | 'listMessages' | 'advanceThread' | 'insertCheckpoint' | 'getLatestCheckpoint' | 'loadLatest' | 'getCheckpoint'
+  'insertThread' | 'getThread' | 'updateThread' | 'claimThread' | 'renewThreadLease' | 'releaseThread' | 'appendMessages' | 'listMessages' | 'advanceThread' | 'insertCheckpoint' | 'getLatestCheckpoint' | 'loadLatest' | 'getCheckpoint'
 > {
   return {
     async insertThread(t) {
@@ -97,11 +97,18 @@ export function threadOps(db: SqlExecutor): Pick<
           : await db.all(`SELECT body FROM il_messages WHERE thread_id = $1 AND seq < $2 ORDER BY seq`, [threadId, limit]);
       return rows.map((r) => fromJson<unknown>(r.body));
     },
+    async renewThreadLease(id, owner, leaseUntil) {
+      return (await db.run(`UPDATE il_threads SET lease_until = $3 WHERE id = $1 AND lease_owner = $2`, [id, owner, leaseUntil])) === 1;
+    },
+    async releaseThread(id, owner, now) {
+      await db.run(`UPDATE il_threads SET lease_owner = NULL, lease_until = NULL, updated_at = $3 WHERE id = $1 AND lease_owner = $2`, [id, owner, now]);
+    },
     async advanceThread(id, c, now) {
+      // With leaseOwner, the write is fenced: a run whose lease passed to another run changes nothing.
       const rows = await db.all(
         `UPDATE il_threads SET status = $3, message_count = message_count + $4, agent_version = $5, updated_at = $2${c.releaseLease ? ', lease_owner = NULL, lease_until = NULL' : ''}
-         WHERE id = $1 RETURNING message_count`,
-        [id, now, c.status, c.addMessages, c.agentVersion],
+         WHERE id = $1${c.leaseOwner === undefined ? '' : ' AND lease_owner = $6'} RETURNING message_count`,
+        c.leaseOwner === undefined ? [id, now, c.status, c.addMessages, c.agentVersion] : [id, now, c.status, c.addMessages, c.agentVersion, c.leaseOwner],
       );
       return rows[0] ? num(rows[0].message_count) - c.addMessages : undefined;
     },
