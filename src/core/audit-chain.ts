@@ -120,7 +120,7 @@ export function hashEvent(e: Omit<AuditEvent, 'hash'>): string {
 
 /** Result of walking the chain. */
 export type ChainVerification =
-  | { ok: true; events: number; headSeq: number; headHash: string }
+  | { ok: true; events: number; headSeq: number; headHash: string; heads?: ChainHead[] }
   | { ok: false; events: number; brokenAt: BrokenAt };
 
 /** Where verification found the log broken: `seq` is the log position of the event named, or right after the last good one. */
@@ -254,6 +254,7 @@ export class AuditVerifier {
     }
     if (first) return { ok: false, events: this.count, brokenAt: first };
     const fingerprint = [...this.heads.values()].filter((h) => h.seq > 0).sort((a, b) => a.chain - b.chain);
-    return { ok: true, events: this.count, headSeq: this.lastSeq, headHash: fingerprint.length === 0 ? GENESIS_HASH : sha256(canonicalJson(fingerprint)) };
+    // `heads`: what to keep elsewhere — later, each chain must still hold this hash at this position.
+    return { ok: true, events: this.count, headSeq: this.lastSeq, headHash: fingerprint.length === 0 ? GENESIS_HASH : sha256(canonicalJson(fingerprint)), heads: fingerprint };
   }
 }

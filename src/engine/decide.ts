@@ -35,9 +35,11 @@ export interface DecisionResult {
 /** Options of {@link decide}. */
 export interface DecideOptions {
   /**
-   * More work for the decision's transaction, run after the decision is written
-   * (e.g. the agent taking the thread's lease to resume it at once): one commit
-   * instead of two. If it throws, the decision is not recorded either.
+   * More work for the decision's transaction (the agent taking the thread's
+   * lease to resume it at once): one commit instead of two. It runs first,
+   * before the request is locked, so rows are locked in the order every run's
+   * transaction uses (thread, request, audit chain) and the two cannot
+   * deadlock. If it or the decision throws, neither is recorded.
    */
   alsoInTransaction?: (tx: StoreTx) => Promise<void>;
 }
@@ -92,6 +94,7 @@ export async function decide(ctx: EngineContext, requestId: string, decision: De
   let result: DecisionResult;
   try {
     result = await ctx.store.transaction(async (tx) => {
+      if (opts.alsoInTransaction) await opts.alsoInTransaction(tx);
       const req = await tx.getRequest(requestId, { forUpdate: true });
       if (!req) throw new NotFoundError('approval_request', requestId);
       const voters = req.approvalsRequired > 1 ? await tx.listVoters(requestId) : [];
@@ -171,7 +174,6 @@ export async function decide(ctx: EngineContext, requestId: string, decision: De
         if (created.approvalsReceived > 0) await tx.insertVote({ requestId: created.id, reviewer: reviewer.id, type: 'approve', version: 1, createdAt: now });
       }
       if (outcome === 'authorized' || outcome === 'rejected' || outcome === 'responded') await resolve(tx, next, now);
-      if (opts.alsoInTransaction) await opts.alsoInTransaction(tx);
       return { request: next, outcome, ...(created ? { newRequest: created } : {}) };
     });
   } catch (err) {

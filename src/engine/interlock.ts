@@ -142,9 +142,13 @@ export function createInterlock(options: InterlockOptions): Interlock {
     },
   };
   let quietUntil = 0;
+  // Batches go out one after another: concurrent NOTIFYs on different pooled connections could arrive out of order.
+  let sending: Promise<void> = Promise.resolve();
   const flushRemote = () => {
     quietUntil = Date.now() + REMOTE_EVENT_DELAY_MS;
-    for (const events of packEvents(outgoing.splice(0))) void bus?.publish({ origin: owner, events }).catch(() => undefined);
+    for (const events of packEvents(outgoing.splice(0))) {
+      sending = sending.then(() => bus?.publish({ origin: owner, events })).catch(() => undefined);
+    }
   };
   const outgoing: EngineEvent[] = [];
   const deliver = (e: EngineEvent) => {

@@ -1,4 +1,4 @@
-import { newId, NotFoundError, ValidationError } from '../core/index.ts';
+import { InterlockError, newId, NotFoundError, ValidationError } from '../core/index.ts';
 import type { Agent, Interrupt } from '../agent/index.ts';
 import type { Interlock } from '../engine/index.ts';
 import type { ThreadsAdapter, ThreadView } from '../server/index.ts';
@@ -52,6 +52,10 @@ export function createThreadsAdapter(
         .invoke(text, { threadId: id })
         .catch(async (err: unknown) => {
           const message = err instanceof Error ? err.message : String(err);
+          if (err instanceof InterlockError && err.code === 'lease_lost') {
+            log(`thread ${id}: another run took the thread over (${message}); it carries on`);
+            return;
+          }
           if (created) {
             log(`thread ${id}: the run stopped (${message}); a worker will retry it from its last checkpoint`);
             return;

@@ -826,6 +826,15 @@ for (const backend of allBackends()) {
         assert.deepEqual(v.ok && [v.events, v.headSeq], [all.length, all.at(-1)!.seq]);
       });
 
+      it('one call over several threads (the sweeper\'s batch) puts each event in its own thread\'s chain', async () => {
+        const threads = Array.from({ length: 6 }, () => uid('thr'));
+        const events = await store.appendAudit(threads.map((threadId, i) => ({ type: 'expired', actor: 'system:sweeper', threadId, payload: { i } })), T + 9);
+        assert.deepEqual(events.map((e) => e.chain), threads.map((t) => auditChainFor(t)));
+        assert.deepEqual(events.map((e) => e.payload), threads.map((_, i) => ({ i })));
+        const v = await verify(store);
+        assert.equal(v.ok, true, JSON.stringify(v));
+      });
+
       it('keeps one unbroken chain when two processes append at once', async () => {
         const other = await backend.create();
         const threadId = uid('thr');

@@ -187,6 +187,10 @@ export interface StoreTx {
   /** Claim up to `limit` ready jobs of the kinds given, leased to `owner` until `leaseUntil`. */
   claimJobs(kinds: readonly string[], owner: string, now: number, leaseUntil: number, limit: number): Promise<JobRow[]>;
   completeJob(id: string, owner: string, now: number): Promise<boolean>;
+  /** Put a claimed job back for later without counting the attempt (the thread was busy, nothing failed). */
+  deferJob(id: string, owner: string, note: string, runAt: number, now: number): Promise<boolean>;
+  /** Extend the leases of jobs `owner` holds and has not finished. */
+  renewJobs(ids: readonly string[], owner: string, leaseUntil: number): Promise<number>;
   /**
    * Mark the thread's ready `resume` jobs of these requests done, unclaimed: a run that
    * resolved them itself and reached a durable stop has done what they would do.

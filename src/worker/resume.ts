@@ -1,6 +1,7 @@
 import type { Agent } from '../agent/index.ts';
 import type { Interlock } from '../engine/index.ts';
 import type { JobRow } from '../store/types.ts';
+import { InterlockError } from '../core/index.ts';
 import { backoffMs } from './backoff.ts';
 
 /** What handling one job came to. */
@@ -47,12 +48,18 @@ export async function handleResume(o: ResumeOptions, job: JobRow): Promise<JobOu
     const input = job.payload.start === true && typeof job.payload.input === 'string' && thread.messageCount === 0 ? job.payload.input : null;
     const result = input === null ? await agent.resume(threadId) : await agent.invoke(input, { threadId });
     if (result.stopReason === 'busy') {
-      await store.failJob(job.id, o.owner, 'thread busy in another process', now() + 250, now());
+      // Another run has the thread: try again soon, and a wait is not a failed attempt.
+      await store.deferJob(job.id, o.owner, 'thread busy in another run', now() + 250, now());
       return 'retry';
     }
     await store.completeJob(job.id, o.owner, now());
     return 'done';
   } catch (err) {
+    if (err instanceof InterlockError && err.code === 'lease_lost') {
+      // This run outlived its lease and another run has the thread: like busy, not a failure.
+      await store.deferJob(job.id, o.owner, 'thread taken over by another run', now() + 250, now());
+      return 'retry';
+    }
     const message = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
     if (job.attempts >= (o.maxAttempts ?? 10)) return giveUp(o, job, message);
     await store.failJob(job.id, o.owner, message, now() + backoffMs(job.attempts), now());
@@ -65,7 +72,10 @@ async function giveUp(o: ResumeOptions, job: JobRow, why: string): Promise<JobOu
   const at = o.interlock.context.now();
   await store.transaction(async (tx) => {
     await tx.failJob(job.id, o.owner, why, null, at);
-    if (job.threadId) {
+    // A thread another run holds a live lease on is that run's: it is not marked failed under it.
+    const thread = job.threadId ? await tx.getThread(job.threadId) : undefined;
+    const heldElsewhere = thread?.leaseOwner && (thread.leaseUntil ?? 0) > at;
+    if (job.threadId && !heldElsewhere) {
       await tx.updateThread(job.threadId, { status: 'failed', leaseOwner: null }, at);
       await tx.appendAudit([{ type: 'failed', actor: `system:${o.owner}`, threadId: job.threadId, requestId: job.requestId, payload: { resume: true, error: why, attempts: job.attempts } }], at);
     }

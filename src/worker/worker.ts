@@ -63,17 +63,28 @@ export function createWorker(o: WorkerOptions): Worker {
       stats.expired += (await il.expireDue({ batch: 500, max: 5000 })).length;
     }
     const jobs = await il.store.claimJobs(['resume'], owner, now, now + leaseMs, batch);
-    for (const job of jobs) {
-      if (!running && loop) {
-        // Stopping: give back what we claimed but did not start.
-        await il.store.failJob(job.id, owner, 'worker stopped before starting it', il.context.now(), il.context.now());
-        continue;
+    // The jobs run one after another: keep the leases of those not finished yet alive meanwhile,
+    // so a long run does not let other workers re-claim the rest (or its own job).
+    const open = new Set(jobs.map((j) => j.id));
+    const renewal = setInterval(() => void il.store.renewJobs([...open], owner, il.context.now() + leaseMs).catch(() => undefined), Math.max(50, leaseMs / 3));
+    renewal.unref();
+    try {
+      for (const job of jobs) {
+        if (!running && loop) {
+          // Stopping: give back what we claimed but did not start.
+          await il.store.failJob(job.id, owner, 'worker stopped before starting it', il.context.now(), il.context.now());
+          open.delete(job.id);
+          continue;
+        }
+        const out = await handleResume({ interlock: il, agents, owner }, job);
+        open.delete(job.id);
+        if (out === 'done') stats.resumed++;
+        else if (out === 'retry') stats.retried++;
+        else stats.dead++;
+        handled++;
       }
-      const out = await handleResume({ interlock: il, agents, owner }, job);
-      if (out === 'done') stats.resumed++;
-      else if (out === 'retry') stats.retried++;
-      else stats.dead++;
-      handled++;
+    } finally {
+      clearInterval(renewal);
     }
     if (o.notifier) {
       const r = await o.notifier.runOnce(batch);

@@ -27,7 +27,7 @@ export function auditRoutes(deps: RouteDeps): Hono<AppEnv> {
   app.get('/audit/verify', async (c) => {
     requireOperator(c.var.principal, 'verify the audit log');
     const v = await interlock.verifyAudit();
-    return c.json(v.ok ? { ok: true, events: v.events, head: { seq: v.headSeq, hash: v.headHash } } : { ok: false, events: v.events, brokenAt: v.brokenAt });
+    return c.json(v.ok ? { ok: true, events: v.events, head: { seq: v.headSeq, hash: v.headHash }, heads: v.heads ?? [] } : { ok: false, events: v.events, brokenAt: v.brokenAt });
   });
 
   return app;

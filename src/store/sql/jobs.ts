@@ -19,7 +19,7 @@ function toJob(r: Row): JobRow {
 }
 
 /** Durable jobs with leases: resume workers and notification delivery claim from here. */
-export function jobOps(db: SqlExecutor, d: Dialect): Pick<StoreTx, 'enqueueJob' | 'claimJobs' | 'completeJob' | 'settleResumeJobs' | 'failJob' | 'getJob' | 'listJobs' | 'countJobs'> {
+export function jobOps(db: SqlExecutor, d: Dialect): Pick<StoreTx, 'enqueueJob' | 'claimJobs' | 'completeJob' | 'deferJob' | 'renewJobs' | 'settleResumeJobs' | 'failJob' | 'getJob' | 'listJobs' | 'countJobs'> {
   return {
     async enqueueJob(j) {
       await db.run(
@@ -52,6 +52,19 @@ export function jobOps(db: SqlExecutor, d: Dialect): Pick<StoreTx, 'enqueueJob' 
     },
     async completeJob(id, owner, now) {
       return (await db.run(`UPDATE il_jobs SET status = 'done', lease_owner = NULL, lease_until = NULL, updated_at = $3 WHERE id = $1 AND lease_owner = $2 AND status = 'running'`, [id, owner, now])) === 1;
+    },
+    async deferJob(id, owner, note, runAt, now) {
+      return (
+        (await db.run(
+          `UPDATE il_jobs SET status = 'ready', run_at = $4, last_error = $3, lease_owner = NULL, lease_until = NULL, attempts = attempts - 1, updated_at = $5
+           WHERE id = $1 AND lease_owner = $2 AND status = 'running'`,
+          [id, owner, note, runAt, now],
+        )) === 1
+      );
+    },
+    async renewJobs(ids, owner, leaseUntil) {
+      if (ids.length === 0) return 0;
+      return db.run(`UPDATE il_jobs SET lease_until = $2 WHERE lease_owner = $1 AND status = 'running' AND id IN (${placeholders(ids.length, 3)})`, [owner, leaseUntil, ...ids]);
     },
     async failJob(id, owner, error, retryAt, now) {
       return (

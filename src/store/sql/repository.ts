@@ -34,7 +34,7 @@ const ONE_STATEMENT: ReadonlySet<string> = new Set<keyof StoreTx>([
   'claimThread', 'renewThreadLease', 'releaseThread', 'renewExecution',
   'insertRequest', 'getRequest', 'setRequestStatus', 'updateRequest', 'listRequests', 'claimExpired', 'insertVote', 'listVoters', 'countPendingByRole', 'insertTrust', 'getTrust',
   'finishExecution', 'getExecution', 'listExecutionsForRequest', 'aggregate',
-  'enqueueJob', 'claimJobs', 'completeJob', 'settleResumeJobs', 'failJob', 'getJob', 'listJobs', 'countJobs',
+  'enqueueJob', 'claimJobs', 'completeJob', 'deferJob', 'renewJobs', 'settleResumeJobs', 'failJob', 'getJob', 'listJobs', 'countJobs',
   'listAudit', 'getAuditHeads',
   'insertReviewer', 'getReviewerByTokenHash', 'getReviewer', 'listReviewers', 'revokeReviewer',
   'insertSession', 'getSession', 'deleteSession', 'deleteExpiredSessions',
@@ -44,7 +44,7 @@ const ONE_STATEMENT: ReadonlySet<string> = new Set<keyof StoreTx>([
 const WRITES: ReadonlySet<string> = new Set<keyof StoreTx>([
   'insertThread', 'updateThread', 'appendMessages', 'advanceThread', 'insertCheckpoint', 'claimThread', 'renewThreadLease', 'releaseThread', 'renewExecution',
   'insertRequest', 'setRequestStatus', 'updateRequest', 'claimExpired', 'insertVote', 'insertTrust', 'finishExecution',
-  'enqueueJob', 'claimJobs', 'completeJob', 'settleResumeJobs', 'failJob',
+  'enqueueJob', 'claimJobs', 'completeJob', 'deferJob', 'renewJobs', 'settleResumeJobs', 'failJob',
   'insertReviewer', 'revokeReviewer', 'insertSession', 'deleteSession', 'deleteExpiredSessions',
 ]);
 
