@@ -1,9 +1,10 @@
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
+import { readFileSync } from 'node:fs';
 import { createInterlock, type Interlock } from '../engine/index.ts';
 import { openStore } from '../store/index.ts';
 import type { Store } from '../store/types.ts';
 import { createReviewer, hashToken } from '../server/index.ts';
-import { toMs, type Decision, type DecisionType, type Duration, type PolicyConfig } from '../core/index.ts';
+import { toMs, type ChainHead, type Decision, type DecisionType, type Duration, type PolicyConfig } from '../core/index.ts';
 import { loadConfig, startService, type InterlockConfig } from '../service/index.ts';
 import { EXIT, UsageError, iso, table, type Io } from './output.ts';
 
@@ -280,14 +281,35 @@ export async function threads(argv: string[], io: Io): Promise<number> {
   }
 }
 
+/** Chain heads kept from an earlier `audit verify --json` (its output, or just its `heads` array). */
+function readSavedHeads(path: string): ChainHead[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new UsageError(`--against ${path}: cannot read it as JSON (${(err as Error).message}). Pass the output of an earlier \`interlock audit verify --json\`.`);
+  }
+  const heads = Array.isArray(parsed) ? parsed : (parsed as { heads?: unknown } | null)?.heads;
+  const ok = (h: unknown): h is ChainHead => {
+    const x = h as ChainHead;
+    return !!x && Number.isInteger(x.chain) && x.chain >= 0 && Number.isInteger(x.seq) && x.seq >= 0 && typeof x.hash === 'string' && /^[0-9a-f]{64}$/.test(x.hash);
+  };
+  if (!Array.isArray(heads) || !heads.every(ok)) {
+    throw new UsageError(`--against ${path}: expected the output of \`interlock audit verify --json\` (with "heads": [{ "chain", "seq", "hash" }]).`);
+  }
+  return heads;
+}
+
 export async function audit(argv: string[], io: Io): Promise<number> {
   const [sub, ...rest] = argv;
-  const { values } = flags(rest, { thread: { type: 'string' }, request: { type: 'string' }, json: { type: 'boolean' }, quiet: { type: 'boolean' } });
+  const { values } = flags(rest, { thread: { type: 'string' }, request: { type: 'string' }, json: { type: 'boolean' }, quiet: { type: 'boolean' }, against: { type: 'string' } });
+  const against = sub === 'verify' && typeof values.against === 'string' ? readSavedHeads(values.against) : [];
   const { interlock, store } = await engine(io);
   try {
     if (sub === 'verify') {
       let last = 0;
       const r = await interlock.verifyAudit({
+        against,
         onProgress: (checked, head) => {
           if (!values.quiet && checked - last >= 5000) {
             last = checked;
@@ -307,7 +329,7 @@ export async function audit(argv: string[], io: Io): Promise<number> {
       else io.out(table([['seq', 'time', 'type', 'actor', 'request', 'payload'], ...events.map((e) => [String(e.seq), iso(e.at), e.type, e.actor, e.requestId ?? '-', JSON.stringify(e.payload).slice(0, 100)])]));
       return EXIT.ok;
     }
-    throw new UsageError('usage: interlock audit verify | show --thread ID | --request ID');
+    throw new UsageError('usage: interlock audit verify [--json] [--against SAVED.json] | show --thread ID | --request ID');
   } finally {
     await store.close();
   }

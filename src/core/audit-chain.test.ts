@@ -456,4 +456,47 @@ describe('AuditVerifier: the log as several chains', () => {
     assert.equal(hashEvent(body), sha256(canonicalJson(legacy)));
     assert.notEqual(hashEvent({ ...body, chain: 1 }), hashEvent(body));
   });
+
+  it('checked against heads kept from an earlier run, a chain rewritten and re-hashed with its head row is caught', () => {
+    const { events, heads } = multiChain(threads, 3);
+    const kept = verifyAll(events, heads);
+    assert.ok(kept.ok && kept.heads);
+    const saved = kept.ok ? (kept.heads ?? []) : [];
+    // More events later: the saved heads still hold.
+    const later = multiChain(threads, 5);
+    const more = new AuditVerifier(later.heads, saved);
+    for (const e of later.events) more.push(e);
+    assert.equal(more.finish().ok, true);
+
+    // Rewrite thread c's chain from its first event on, re-hash it and its head row: consistent on its own.
+    const victim = auditChainFor('thr_c');
+    const rewritten: AuditEvent[] = [];
+    const prev = new Map<number, string>();
+    for (const e of later.events) {
+      const changed = e.chain === victim && e.threadId === 'thr_c' ? { ...e, actor: 'reviewer:forger' } : { ...e };
+      changed.prevHash = prev.get(e.chain) ?? GENESIS_HASH;
+      changed.hash = hashEvent(changed);
+      prev.set(e.chain, changed.hash);
+      rewritten.push(changed);
+    }
+    const forgedHeads = later.heads.map((h) => (prev.has(h.chain) ? { ...h, hash: prev.get(h.chain)! } : h));
+    assert.equal(verifyAll(rewritten, forgedHeads).ok, true, 'without saved heads the rewrite is consistent');
+    const checked = new AuditVerifier(forgedHeads, saved);
+    for (const e of rewritten) if (!checked.push(e)) break;
+    const r = checked.finish();
+    assert.equal(r.ok, false);
+    if (!r.ok) {
+      assert.equal(r.brokenAt.chain, victim);
+      assert.match(r.brokenAt.problem, /not the one the saved head names/);
+    }
+
+    // A chain cut back below its saved head.
+    const cut = new AuditVerifier(
+      later.heads.map((h) => (h.chain === victim ? { ...h, seq: 1, hash: later.events.find((e) => e.chain === victim)!.hash } : h)),
+      saved,
+    );
+    for (const e of later.events.filter((e) => e.chain !== victim || e.chainSeq === 1)) cut.push(e);
+    const rc = cut.finish();
+    assert.ok(!rc.ok && /no longer reaches it/.test(rc.brokenAt.problem), JSON.stringify(rc));
+  });
 });

@@ -209,9 +209,17 @@ export class AuditVerifier {
   private count = 0;
   private broken: BrokenAt | null = null;
 
-  /** `heads`: every chain's recorded head, read before the walk. */
-  constructor(heads: readonly ChainHead[]) {
+  /** Heads kept from an earlier verification, by chain: each must still hold its hash at its position. */
+  private readonly saved: Map<number, ChainHead>;
+
+  /**
+   * `heads`: every chain's recorded head, read before the walk. `saved`: heads an
+   * operator kept elsewhere from an earlier run (`heads` of its result); this
+   * catches a chain rewritten and re-hashed together with its head row.
+   */
+  constructor(heads: readonly ChainHead[], saved: readonly ChainHead[] = []) {
     this.heads = new Map(heads.map((h) => [h.chain, h]));
+    this.saved = new Map(saved.filter((h) => h.seq > 0).map((h) => [h.chain, h]));
   }
 
   private chain(n: number): ChainVerifier {
@@ -237,6 +245,14 @@ export class AuditVerifier {
       return false;
     }
     this.lastSeq = e.seq;
+    const kept = this.saved.get(e.chain);
+    if (kept && kept.seq === e.chainSeq) {
+      if (kept.hash !== e.hash) {
+        this.broken = { seq: e.seq, id: e.id, chain: e.chain, problem: `chain ${e.chain}: event ${e.chainSeq} is not the one the saved head names (hash ${kept.hash.slice(0, 12)}…): the chain was rewritten since` };
+        return false;
+      }
+      this.saved.delete(e.chain);
+    }
     const v = this.chain(e.chain);
     if (v.push(e)) return true;
     const r = v.finish(null);
@@ -253,6 +269,11 @@ export class AuditVerifier {
       if (!r.ok && (!first || r.brokenAt.seq < first.seq)) first = { ...r.brokenAt, chain: head.chain };
     }
     if (first) return { ok: false, events: this.count, brokenAt: first };
+    // A saved head whose position was never reached: the chain is shorter now than when it was saved.
+    const unreached = [...this.saved.values()].sort((a, b) => a.chain - b.chain)[0];
+    if (unreached) {
+      return { ok: false, events: this.count, brokenAt: { seq: this.lastSeq + 1, id: null, chain: unreached.chain, problem: `chain ${unreached.chain}: the saved head is event ${unreached.seq}, but the chain no longer reaches it: events were deleted since` } };
+    }
     const fingerprint = [...this.heads.values()].filter((h) => h.seq > 0).sort((a, b) => a.chain - b.chain);
     // `heads`: what to keep elsewhere — later, each chain must still hold this hash at this position.
     return { ok: true, events: this.count, headSeq: this.lastSeq, headHash: fingerprint.length === 0 ? GENESIS_HASH : sha256(canonicalJson(fingerprint)), heads: fingerprint };

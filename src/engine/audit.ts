@@ -1,16 +1,24 @@
-import { AuditVerifier, NotFoundError, type ApprovalRequest, type AuditEvent, type ChainVerification } from '../core/index.ts';
+import { AuditVerifier, type ChainHead, NotFoundError, type ApprovalRequest, type AuditEvent, type ChainVerification } from '../core/index.ts';
 import type { ExecutionRow } from '../store/types.ts';
 import type { EngineContext } from './context.ts';
+
+/** Options of {@link verifyAudit}. */
+export interface VerifyOptions {
+  pageSize?: number;
+  onProgress?: (checked: number, head: number) => void;
+  /** Chain heads kept from an earlier verification (its `heads`): each chain must still hold them. */
+  against?: readonly ChainHead[];
+}
 
 /**
  * Walk the whole audit log in pages, checking each chain's links and comparing
  * its end with its recorded head. Names the first event that was changed,
  * removed, moved or reordered.
  */
-export async function verifyAudit(ctx: EngineContext, opts: { pageSize?: number; onProgress?: (checked: number, head: number) => void } = {}): Promise<ChainVerification> {
+export async function verifyAudit(ctx: EngineContext, opts: VerifyOptions = {}): Promise<ChainVerification> {
   const pageSize = opts.pageSize ?? 5000;
   const heads = await ctx.store.getAuditHeads();
-  const v = new AuditVerifier(heads);
+  const v = new AuditVerifier(heads, opts.against ?? []);
   const total = heads.reduce((n, h) => n + h.seq, 0);
   let after = 0;
   let checked = 0;

@@ -19,7 +19,7 @@ import { checkpoint, pause, type CheckpointInput, type CheckpointOptions, type P
 import { decide, type DecideOptions, type DecisionResult } from './decide.ts';
 import { expireDue } from './expire.ts';
 import { executeOnce, type ExecuteOptions, type ExecutionInput, type ExecutionOutcome } from './execute.ts';
-import { explain, verifyAudit, type RequestStory } from './audit.ts';
+import { explain, verifyAudit, type RequestStory, type VerifyOptions } from './audit.ts';
 import { rollup, type Rollup } from './rollup.ts';
 import type { ThreadStatus } from '../store/types.ts';
 import type { AuditEventInput } from '../core/index.ts';
@@ -89,7 +89,7 @@ export interface Interlock {
   listRequests(q: RequestQuery): Promise<{ items: ApprovalRequest[]; nextCursor: string | null }>;
   /** What was proposed, who decided, what ran. */
   explain(requestId: string): Promise<RequestStory>;
-  verifyAudit(opts?: { pageSize?: number; onProgress?: (checked: number, head: number) => void }): Promise<ChainVerification>;
+  verifyAudit(opts?: VerifyOptions): Promise<ChainVerification>;
   /** Per-tool interrupts, decisions, time to decision and resume success for requests created since `since`. */
   rollup(since: number, until?: number): Promise<Rollup>;
   /** Subscribe to events emitted after commits; returns an unsubscribe function. */

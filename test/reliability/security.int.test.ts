@@ -1,6 +1,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { hashEvent, type AuditEvent } from '../../src/core/index.ts';
 import { createReviewer, hashToken } from '../../src/server/index.ts';
 import type { Store } from '../../src/store/types.ts';
@@ -316,6 +319,42 @@ for (const backend of allBackends()) {
         assert.equal((await f.interlock.verifyAudit()).ok, true, 'restored');
       });
     }
+
+    it('a chain rewritten and re-hashed together with its head row passes alone, and is caught against heads kept from before', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'interlock-heads-'));
+      try {
+        const savedRun = await runCli(['audit', 'verify', '--json'], backend.env());
+        assert.equal(savedRun.exitCode, 0, savedRun.output);
+        const savedFile = join(dir, 'heads.json');
+        writeFileSync(savedFile, savedRun.output.trim().split('\n').at(-1)!);
+        // Forge: change the actor of every event of the chain of the first thread's events, re-link and re-hash them, and the head.
+        const chain = Number(original[0]!.chain);
+        const rows = original.filter((r) => Number(r.chain) === chain).sort((a, b) => Number(a.chain_seq) - Number(b.chain_seq));
+        let prevHash = '0'.repeat(64);
+        for (const r of rows) {
+          const forged: Omit<AuditEvent, 'hash'> = { seq: Number(r.seq), chain, chainSeq: Number(r.chain_seq), id: String(r.id), type: r.type as AuditEvent['type'], actor: 'reviewer:forger', at: Number(r.at), threadId: (r.thread_id as string | null) ?? null, requestId: (r.request_id as string | null) ?? null, payload: JSON.parse(String(r.payload)) as Record<string, unknown>, prevHash };
+          const hash = hashEvent(forged);
+          await store.unsafeQuery('UPDATE il_audit SET actor = $1, prev_hash = $2, hash = $3 WHERE seq = $4', [forged.actor, prevHash, hash, forged.seq]);
+          prevHash = hash;
+        }
+        await store.unsafeQuery('UPDATE il_audit_chains SET hash = $1 WHERE chain = $2', [prevHash, chain]);
+        tried++;
+        const alone = await runCli(['audit', 'verify'], backend.env());
+        const against = await runCli(['audit', 'verify', '--against', savedFile], backend.env());
+        const bad = join(dir, 'bad.json');
+        writeFileSync(bad, '{"heads": [{"chain": "x"}]}');
+        const unusable = await runCli(['audit', 'verify', '--against', bad], backend.env());
+        await restore();
+        assert.equal(alone.exitCode, 0, 'a consistent rewrite passes without saved heads');
+        assert.equal(against.exitCode, 1, against.output);
+        assert.match(against.output, new RegExp(`chain ${chain}: event \\d+ is not the one the saved head names`));
+        assert.equal(unusable.exitCode, 2, unusable.output);
+        assert.match(unusable.output, /expected the output of `interlock audit verify --json`/);
+        assert.equal((await runCli(['audit', 'verify', '--against', savedFile], backend.env())).exitCode, 0, 'restored: the saved heads hold again');
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
 
     it('every kind of tampering at every position is detected (in-process verification, property-based)', async () => {
       await fc.assert(
