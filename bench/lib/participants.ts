@@ -6,7 +6,7 @@
 import pg from 'pg';
 import type { Store } from '../../src/index.ts';
 import { BENCH_DATABASE_URL, type Durability, type Scratch } from './backends.ts';
-import { postgresFloor, sqliteFloor } from './floor.ts';
+import { postgresFloor, sqliteFloor, type Floor } from './floor.ts';
 import { interlockPause, interlockResume, interlockRig } from './workload.ts';
 import type { LangGraphPeer } from '../peers/langgraph.ts';
 
@@ -78,14 +78,14 @@ export function interlockParticipant(store: Store, backend: Backend, durability:
   };
 }
 
-export function sqliteFloorParticipant(scratch: Scratch, durability: Durability): Participant {
-  const f = sqliteFloor(scratch.file('floor'), durability);
+/** The floor behind the common interface; its counters are one transaction and one statement per call. */
+function floorParticipant(f: Floor, backend: Backend, durability: string, label: string): Participant {
   let ops = 0;
   return {
     system: 'floor',
-    backend: 'sqlite',
-    durability: SQLITE_DURABILITY(durability),
-    label: 'Floor · SQLite (node:sqlite)',
+    backend,
+    durability,
+    label,
     async pause() {
       ops++;
       return f.pause();
@@ -99,25 +99,12 @@ export function sqliteFloorParticipant(scratch: Scratch, durability: Durability)
   };
 }
 
+export function sqliteFloorParticipant(scratch: Scratch, durability: Durability): Participant {
+  return floorParticipant(sqliteFloor(scratch.file('floor'), durability), 'sqlite', SQLITE_DURABILITY(durability), 'Floor · SQLite (node:sqlite)');
+}
+
 export async function postgresFloorParticipant(scratch: Scratch, max: number): Promise<Participant> {
-  const f = await postgresFloor(scratch.schema('floor'), max);
-  let ops = 0;
-  return {
-    system: 'floor',
-    backend: 'postgres',
-    durability: PG_DURABILITY,
-    label: 'Floor · PostgreSQL (pg)',
-    async pause() {
-      ops++;
-      return f.pause();
-    },
-    async resume(_t, id) {
-      ops++;
-      await f.resume(id as number);
-    },
-    counters: () => ({ transactions: ops, statements: ops }),
-    close: () => f.close(),
-  };
+  return floorParticipant(await postgresFloor(scratch.schema('floor'), max), 'postgres', PG_DURABILITY, 'Floor · PostgreSQL (pg)');
 }
 
 /** LangGraph.js over MemorySaver, SqliteSaver or PostgresSaver. */

@@ -87,35 +87,9 @@ export interface ChainHead {
  * position as `seq`.
  */
 export function hashEvent(e: Omit<AuditEvent, 'hash'>): string {
-  if (e.chain !== 0) {
-    return sha256(
-      canonicalJson({
-        chain: e.chain,
-        chainSeq: e.chainSeq,
-        id: e.id,
-        type: e.type,
-        actor: e.actor,
-        at: e.at,
-        threadId: e.threadId,
-        requestId: e.requestId,
-        payload: e.payload,
-        prevHash: e.prevHash,
-      }),
-    );
-  }
-  return sha256(
-    canonicalJson({
-      seq: e.chainSeq,
-      id: e.id,
-      type: e.type,
-      actor: e.actor,
-      at: e.at,
-      threadId: e.threadId,
-      requestId: e.requestId,
-      payload: e.payload,
-      prevHash: e.prevHash,
-    }),
-  );
+  const body = { id: e.id, type: e.type, actor: e.actor, at: e.at, threadId: e.threadId, requestId: e.requestId, payload: e.payload, prevHash: e.prevHash };
+  // canonicalJson sorts keys, so where the position fields sit in the object does not matter.
+  return sha256(canonicalJson(e.chain === 0 ? { seq: e.chainSeq, ...body } : { chain: e.chain, chainSeq: e.chainSeq, ...body }));
 }
 
 /** Result of walking the chain. */

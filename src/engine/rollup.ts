@@ -1,30 +1,8 @@
 import type { ApprovalRequest } from '../core/index.ts';
 import type { EngineContext } from './context.ts';
+import type { Rollup, ToolRollup } from './rollup-types.ts';
 
-/** Per-tool figures over a window. */
-export interface ToolRollup {
-  tool: string;
-  requests: number;
-  pending: number;
-  approved: number;
-  edited: number;
-  rejected: number;
-  responded: number;
-  expired: number;
-  /** Approved or edited, over decided by a person. */
-  approvalRate: number | null;
-  /** Edited, over decided by a person: how often reviewers correct the agent. */
-  correctionRate: number | null;
-  medianMinutesToDecision: number | null;
-}
-
-/** The roll-up `interlock metrics` prints. */
-export interface Rollup {
-  since: number;
-  until: number;
-  tools: ToolRollup[];
-  resume: { done: number; dead: number; pending: number; successRate: number | null };
-}
+export type { Rollup, ToolRollup } from './rollup-types.ts';
 
 function median(xs: number[]): number | null {
   if (xs.length === 0) return null;

@@ -1,5 +1,6 @@
 import { allowedDecisions, type ApprovalRequest, type DecisionType, type Resolution } from '../core/index.ts';
 import type { Principal } from './auth.ts';
+import type { ThreadRow } from '../store/types.ts';
 
 /**
  * What the API shows of a request. Times are ISO strings; the application
@@ -65,5 +66,19 @@ export function reviewPacket(
     allowedDecisions: decisionsFor(req, opts.viewer, opts.voters, opts.now),
     // Text from customers and models: display as plain text, never as markup or instructions.
     untrusted: { evidence: req.evidence },
+  };
+}
+
+/** A thread as the API shows it. */
+export function threadView(t: ThreadRow) {
+  return {
+    threadId: t.id,
+    status: t.status,
+    agent: t.agent,
+    agentVersion: t.agentVersion,
+    messageCount: t.messageCount,
+    abortRequested: t.abortRequested,
+    createdAt: new Date(t.createdAt).toISOString(),
+    updatedAt: new Date(t.updatedAt).toISOString(),
   };
 }

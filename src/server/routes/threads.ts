@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { NotFoundError } from '../../core/index.ts';
-import type { ThreadRow } from '../../store/types.ts';
+import { threadView } from '../views.ts';
 import { visibleThread } from '../access.ts';
 import { requireOperator } from '../auth.ts';
 import { NotImplementedError } from '../errors.ts';
@@ -15,18 +15,6 @@ function adapterOrThrow(deps: RouteDeps): ThreadsAdapter {
   return deps.threads;
 }
 
-function threadView(t: ThreadRow) {
-  return {
-    threadId: t.id,
-    status: t.status,
-    agent: t.agent,
-    agentVersion: t.agentVersion,
-    messageCount: t.messageCount,
-    abortRequested: t.abortRequested,
-    createdAt: new Date(t.createdAt).toISOString(),
-    updatedAt: new Date(t.updatedAt).toISOString(),
-  };
-}
 
 /**
  * Threads: operators start and abort agent runs through the pluggable

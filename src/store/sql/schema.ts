@@ -103,10 +103,10 @@ export const MIGRATIONS: readonly Migration[] = [
       `INSERT INTO il_audit_chains (chain, seq, hash) SELECT 0, seq, hash FROM il_audit_head WHERE id = 1`,
       `INSERT INTO il_audit_chains (chain, seq, hash) VALUES ${Array.from({ length: CHAINS }, (_, i) => `(${i + 1}, 0, '${GENESIS}')`).join(', ')}`,
       `DROP TABLE il_audit_head`,
-      // Log positions come from a sequence on PostgreSQL, so no appender waits for another's commit to number its events.
+      // Log positions come from a sequence on PostgreSQL (the appender takes them under its chain's
+      // lock), so no appender waits for another's commit to number its events.
       { postgres: `CREATE SEQUENCE il_audit_seq` },
       { postgres: `SELECT setval('il_audit_seq', (SELECT COALESCE(MAX(seq), 0) + 1 FROM il_audit), false)` },
-      { postgres: `ALTER TABLE il_audit ALTER COLUMN seq SET DEFAULT nextval('il_audit_seq')` },
     ],
   },
   {

@@ -3,27 +3,15 @@ import { rateBars, stackedBars, timeLine } from './charts.ts';
 import { byId, debounce, h, put } from './dom.ts';
 import { live } from './live.ts';
 import { startShell } from './shell.ts';
+import type { Rollup } from '../../engine/rollup-types.ts';
 
 /** The metrics page: charts of GET /api/v1/dashboard, refreshed as decisions happen. */
 
-interface ToolRollup {
-  tool: string;
-  requests: number;
-  pending: number;
-  approved: number;
-  edited: number;
-  rejected: number;
-  responded: number;
-  expired: number;
-  approvalRate: number | null;
-  correctionRate: number | null;
-  medianMinutesToDecision: number | null;
-}
 interface Dashboard {
   window: string;
   since: string;
   until: string;
-  rollup: { tools: ToolRollup[]; resume: { done: number; dead: number; pending: number; successRate: number | null } };
+  rollup: Omit<Rollup, 'since' | 'until'>;
   queueDepth: Array<{ at: string; depth: number }>;
   pendingNow: number;
   truncated: boolean;

@@ -3,7 +3,7 @@ import { hashEvent, type AuditEvent } from '../../core/index.ts';
 import { visibleThread } from '../../server/access.ts';
 import { canSeeRole } from '../../server/auth.ts';
 import type { AppEnv, RouteDeps } from '../../server/types.ts';
-import { requestSummary } from '../../server/views.ts';
+import { requestSummary, threadView } from '../../server/views.ts';
 
 /** Events a timeline shows at most (the audit API pages through more). */
 const MAX_EVENTS = 2000;
@@ -50,14 +50,7 @@ export function timelineRoutes(deps: RouteDeps): Hono<AppEnv> {
     // Names for `reviewer:<id>` actors; other actors (agent:…, system:…) speak for themselves.
     const actors = Object.fromEntries(reviewers.filter((r) => events.some((e) => e.actor === `reviewer:${r.id}`)).map((r) => [`reviewer:${r.id}`, r.name]));
     return c.json({
-      thread: {
-        threadId: thread.id,
-        status: thread.status,
-        agent: thread.agent,
-        agentVersion: thread.agentVersion,
-        createdAt: new Date(thread.createdAt).toISOString(),
-        updatedAt: new Date(thread.updatedAt).toISOString(),
-      },
+      thread: threadView(thread),
       messages,
       // Oldest first, as the conversation reads; requests of roles the caller lacks stay hidden, as in the queue.
       requests: requests.items
