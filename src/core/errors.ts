@@ -125,10 +125,10 @@ export class PolicyBlockedError extends InterlockUsageError {
 
 /** A persisted document has a schema version this build cannot read. */
 export class SchemaVersionError extends InterlockSystemError {
-  constructor(kind: string, version: unknown, supported: readonly number[]) {
+  constructor(kind: string, version: unknown, supported: readonly number[], how = 'written') {
     super(
       'unsupported_schema_version',
-      `This ${kind} was written with schema version ${String(version)}; this build reads ${supported.join(', ')}. Upgrade Interlock to read it.`,
+      `This ${kind} was ${how} with schema version ${String(version)}; this build reads ${supported.join(', ')}. Upgrade Interlock to read it.`,
       { details: { kind, version, supported } },
     );
   }

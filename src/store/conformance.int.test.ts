@@ -11,7 +11,8 @@ import { randomBytes } from 'node:crypto';
 import type { ApprovalRequest } from '../core/approval.ts';
 import { AuditVerifier, auditChainFor, type AuditEventInput } from '../core/audit-chain.ts';
 import { actionHash } from '../core/canonical.ts';
-import { ValidationError } from '../core/errors.ts';
+import { ValidationError, type InterlockError } from '../core/errors.ts';
+import { LATEST_MIGRATION } from './sql/migrate.ts';
 import { allBackends } from '../testing/backends.ts';
 import type { ExecutionRow, JobRow, Store, ThreadRow } from './types.ts';
 
@@ -135,6 +136,24 @@ for (const backend of allBackends()) {
           await a.insertThread(t);
           assert.deepEqual(await b.getThread(t.id), t);
           await Promise.all([a.migrate(), b.migrate()]);
+        } finally {
+          await fresh.destroy();
+        }
+      });
+
+      it('migrate() refuses a database a newer build migrated, and changes nothing', async () => {
+        const fresh = allBackends().find((b) => b.name === backend.name)!;
+        try {
+          const s = await fresh.create();
+          const future = LATEST_MIGRATION + 1;
+          await s.unsafeQuery(`INSERT INTO il_migrations (id, name, applied_at) VALUES (${future}, 'from_the_future', 0)`);
+          await assert.rejects(s.migrate(), (err: InterlockError) => {
+            assert.equal(err.code, 'unsupported_schema_version');
+            assert.match(err.message, new RegExp(`schema version ${future}.*Upgrade Interlock`));
+            return true;
+          });
+          const rows = await s.unsafeQuery(`SELECT COUNT(*) AS n FROM il_migrations`);
+          assert.equal(Number(rows[0]?.n), LATEST_MIGRATION + 1);
         } finally {
           await fresh.destroy();
         }

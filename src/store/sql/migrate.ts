@@ -1,6 +1,7 @@
 import { MIGRATIONS } from './schema.ts';
 import type { Dialect, SqlExecutor } from './executor.ts';
 import { num } from './executor.ts';
+import { SchemaVersionError } from '../../core/errors.ts';
 
 /**
  * Apply pending migrations, each in its own transaction. `inTx` runs a
@@ -9,6 +10,13 @@ import { num } from './executor.ts';
  */
 export async function applyMigrations(inTx: <T>(fn: (db: SqlExecutor) => Promise<T>) => Promise<T>, dialect: Pick<Dialect, 'name'>): Promise<number[]> {
   const applied: number[] = [];
+  // A database a newer build migrated may hold tables or columns this code would misread or
+  // overwrite; refuse before touching anything.
+  await inTx(async (db) => {
+    await db.run(`CREATE TABLE IF NOT EXISTS il_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`);
+    const found = await schemaVersion(db);
+    if (found > LATEST_MIGRATION) throw new SchemaVersionError('database', found, MIGRATIONS.map((m) => m.id), 'migrated by a newer Interlock');
+  });
   for (const m of MIGRATIONS) {
     const did = await inTx(async (db) => {
       await db.run(`CREATE TABLE IF NOT EXISTS il_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`);
@@ -30,7 +38,7 @@ export async function applyMigrations(inTx: <T>(fn: (db: SqlExecutor) => Promise
 /** Highest migration this build knows. */
 export const LATEST_MIGRATION = Math.max(...MIGRATIONS.map((m) => m.id));
 
-/** Refuse a database migrated by a newer build: its schema may not be what this code expects. */
+/** The highest migration applied to a database (0 when none). */
 export async function schemaVersion(db: SqlExecutor): Promise<number> {
   const rows = await db.all(`SELECT MAX(id) AS v FROM il_migrations`);
   return num(rows[0]?.v ?? 0);
