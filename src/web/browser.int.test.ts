@@ -110,7 +110,9 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       await page.keyboard.press('Enter');
       await page.keyboard.press('Enter'); // a second press must not send again
       await page.locator('#banner.alert-warn').waitFor();
-      assert.match(await page.locator('#banner').innerText(), /Someone else decided this request first/);
+      const conflict = await page.locator('#banner').innerText();
+      assert.match(conflict, /Your decision was refused: someone else decided this request first/);
+      assert.doesNotMatch(conflict, /Nothing was sent/, 'a refused decision was sent');
       await page.locator('article.review:not([data-status="pending"])').waitFor();
       assert.match(await page.locator('#no-decision').innerText(), /takes no more decisions/);
       assert.equal(await page.locator('#do-approve').count(), 0, 'no decision buttons left');
