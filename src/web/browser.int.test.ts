@@ -252,7 +252,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       await page.waitForURL(/\/batch\?tool=cancel_subscription/);
       await page.locator('.batch-item').nth(1).waitFor();
       assert.deepEqual((await attrs(page.locator('.batch-item'), 'data-id')).sort(), [a.id, b.id].sort());
-      assert.match(await page.locator('.digest-line').innerText(), /exactly these 2 requests/);
+      assert.match(await page.locator('.digest-line').innerText(), /only the requests you tick among these 2, exactly as shown/);
 
       const t3 = await w.startThread('Please cancel my subscription SUB-7');
       const late = await w.waitForRequest(t3);

@@ -61,16 +61,21 @@ const TEXTS: Record<string, (e: ApiError, c: RefusalContext) => string> = {
 export const CONFLICT_CODES: ReadonlySet<string> = new Set(['already_resolved', 'request_expired', 'stale_version', 'action_hash_mismatch']);
 
 /**
+ * Why a decision was refused, as a sentence that starts in lower case so it
+ * can follow "refused: " (the batch page's per-item line).
+ */
+export function refusalReason(e: ApiError, c: RefusalContext = {}): string {
+  const text = TEXTS[e.code];
+  const s = text ? text(e, c) : e.message;
+  return `${s.charAt(0).toLowerCase()}${s.slice(1)}`;
+}
+
+/**
  * The refusal as one sentence, e.g. "Your decision was refused: this request
  * expired at 14 May, 14:32:05; nothing ran; its timeout default (reject) applies."
  * Expiry reads as an expiry, never as another reviewer's decision.
  */
 export function refusalText(e: ApiError, c: RefusalContext = {}): string {
-  const text = TEXTS[e.code];
-  if (text) {
-    const s = text(e, c);
-    return `Your decision was refused: ${s.charAt(0).toLowerCase()}${s.slice(1)}`;
-  }
   if (e.status === 0) return e.message;
-  return `Your decision was refused: ${e.message}`;
+  return `Your decision was refused: ${refusalReason(e, c)}`;
 }
