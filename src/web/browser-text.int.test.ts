@@ -54,5 +54,41 @@ for (const backend of ['sqlite', 'postgres'] as const) {
         await page.context().close();
       }
     });
+
+    it('after an edit the executed card counts the edit as the approval and says what changed, by name', async () => {
+      const req = await w.waitForRequest(await w.startThread('I need a full refund for order ORD-999'));
+      assert.equal(req.args.amount, 850);
+      assert.equal(await w.decideAs('sam', req.id, { type: 'edit', args: { ...req.args, amount: 600 }, expectedVersion: req.version, actionHash: req.actionHash }), 200);
+      const { page, errors } = await newPage(browser);
+      await signInAs(page, w.url, w.tokens.sue, `/approvals/${req.id}`);
+      await page.locator('article.review[data-status="executed"]').waitFor();
+      const head = await page.locator('.review-sub').innerText();
+      assert.match(head, /1\/1 approvals/);
+      assert.doesNotMatch(head, /0\/1/);
+      assert.equal(await page.locator('#approvals').innerText(), '1 of 1 received');
+      assert.deepEqual(await page.locator('table.args tr').allInnerTexts(), ['orderId\tORD-999', 'customerId\ttest-001', 'amount\t600']);
+      assert.equal(await page.locator('#edit-line').innerText(), 'Then edited by Sam Supervisor: amount 850 → 600.');
+      const facts = await page.locator('.facts').innerText();
+      assert.match(facts, /Reason\s+The proposal paused because: refund of \$850 is over \$500\. Then edited by Sam Supervisor: amount 850 → 600\./);
+      assert.match(facts, /Decision\s+edited by Sam Supervisor at/);
+      assert.doesNotMatch(facts, /rev_/, 'names, not ids');
+      assert.deepEqual(errors, []);
+      await page.context().close();
+    });
+
+    it('names the reviewer who decided, not their id', async () => {
+      const req = await w.waitForRequest(await w.startThread('partial refund of $730 for order ORD-78291'));
+      assert.equal(await w.decideAs('sue', req.id, { type: 'reject', message: 'duplicate', expectedVersion: req.version, actionHash: req.actionHash }), 200);
+      const { page, errors } = await newPage(browser);
+      await signInAs(page, w.url, w.tokens.sam, `/approvals/${req.id}`);
+      await page.locator('article.review[data-status="rejected"]').waitFor();
+      const facts = await page.locator('.facts').innerText();
+      assert.match(facts, /Decision\s+rejected by Sue Supervisor at/);
+      assert.match(facts, /Proposed by\s+agent:order-support/);
+      assert.doesNotMatch(facts, /rev_/);
+      assert.deepEqual(errors, []);
+      await page.context().close();
+    });
+
   });
 }

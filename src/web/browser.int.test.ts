@@ -222,7 +222,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       assert.match(await page.locator('dialog.confirm').innerText(), /will not run[\s\S]*Refund already issued by phone\./);
       await page.keyboard.press('Enter');
       await page.locator('article.review[data-status="rejected"]').waitFor();
-      assert.match(await page.locator('.facts').innerText(), /reject by you[\s\S]*Refund already issued by phone\./);
+      assert.match(await page.locator('.facts').innerText(), /rejected by you[\s\S]*Refund already issued by phone\./);
 
       await page.goto(`${w.url}/approvals/${second.id}`);
       await page.locator('article.review[data-status="pending"]').waitFor();
