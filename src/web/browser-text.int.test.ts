@@ -90,5 +90,14 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       await page.context().close();
     });
 
+    it('the sign-in page gives the command for an installed Interlock and the one inside the repository', async () => {
+      const { page, errors } = await newPage(browser);
+      await page.goto(`${w.url}/signin`);
+      const help = await page.locator('#signin-help').innerText();
+      assert.match(help, /interlock reviewers add --name NAME --roles ROLE where Interlock is installed/);
+      assert.match(help, /npm run interlock -- reviewers add --name NAME --roles ROLE inside a clone of the repository/);
+      assert.deepEqual(errors, []);
+      await page.context().close();
+    });
   });
 }
