@@ -7,3 +7,4 @@ export * from './redact.ts';
 export * from './audit-chain.ts';
 export * from './approval.ts';
 export * from './transition.ts';
+export * from './backoff.ts';
