@@ -57,11 +57,11 @@ for (const backend of allBackends()) {
         assert.equal(r.stopReason, 'interrupt', 'the thread pauses on the question');
         assert.equal(r.interrupts[0]?.name, 'confirm_address');
         assert.equal(effects.length, 0);
-        assert.deepEqual(await store.listExecutionsForRequest(r.interrupts[0]!.id), [], 'the fallback was not recorded as a result');
+        assert.deepEqual(await store.listExecutionsForRequest(r.interrupts[0].id), [], 'the fallback was not recorded as a result');
         const audit = await store.listAudit({ threadId });
         assert.ok(!audit.some((e) => e.type === 'auto_executed' || e.type === 'failed'), 'nothing recorded as run or failed');
 
-        const end = await agent.invoke(null, { threadId, responses: { [r.interrupts[0]!.id]: { type: 'approve' } }, reviewer: leo });
+        const end = await agent.invoke(null, { threadId, responses: { [r.interrupts[0].id]: { type: 'approve' } }, reviewer: leo });
         assert.equal(end.stopReason, 'end_turn');
         assert.match(end.text, /"changed":true/);
         assert.deepEqual(effects, ['1 Main St'], 'the side effect ran once, after the answer');
