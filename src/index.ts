@@ -1,14 +1,37 @@
 /**
  * Interlock: durable human approval for TypeScript AI agents.
  *
- * Layers (imports point down only): agent → engine → store → core.
+ * The root entry point is what an agent developer declares and calls: tools,
+ * policies, the agent loop, the engine, the embedded SQLite store, the worker,
+ * errors and types. It stays lean: importing it loads no database driver, HTTP
+ * framework, mailer or metrics library. The heavier parts have their own entry
+ * points (docs/package.md):
+ *
+ * - `interlock/postgres` — the PostgreSQL store;
+ * - `interlock/server`   — HTTP API, reviewer web UI, the whole service;
+ * - `interlock/notify`   — Slack, e-mail and webhook channels;
+ * - `interlock/testing`  — scripted models, clocks, scenarios, fake servers.
+ *
+ * Layers (imports point down only): agent → engine → store → core (docs/architecture.md).
  */
+
+// Pure logic: policies, decisions, the request state machine, hashing, redaction, errors.
 export * from './core/index.ts';
-export * from './store/index.ts';
+
+// Storage: the embedded SQLite store, and openStore (PostgreSQL loaded only when asked for).
+export type * from './store/types.ts';
+export { createSqliteStore, type SqliteStoreOptions } from './store/sqlite/sqlite-store.ts';
+export { openStore } from './store/open-store.ts';
+export { isStoreUnavailable } from './store/unavailable.ts';
+
+// The engine: gate, pause, decide, expire, execute once, audit.
 export * from './engine/index.ts';
+
+// The agent loop and tools.
 export * from './agent/index.ts';
+
+// Background work: resume jobs and the timeout sweeper.
 export * from './worker/index.ts';
-export * from './notify/index.ts';
-export * from './server/index.ts';
-export * from './web/index.ts';
-export * from './service/index.ts';
+
+// interlock.config.ts: what `interlock serve` and `interlock worker` load.
+export { defineConfig, loadConfig, type InterlockConfig } from './service/config.ts';

@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync, statSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { createPostgresStore, createSqliteStore, type Store } from '../../src/index.ts';
+import { createSqliteStore, type Store } from '../../src/index.ts';
+import { createPostgresStore } from '../../src/postgres.ts';
 
 /** PostgreSQL for the benchmark: `INTERLOCK_BENCH_DATABASE_URL`, else the local `test` database. */
 export const BENCH_DATABASE_URL = process.env.INTERLOCK_BENCH_DATABASE_URL ?? process.env.INTERLOCK_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';

@@ -6,7 +6,9 @@
  *
  * argv: sqlite <file> <durability> | postgres <schema>, then <count>.
  */
-import { createApp, createPostgresStore, createReviewer, createSqliteStore, createWorker, serve, type Store } from '../../src/index.ts';
+import { createSqliteStore, createWorker, type Store } from '../../src/index.ts';
+import { createPostgresStore } from '../../src/postgres.ts';
+import { createApp, createReviewer, serve } from '../../src/server.ts';
 import { interlockPause, interlockRig } from '../lib/workload.ts';
 import { BENCH_DATABASE_URL } from '../lib/backends.ts';
 

@@ -3,7 +3,8 @@
  * argv[2]. Sends { ready }, starts on { go }, and on { stop } stops and sends
  * the idempotency keys whose side effects it performed.
  */
-import { createPostgresStore, createWorker } from '../../src/index.ts';
+import { createWorker } from '../../src/index.ts';
+import { createPostgresStore } from '../../src/postgres.ts';
 import { interlockRig } from '../lib/workload.ts';
 import { BENCH_DATABASE_URL } from '../lib/backends.ts';
 

@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 import { InterlockSystemError, InterlockUsageError, InterlockError } from '../core/index.ts';
 import * as commands from './commands.ts';
+import { init } from './init.ts';
 import { EXIT, UsageError, processIo, type Io } from './output.ts';
 
 const HELP = `interlock - durable human approval for AI agents
 
 usage: interlock <command> [options]
 
+  init [--dir DIR]                                 write a starter interlock.config.ts (never overwrites)
   serve [--port N] [--seed-demo] [--config FILE]   API, web UI, worker, sweeper, notifications
   worker [--config FILE]                           resume worker, sweeper and notifications only
   migrate                                          apply database migrations
@@ -28,6 +30,8 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
   const [cmd, ...rest] = argv;
   try {
     switch (cmd) {
+      case 'init':
+        return init(rest, io);
       case 'serve':
         return await commands.serve(rest, io);
       case 'worker':

@@ -51,7 +51,7 @@ const configSchema = z.object({
   describe: z.custom<() => string>((v) => typeof v === 'function').optional(),
 });
 
-/** The bundled example, served when there is no `interlock.config.ts`. */
+/** The bundled example, served in Interlock's own repository when there is no `interlock.config.ts` (the package does not ship it). */
 export const DEFAULT_CONFIG_PATH = fileURLToPath(new URL('../../examples/order-support/config.ts', import.meta.url));
 
 /**
@@ -62,7 +62,14 @@ export const DEFAULT_CONFIG_PATH = fileURLToPath(new URL('../../examples/order-s
 export async function loadConfig(explicit?: string, env: NodeJS.ProcessEnv = process.env): Promise<{ config: InterlockConfig; path: string }> {
   const candidate = explicit ?? env.INTERLOCK_CONFIG ?? (existsSync('interlock.config.ts') ? 'interlock.config.ts' : undefined);
   const path = candidate ? resolve(candidate) : DEFAULT_CONFIG_PATH;
-  if (!existsSync(path)) throw new ConfigError(`No configuration at ${path}. Create it (see docs/deploying.md) or unset INTERLOCK_CONFIG to serve the bundled example.`);
+  if (!existsSync(path)) {
+    throw new ConfigError(
+      candidate
+        ? `No configuration at ${path}. Create it (see docs/deploying.md), or unset INTERLOCK_CONFIG.`
+        : `No interlock.config.ts in ${process.cwd()}. Run \`npx interlock init\` to write a starter one, or point INTERLOCK_CONFIG / --config at yours.`,
+      { path },
+    );
+  }
   let mod: { default?: unknown };
   try {
     mod = (await import(pathToFileURL(path).href)) as { default?: unknown };

@@ -11,6 +11,13 @@ export interface Asset {
 }
 
 const CLIENT_DIR = fileURLToPath(new URL('./client/', import.meta.url));
+
+/**
+ * Source files outside the client folder that the browser also loads (paths
+ * relative to src/): pure modules with no imports, shared with the server so the
+ * two cannot disagree. The package build copies them next to the compiled code.
+ */
+export const SHARED_BROWSER_FILES: readonly string[] = [];
 const STATIC_DIR = fileURLToPath(new URL('./assets/', import.meta.url));
 
 // Names only (no folders, no dots but the extension's): nothing outside the two folders can be asked for.

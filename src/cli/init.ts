@@ -1,0 +1,68 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { InterlockUsageError } from '../core/index.ts';
+import { EXIT, type Io } from './output.ts';
+
+/**
+ * The starter configuration `interlock init` writes: one tool, one policy with
+ * an auto and an approve rule, one agent on a scripted stand-in model so it runs
+ * offline. Everything it imports is from the installed package (and zod, which
+ * Interlock depends on for tool schemas).
+ */
+export const STARTER_CONFIG = `// Interlock configuration: what \`npx interlock serve\` and \`npx interlock worker\` load.
+// Docs: https://www.npmjs.com/package/interlock (README, docs/package.md).
+import { createAgent, defineConfig, tool } from 'interlock';
+import { scriptedModel } from 'interlock/testing';
+import { z } from 'zod';
+
+const issueRefund = tool({
+  name: 'issue_refund',
+  description: 'Refund an order',
+  schema: z.object({ orderId: z.string(), amount: z.number().positive() }),
+  // Runs once per approved call. Pass idempotencyKey to your payments API so a retry after a crash dedupes.
+  execute: async ({ orderId, amount }, { idempotencyKey }) => ({ refunded: amount, orderId, idempotencyKey }),
+});
+
+// A scripted stand-in model so this runs offline. Replace it with any AI SDK model, e.g.
+//   import { openai } from '@ai-sdk/openai';  const model = openai('gpt-4o-mini');
+const model = scriptedModel((ctx) =>
+  ctx.lastToolResults.length > 0
+    ? { text: \`Done: \${JSON.stringify(ctx.lastToolResults[0]?.output)}\` }
+    : { toolCalls: [{ name: 'issue_refund', args: { orderId: 'ORD-1', amount: Number(/\\$(\\d+)/.exec(ctx.lastUserText)?.[1] ?? 850) } }] },
+);
+
+export default defineConfig({
+  policy: {
+    tools: {
+      issue_refund: [
+        { id: 'small-refund', tier: 'auto', reason: 'refunds up to $100 run alone', when: ({ args }) => Number(args.amount) <= 100 },
+        { id: 'large-refund', tier: 'approve', role: 'supervisor', reason: 'refund over $100', timeout: '30m', onTimeout: 'reject' },
+      ],
+    },
+  },
+  agents: ({ interlock }) => [
+    createAgent({ name: 'support', version: '1.0.0', model, system: 'You help customers with refunds.', tools: [issueRefund], interlock }),
+  ],
+  roles: ['supervisor'],
+});
+`;
+
+/** `interlock init [--dir DIR]`: write a starter interlock.config.ts; never overwrites. */
+export function init(args: string[], io: Io): number {
+  const at = args.indexOf('--dir');
+  const dir = resolve(at >= 0 && args[at + 1] ? args[at + 1]! : '.');
+  const path = resolve(dir, 'interlock.config.ts');
+  if (existsSync(path)) {
+    throw new InterlockUsageError('config_exists', `${path} already exists; nothing was written. Edit it, or move it away and run interlock init again.`, { details: { path } });
+  }
+  writeFileSync(path, STARTER_CONFIG, { flag: 'wx' });
+  io.out(`wrote ${path}
+
+next:
+  npx interlock reviewers add --name "Sam Supervisor" --roles supervisor   # prints a token
+  npx interlock serve                                                       # API + web UI on http://localhost:8080
+  curl -X POST localhost:8080/api/v1/threads -H "Authorization: Bearer <token>" \\
+       -H 'content-type: application/json' -d '{"agent":"support","input":"refund $850 for ORD-1"}'
+then open http://localhost:8080 and approve, edit, reject or respond.`);
+  return EXIT.ok;
+}

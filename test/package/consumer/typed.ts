@@ -1,0 +1,23 @@
+// A TypeScript consumer: compiled with tsc --strict against the package's declarations.
+import { z } from 'zod';
+import { createInterlock, definePolicy, openStore, tool, type ApprovalRequest, type Interlock, type Tool } from 'interlock';
+import { createPostgresStore } from 'interlock/postgres';
+import { startService } from 'interlock/server';
+import { createNotifier } from 'interlock/notify';
+import { scriptedModel } from 'interlock/testing';
+
+const refund: Tool = tool({
+  name: 'issue_refund',
+  description: 'Refund an order',
+  schema: z.object({ orderId: z.string(), amount: z.number() }),
+  execute: async ({ orderId, amount }, { idempotencyKey }) => ({ orderId, amount, idempotencyKey }),
+});
+const policy = definePolicy({ tools: { issue_refund: [{ id: 'all', tier: 'approve', role: 'supervisor', reason: 'every refund' }] } });
+
+export async function main(): Promise<ApprovalRequest | undefined> {
+  const store = await openStore();
+  const il: Interlock = createInterlock({ store, policy });
+  const first = await il.listRequests({ status: 'pending', limit: 1 });
+  void [refund, createPostgresStore, startService, createNotifier, scriptedModel];
+  return first.items[0];
+}

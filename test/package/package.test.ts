@@ -1,0 +1,120 @@
+/**
+ * Interlock as another project uses it: `npm pack`, install the tarball into a fresh
+ * project, and use it there on each supported Node — plain JavaScript, a strict
+ * TypeScript build against the declarations, the lean root, and the CLI.
+ *
+ * Node binaries for the other versions come from the npm registry's `node` package and
+ * are cached in ~/.cache/interlock-node/<version> (INTERLOCK_NODE_CACHE), so only the first
+ * run downloads them. INTERLOCK_PACKAGE_NODES=24 limits the versions tried.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const CACHE = process.env.INTERLOCK_NODE_CACHE ?? join(homedir(), '.cache', 'interlock-node');
+/** The Node versions the package supports (package.json engines), newest first; 24 is the repository's own. */
+const VERSIONS: Record<string, string> = { '26': '26.10.0', '24': 'repo', '22': '22.23.3' };
+const wanted = (process.env.INTERLOCK_PACKAGE_NODES ?? '26,24,22').split(',').map((v) => v.trim());
+
+/** The `node` binary of one version: the repository's for 24, else installed once into the cache. */
+function nodeBinary(major: string): string {
+  const version = VERSIONS[major];
+  if (!version) throw new Error(`no pinned Node version for ${major}`);
+  if (version === 'repo') return join(ROOT, 'node_modules', 'node', 'bin', 'node');
+  const dir = join(CACHE, version);
+  const bin = join(dir, 'node_modules', 'node', 'bin', 'node');
+  if (!existsSync(bin)) {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'package.json'), '{"private":true}');
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', `node@${version}`], { cwd: dir, stdio: 'pipe' });
+  }
+  return bin;
+}
+
+function run(bin: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): { code: number; out: string; err: string } {
+  const r = spawnSync(bin, args, { cwd, encoding: 'utf8', env: { ...process.env, ...env, NODE_OPTIONS: '' }, timeout: 120_000 });
+  return { code: r.status ?? -1, out: r.stdout, err: r.stderr };
+}
+
+describe('the packed package, installed into another project', () => {
+  let work: string;
+  let app: string;
+  let tarball: string;
+
+  before(() => {
+    work = mkdtempSync(join(tmpdir(), 'il-package-'));
+    // npm pack runs prepack (the build) and lists what the tarball holds.
+    const listing = execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const packed = JSON.parse(listing.slice(listing.indexOf('\n[') + 1 || listing.indexOf('['))) as Array<{ filename: string; files: Array<{ path: string }>; size: number }>;
+    tarball = join(work, packed[0]!.filename);
+    app = join(work, 'app');
+    mkdirSync(app);
+    cpSync(join(ROOT, 'test/package/consumer'), app, { recursive: true });
+    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+    const types = JSON.parse(readFileSync(join(ROOT, 'node_modules/@types/node/package.json'), 'utf8')) as { version: string };
+    const ts = JSON.parse(readFileSync(join(ROOT, 'node_modules/typescript/package.json'), 'utf8')) as { version: string };
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', tarball, `@types/node@${types.version}`, `typescript@${ts.version}`], { cwd: app, stdio: 'pipe' });
+  });
+  after(() => rmSync(work, { recursive: true, force: true }));
+
+  it('ships the build, not the sources or the tests', () => {
+    const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n').filter(Boolean);
+    assert.ok(files.includes('package/dist/index.js') && files.includes('package/dist/index.d.ts'));
+    assert.ok(files.includes('package/LICENSE') && files.includes('package/bin/interlock.mjs'));
+    assert.ok(files.some((f) => f.startsWith('package/dist/web/client/') && f.endsWith('.ts')), 'the browser client ships for the web UI');
+    assert.deepEqual(files.filter((f) => f.startsWith('package/src/') || /\.test\.(ts|js)$/.test(f) || /fixture/.test(f)), []);
+  });
+
+  for (const major of wanted) {
+    describe(`on Node ${major}`, () => {
+      let node: string;
+      before(() => (node = nodeBinary(major)));
+
+      it('a plain JavaScript agent pauses, is approved, and runs the tool once', () => {
+        const r = run(node, ['approve.mjs'], app);
+        assert.equal(r.code, 0, r.err);
+        const out = JSON.parse(r.out.trim().split('\n').pop()!) as Record<string, unknown>;
+        assert.deepEqual(out, { paused: 'interrupt', role: 'supervisor', final: 'end_turn', text: 'Refunded.', ran: [850] });
+      });
+
+      it('importing the root loads no database driver, HTTP framework, mailer or metrics library', () => {
+        const r = run(node, ['lean-root.mjs'], app);
+        assert.equal(r.code, 0, r.err);
+        const out = JSON.parse(r.out.trim()) as { exports: number; packages: string[] };
+        assert.ok(out.exports > 50, `the root exports the agent developer's API (${out.exports} names)`);
+        for (const heavy of ['pg', 'hono', '@hono/node-server', 'nodemailer', 'prom-client', 'jose']) assert.ok(!out.packages.includes(heavy), `${heavy} was loaded: ${out.packages.join(', ')}`);
+      });
+
+      it('the interlock command runs on this Node: --help, init, and a config that loads', () => {
+        const bin = join(app, 'node_modules', 'interlock', 'bin', 'interlock.mjs');
+        const help = run(node, [bin, '--help'], app);
+        assert.equal(help.code, 0, help.err);
+        assert.match(help.out, /usage: interlock <command>/);
+        const dir = mkdtempSync(join(app, 'init-'));
+        const first = run(node, [bin, 'init', '--dir', dir], app);
+        assert.equal(first.code, 0, first.err);
+        assert.match(first.out, /wrote .*interlock\.config\.ts/);
+        const again = run(node, [bin, 'init', '--dir', dir], app);
+        assert.equal(again.code, 3, 'a second init is refused');
+        assert.match(again.err, /config_exists/);
+        // The starter config is valid: migrate loads it, and the CLI's worker-less commands accept it.
+        const migrate = run(node, [bin, 'migrate'], dir, { INTERLOCK_DATA_DIR: join(dir, 'data'), INTERLOCK_CONFIG: join(dir, 'interlock.config.ts') });
+        assert.equal(migrate.code, 0, migrate.err);
+        const check = run(node, ['--input-type=module', '-e', `import { loadConfig } from 'interlock'; const { config } = await loadConfig(${JSON.stringify(join(dir, 'interlock.config.ts'))}); console.log(Object.keys(config.policy.tools).join(','));`], app);
+        assert.equal(check.code, 0, check.err);
+        assert.equal(check.out.trim(), 'issue_refund');
+      });
+    });
+  }
+
+  it('a strict TypeScript project compiles against the declarations of every entry point', () => {
+    const r = run(nodeBinary('24'), [join(app, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], app);
+    assert.equal(r.code, 0, r.out + r.err);
+    assert.ok(readdirSync(join(app, 'node_modules', 'interlock', 'dist')).includes('server.d.ts'));
+  });
+});
