@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { definePolicy, tierRank, type HiddenCharactersMode, type PolicyConfig, type PolicyContext, type Tier } from './policy.ts';
+import { definePolicy, tierRank, type HiddenCharactersMode, type PolicyConfig, type PolicyContext } from './policy.ts';
 import { ConfigError } from './errors.ts';
 
 const ctx: PolicyContext = { now: new Date('2024-01-15T12:00:00Z'), app: {}, aggregates: {} };
