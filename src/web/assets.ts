@@ -13,6 +13,16 @@ export interface Asset {
 const CLIENT_DIR = fileURLToPath(new URL('./client/', import.meta.url));
 const STATIC_DIR = fileURLToPath(new URL('./assets/', import.meta.url));
 
+/**
+ * Core modules the browser runs too, served beside the client's own under
+ * /ui/js/ so the page and the server apply one rule (the client's tsconfig
+ * maps them in with `rootDirs`). An explicit list: each must have no imports
+ * and touch nothing but its arguments.
+ */
+const SHARED: Record<string, string> = {
+  'reveal.ts': fileURLToPath(new URL('../core/reveal.ts', import.meta.url)),
+};
+
 // Names only (no folders, no dots but the extension's): nothing outside the two folders can be asked for.
 const CLIENT_NAME = /^[a-z][a-z0-9-]*\.ts$/;
 const STATIC_NAME = /^[a-z][a-z0-9-]*\.(css|svg)$/;
@@ -65,7 +75,8 @@ export function createAssets(): { script(name: string): Asset | undefined; file(
   return {
     script(name) {
       if (!CLIENT_NAME.test(name) || name.endsWith('.test.ts')) return undefined;
-      return load(`js:${name}`, () => asset(toJavaScript(readFileSync(CLIENT_DIR + name, 'utf8'), name), 'text/javascript; charset=utf-8'));
+      const path = Object.hasOwn(SHARED, name) ? SHARED[name]! : CLIENT_DIR + name;
+      return load(`js:${name}`, () => asset(toJavaScript(readFileSync(path, 'utf8'), name), 'text/javascript; charset=utf-8'));
     },
     file(name) {
       const m = STATIC_NAME.exec(name);
