@@ -126,7 +126,13 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       const req = await startThread(SPOOF);
       assert.equal(req.args.to, SPOOF, 'the API keeps the exact bytes');
       const { page, errors } = await newPage(browser);
-      await signInAs(page, w.url, w.token('fay'), `/approvals/${req.id}`);
+      await signInAs(page, w.url, w.token('fay'), '/');
+      const item = page.locator(`.qitem[data-id="${req.id}"]`);
+      await item.waitFor();
+      assert.equal(await item.locator('.qargs').innerText(), `to: ${MARKED} · amount: 40`, 'the queue line is marked');
+      assert.equal(await item.locator('.chip-hidden').count(), 1, 'the queue item carries a warning chip');
+
+      await page.goto(`${w.url}/approvals/${req.id}`);
       await page.locator('article.review[data-status="pending"]').waitFor();
 
       const warning = page.locator('#hidden-warning');

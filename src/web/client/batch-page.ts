@@ -1,7 +1,7 @@
 import { api, ApiError } from './api.ts';
 import { confirmStep } from './confirm.ts';
 import { byId, h, put } from './dom.ts';
-import { exactJson, roleChip, short, tierBadge } from './format.ts';
+import { exactJson, hiddenChip, roleChip, short, tierBadge } from './format.ts';
 import { addShortcuts } from './keys.ts';
 import { live } from './live.ts';
 import { startShell } from './shell.ts';
@@ -45,7 +45,7 @@ function itemCard(r: RequestSummary): HTMLElement {
   return h(
     'li',
     { class: `batch-item${res ? (res.ok ? ' is-ok' : ' is-failed') : ''}`, 'data-id': r.id },
-    h('p', { class: 'qtitle' }, h('code', { class: 'tool-name' }, r.tool), ' ', tierBadge(r.tier), ' ', roleChip(r.requiredRole), ' ', h('span', { class: 'chip' }, 'v', String(r.version)), ' ', h('a', { href: `/approvals/${encodeURIComponent(r.id)}` }, 'full card')),
+    h('p', { class: 'qtitle' }, h('code', { class: 'tool-name' }, r.tool), ' ', tierBadge(r.tier), ' ', roleChip(r.requiredRole), ' ', h('span', { class: 'chip' }, 'v', String(r.version)), ' ', h('a', { href: `/approvals/${encodeURIComponent(r.id)}` }, 'full card'), ' ', hiddenChip(r.args)),
     h('pre', { class: 'mono' }, exactJson(r.args)),
     h('p', { class: 'muted' }, r.reason, res?.ok ? null : [' · expires in ', countdown(h('span', { class: 'countdown' }), r.expiresAt)], ' · thread ', short(r.threadId, 14)),
     res ? h('p', { class: res.ok ? 'result-ok' : 'result-failed', role: 'status' }, res.ok ? `✔ ${res.outcome === 'pending' ? 'approval counted (quorum not yet reached)' : 'approved'}` : `✖ not approved: ${res.error.message}`) : null,
