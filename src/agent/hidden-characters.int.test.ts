@@ -21,14 +21,14 @@ for (const backend of allBackends()) {
     });
     after(() => backend.destroy());
 
-    async function run(mode: HiddenCharactersMode, orderId = SPOOFED) {
+    async function run(mode: HiddenCharactersMode, orderId = SPOOFED, amount = 120) {
       const pay = new FakePayments();
       const s = await scenario({
         store,
         policy: { ...supportPolicy, hiddenCharacters: mode, defaults: { role: 'supervisor' } },
         tools: supportTools(pay),
         model: scriptedModel((ctx) =>
-          ctx.lastToolResults.length ? { text: `result: ${JSON.stringify(ctx.lastToolResults[0]!.output)}` } : { toolCalls: [{ name: 'issue_refund', args: { orderId, customerId: 'test-001', amount: 120 } }] },
+          ctx.lastToolResults.length ? { text: `result: ${JSON.stringify(ctx.lastToolResults[0]!.output)}` } : { toolCalls: [{ name: 'issue_refund', args: { orderId, customerId: 'test-001', amount } }] },
         ),
         agent: { name: 'support', version: '1.0.0', system: 'You help customers.' },
       });
@@ -52,6 +52,17 @@ for (const backend of allBackends()) {
       const next = await s.decide(i, { type: 'approve' }, sam);
       next.expectToolRan('issue_refund', { times: 1, args: { orderId: SPOOFED } });
       assert.equal(pay.count('refund'), 1);
+    });
+
+    it("'block': a reviewer's edit that brings hidden characters in is refused (policy_blocked) and changes nothing", async () => {
+      const { s, turn } = await run('block', 'ORD-999', 900);
+      const i = turn.expectInterrupted('issue_refund', { kind: 'approval', role: 'supervisor' });
+      const before = (await store.listRequests({ threadId: s.threadId })).items;
+      await assert.rejects(
+        s.decide(i, { type: 'edit', args: { orderId: SPOOFED, customerId: 'test-001', amount: 900 } }, sam),
+        (err: Error & { code?: string }) => err.code === 'policy_blocked' && /U\+202E RIGHT-TO-LEFT OVERRIDE/.test(err.message),
+      );
+      assert.deepEqual((await store.listRequests({ threadId: s.threadId })).items, before, 'the request is unchanged');
     });
 
     it("'allow' (the default) and calls without hidden characters keep today's behaviour", async () => {
