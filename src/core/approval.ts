@@ -13,21 +13,23 @@ import {
  * `pending → authorized | rejected | responded | expired | cancelled | superseded`,
  * then for authorized actions `executing → executed | failed`.
  */
-export type RequestStatus =
-  | 'pending'
-  | 'authorized'
-  | 'rejected'
-  | 'responded'
-  | 'expired'
-  | 'cancelled'
-  | 'superseded'
-  | 'executing'
-  | 'executed'
-  | 'failed';
+export const REQUEST_STATUSES = [
+  'pending',
+  'authorized',
+  'rejected',
+  'responded',
+  'expired',
+  'cancelled',
+  'superseded',
+  'executing',
+  'executed',
+  'failed',
+] as const;
+export type RequestStatus = (typeof REQUEST_STATUSES)[number];
 
 /** The four decisions a reviewer can make. */
-export type DecisionType = 'approve' | 'edit' | 'reject' | 'respond';
-export const DECISION_TYPES: readonly DecisionType[] = ['approve', 'edit', 'reject', 'respond'];
+export const DECISION_TYPES = ['approve', 'edit', 'reject', 'respond'] as const;
+export type DecisionType = (typeof DECISION_TYPES)[number];
 
 /** A reviewer's decision as submitted. */
 export interface Decision {

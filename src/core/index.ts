@@ -6,4 +6,6 @@ export * from './policy.ts';
 export * from './redact.ts';
 export * from './audit-chain.ts';
 export * from './approval.ts';
+export * from './transition.ts';
+export * from './backoff.ts';
 export * from './reveal.ts';

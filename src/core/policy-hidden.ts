@@ -9,12 +9,14 @@ import type { Tier, Verdict } from './policy.ts';
  * reviewer sees the characters marked, but a bidi override in a payee or an
  * address is rarely legitimate.
  */
-export type HiddenCharactersMode = 'allow' | 'approve' | 'escalate' | 'block';
-export const HIDDEN_CHARACTERS_MODES: readonly HiddenCharactersMode[] = ['allow', 'approve', 'escalate', 'block'];
+export const HIDDEN_CHARACTERS_MODES = ['allow', 'approve', 'escalate', 'block'] as const;
+export type HiddenCharactersMode = (typeof HIDDEN_CHARACTERS_MODES)[number];
 
 /** The rule id recorded on verdicts raised because of hidden characters. */
 export const HIDDEN_CHARACTERS_RULE = 'hidden-characters';
 
+// The order of TIERS (policy.ts), kept here so this module imports only types from policy.ts (no import
+// cycle at run time); `Record<Tier, number>` fails to compile if a tier is added there and not here.
 const RANK: Record<Tier, number> = { auto: 0, notify: 1, approve: 2, escalate: 3, block: 4 };
 
 /**

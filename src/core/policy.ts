@@ -6,11 +6,12 @@ import { applyHiddenCharacters, HIDDEN_CHARACTERS_MODES, type HiddenCharactersMo
 export { HIDDEN_CHARACTERS_MODES, HIDDEN_CHARACTERS_RULE, type HiddenCharactersMode } from './policy-hidden.ts';
 
 /** How much human attention a tool call needs, from least to most. */
-export type Tier = 'auto' | 'notify' | 'approve' | 'escalate' | 'block';
-export const TIERS: readonly Tier[] = ['auto', 'notify', 'approve', 'escalate', 'block'];
+export const TIERS = ['auto', 'notify', 'approve', 'escalate', 'block'] as const;
+export type Tier = (typeof TIERS)[number];
 
 /** What happens to a request nobody decided before it expired. */
-export type TimeoutDecision = 'reject' | 'approve' | 'escalate' | 'abort';
+export const TIMEOUT_DECISIONS = ['reject', 'approve', 'escalate', 'abort'] as const;
+export type TimeoutDecision = (typeof TIMEOUT_DECISIONS)[number];
 
 /** Numeric rank of a tier: higher means more restrictive. */
 export function tierRank(t: Tier): number {
@@ -173,13 +174,13 @@ const duration = z.union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d+
 const ruleSchema = z
   .object({
     id: z.string().min(1, 'every rule needs an id'),
-    tier: z.enum(['auto', 'notify', 'approve', 'escalate', 'block']),
+    tier: z.enum(TIERS),
     when: fn.optional(),
     reason: z.union([z.string().min(1), fn]),
     role: z.string().min(1).optional(),
     approvals: z.number().int().min(1).max(20).optional(),
     timeout: duration.optional(),
-    onTimeout: z.enum(['reject', 'approve', 'escalate', 'abort']).optional(),
+    onTimeout: z.enum(TIMEOUT_DECISIONS).optional(),
     escalateTo: z.object({ role: z.string().min(1), approvals: z.number().int().min(1).optional(), timeout: duration.optional() }).strict().optional(),
     trustable: z.boolean().optional(),
   })
@@ -207,8 +208,8 @@ const policySchema = z
   .object({
     tools: z.record(z.string(), toolPolicySchema),
     triage: fn.optional(),
-    defaults: z.object({ role: z.string().optional(), timeout: duration.optional(), onTimeout: z.enum(['reject', 'approve', 'escalate', 'abort']).optional() }).strict().optional(),
-    hiddenCharacters: z.enum(HIDDEN_CHARACTERS_MODES as [HiddenCharactersMode, ...HiddenCharactersMode[]]).optional(),
+    defaults: z.object({ role: z.string().optional(), timeout: duration.optional(), onTimeout: z.enum(TIMEOUT_DECISIONS).optional() }).strict().optional(),
+    hiddenCharacters: z.enum(HIDDEN_CHARACTERS_MODES).optional(),
   })
   .strict();
 
