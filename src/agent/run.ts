@@ -1,4 +1,4 @@
-import { newId, tierRank, type ApprovalRequest, type AuditEventInput, type Duration, type TimeoutDecision } from '../core/index.ts';
+import { newId, peopleOfRole, tierRank, type ApprovalRequest, type AuditEventInput, type Duration, type TimeoutDecision } from '../core/index.ts';
 import { idempotencyKey, type ExecuteOptions, type GateVerdict, type PauseItem } from '../engine/index.ts';
 import type { ThreadRow, ThreadStatus } from '../store/types.ts';
 import type { HookCall } from './hooks.ts';
@@ -556,7 +556,8 @@ function toJson(v: unknown): JsonValue {
 }
 
 function userFacing(kind: WaitKind, r: ApprovalRequest): string {
-  const who = r.approvalsRequired > 1 ? `${r.approvalsRequired} reviewers (${r.role})` : `a ${r.role.replace(/_/g, ' ')}`;
+  // "a finance reviewer", "2 supervisors": a role is an identifier, the customer reads a person.
+  const who = peopleOfRole(r.role, r.approvalsRequired);
   if (kind === 'approval' && r.tier === 'escalate') return `I've escalated this for a quick review by ${who}; I'll continue as soon as it's decided.`;
   if (kind === 'approval') return `This needs approval from ${who} before I can go ahead; I'll continue as soon as it's decided.`;
   if (kind === 'budget') return `I've paused to check with ${who} before doing more.`;

@@ -1,4 +1,5 @@
 import type { Tier, TimeoutDecision } from './policy.ts';
+import { aRole } from './role-text.ts';
 import {
   ActionHashMismatchError,
   AlreadyResolvedError,
@@ -134,7 +135,7 @@ export function checkDecision(
   if (priorVoters.includes(reviewer.id)) {
     throw new ForbiddenError(
       'duplicate_reviewer',
-      `Reviewer "${reviewer.id}" already approved request ${req.id}; it needs ${req.approvalsRequired} different reviewers. Ask another ${req.role}.`,
+      `Reviewer "${reviewer.id}" already approved request ${req.id}; it needs ${req.approvalsRequired} different reviewers. Ask ${aRole(req.role).replace(/^an? /, 'another ')}.`,
       { requestId: req.id },
     );
   }

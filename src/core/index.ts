@@ -8,4 +8,5 @@ export * from './audit-chain.ts';
 export * from './approval.ts';
 export * from './transition.ts';
 export * from './backoff.ts';
+export * from './role-text.ts';
 export * from './reveal.ts';

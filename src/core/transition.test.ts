@@ -120,6 +120,7 @@ describe('transition: what each change records', () => {
     assert.deepEqual(next.args, EDITED);
     assert.equal(next.actionHash, hash);
     assert.deepEqual(next.resolution, { type: 'edit', by: 'rev_a', at: NOW, originalArgs: ARGS });
+    assert.equal(next.approvalsReceived, 1, 'the edit counts as the editor’s approval');
   });
 
   it('a supersede points at the new request; a timeout escalation records the escalate default', () => {

@@ -88,6 +88,8 @@ export function transition(req: ApprovalRequest, event: RequestEvent, now: numbe
         ...resolved('authorized', { type: 'edit', by: event.by, at: now, originalArgs: req.args }),
         args: event.args,
         actionHash: event.actionHash,
+        // The editor approved what they wrote: it counts, as decide() records it.
+        approvalsReceived: req.approvalsReceived + 1,
       };
     case 'supersede': {
       const resolution: Resolution =

@@ -84,6 +84,7 @@ const reviewPacket: Json = {
         escalateTo: { type: ['object', 'null'] },
         trustable: { type: 'boolean' },
         approvedBy: { type: 'array', items: { type: 'string' } },
+        names: { type: 'object', additionalProperties: { type: 'string' }, description: 'Reviewer names by id, for the ids in approvedBy, resolution.by and proposer.' },
         allowedDecisions: { type: 'array', items: { enum: [...DECISION_TYPES] }, description: 'What the caller may decide now.' },
         untrusted: { type: 'object', properties: { evidence: { type: 'object' } }, description: 'Redacted customer and model text: render as plain text only.' },
       },
