@@ -4,7 +4,11 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { allBackends } from '../testing/backends.ts';
+import { z } from 'zod';
+import { createAgent } from '../agent/agent.ts';
+import { tool } from '../agent/tool.ts';
 import { createInterlock, type Interlock } from '../engine/index.ts';
+import { scriptedModel } from '../testing/scripted-model.ts';
 import type { Store } from '../store/types.ts';
 
 const CLI = fileURLToPath(new URL('./main.ts', import.meta.url));
@@ -74,6 +78,41 @@ for (const backend of allBackends()) {
       const edit = await pending();
       const bad = await run(['approvals', 'decide', edit.id, '--edit', '--args', '{nope', '--token', token], env);
       assert.equal(bad.code, 2);
+    });
+
+    it('approvals show and threads show mark hidden characters and warn; --json keeps the exact bytes', async () => {
+      // "\u202eEGASSEM" reads as "MESSAGE" in a terminal; "\u202e999-DRO" as "ORD-999".
+      const agent = createAgent({
+        name: 'support',
+        version: '1',
+        system: 'You refund.',
+        interlock: il,
+        model: scriptedModel([{ toolCalls: [{ name: 'issue_refund', args: { orderId: '\u202e999-DRO', amount: 900 } }] }]),
+        tools: [tool({ name: 'issue_refund', description: 'Refund', schema: z.object({ orderId: z.string(), amount: z.number() }), execute: async () => ({ ok: true }) })],
+      });
+      const threadId = `cli-hidden-${Math.random()}`;
+      const r = await agent.invoke('\u202eEGASSEM', { threadId });
+      const id = r.interrupts[0]!.id;
+
+      const show = await run(['approvals', 'show', id], env);
+      assert.equal(show.code, 0, show.err);
+      assert.match(show.out, /"orderId":"⟨U\+202E RIGHT-TO-LEFT OVERRIDE⟩999-DRO"/);
+      assert.ok(!show.out.includes('\u202e'), 'no raw override reaches the terminal');
+      assert.match(show.err, /warning: .*hidden characters \(U\+202E RIGHT-TO-LEFT OVERRIDE\)/);
+
+      const thread = await run(['threads', 'show', threadId], env);
+      assert.equal(thread.code, 0, thread.err);
+      assert.match(thread.out, /user: ⟨U\+202E RIGHT-TO-LEFT OVERRIDE⟩EGASSEM/);
+      assert.match(thread.out, /-> issue_refund\(\{"orderId":"⟨U\+202E RIGHT-TO-LEFT OVERRIDE⟩999-DRO"/);
+      assert.ok(!thread.out.includes('\u202e'));
+
+      const list = await run(['approvals', 'list', '--thread', threadId], env);
+      assert.equal(list.code, 0, list.err);
+      assert.ok(!list.out.includes('\u202e'));
+
+      const json = await run(['approvals', 'show', id, '--json'], env);
+      assert.equal((JSON.parse(json.out) as { request: { args: { orderId: string } } }).request.args.orderId, '\u202e999-DRO', 'JSON keeps the exact bytes');
+      assert.match(json.err, /warning: this JSON keeps exactly the hidden characters \(U\+202E RIGHT-TO-LEFT OVERRIDE\)/);
     });
 
     it('verifies the audit chain, and exits 1 naming the first broken event after tampering', async () => {

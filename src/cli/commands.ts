@@ -6,7 +6,7 @@ import type { Store } from '../store/types.ts';
 import { createReviewer, hashToken } from '../server/index.ts';
 import { toMs, type ChainHead, type Decision, type DecisionType, type Duration, type PolicyConfig } from '../core/index.ts';
 import { loadConfig, startService, type InterlockConfig } from '../service/index.ts';
-import { EXIT, UsageError, iso, table, type Io } from './output.ts';
+import { EXIT, UsageError, iso, table, type Output } from './output.ts';
 
 type Flags = Record<string, string | boolean | undefined>;
 
@@ -25,7 +25,7 @@ function str(v: Flags[string], name: string): string {
 }
 
 /** The engine over the configured database, with the config's policy (or an empty one for read-only commands). */
-async function engine(io: Io, withConfig = false): Promise<{ interlock: Interlock; store: Store; config?: InterlockConfig }> {
+async function engine(io: Output, withConfig = false): Promise<{ interlock: Interlock; store: Store; config?: InterlockConfig }> {
   const store = await openStore(io.env.DATABASE_URL);
   let policy: PolicyConfig = { tools: {} };
   let config: InterlockConfig | undefined;
@@ -36,7 +36,7 @@ async function engine(io: Io, withConfig = false): Promise<{ interlock: Interloc
   return { interlock: createInterlock({ store, policy }), store, ...(config ? { config } : {}) };
 }
 
-export async function serve(argv: string[], io: Io, worker = true): Promise<number> {
+export async function serve(argv: string[], io: Output, worker = true): Promise<number> {
   const { values } = flags(argv, { port: { type: 'string' }, 'seed-demo': { type: 'boolean' }, config: { type: 'string' }, 'no-worker': { type: 'boolean' }, host: { type: 'string' } });
   const { config, path } = await loadConfig(values.config as string | undefined, io.env);
   const port = Number(values.port ?? io.env.PORT ?? 3000);
@@ -69,7 +69,7 @@ export async function serve(argv: string[], io: Io, worker = true): Promise<numb
   return EXIT.ok;
 }
 
-export async function worker(argv: string[], io: Io): Promise<number> {
+export async function worker(argv: string[], io: Output): Promise<number> {
   const { values } = flags(argv, { config: { type: 'string' } });
   const { config } = await loadConfig(values.config as string | undefined, io.env);
   const svc = await startService({ config, http: false, worker: true, demoReviewers: false, log: (l) => io.out(l) });
@@ -82,14 +82,14 @@ export async function worker(argv: string[], io: Io): Promise<number> {
   return EXIT.ok;
 }
 
-export async function migrate(_argv: string[], io: Io): Promise<number> {
+export async function migrate(_argv: string[], io: Output): Promise<number> {
   const store = await openStore(io.env.DATABASE_URL);
   io.out(`migrated (${store.name})`);
   await store.close();
   return EXIT.ok;
 }
 
-export async function reviewers(argv: string[], io: Io): Promise<number> {
+export async function reviewers(argv: string[], io: Output): Promise<number> {
   const [sub, ...rest] = argv;
   const { values, positionals } = flags(rest, { name: { type: 'string' }, roles: { type: 'string' }, json: { type: 'boolean' } });
   const store = await openStore(io.env.DATABASE_URL);
@@ -105,7 +105,7 @@ export async function reviewers(argv: string[], io: Io): Promise<number> {
     }
     if (sub === 'list') {
       const all = await store.listReviewers();
-      if (values.json) io.out(JSON.stringify(all.map(({ tokenHash: _t, ...r }) => r), null, 2));
+      if (values.json) io.json(all.map(({ tokenHash: _t, ...r }) => r));
       else io.out(table([['id', 'name', 'roles', 'status', 'created'], ...all.map((r) => [r.id, r.name, r.roles.join(','), r.revoked ? 'revoked' : 'active', iso(r.createdAt)])]));
       return EXIT.ok;
     }
@@ -128,7 +128,7 @@ export async function reviewers(argv: string[], io: Io): Promise<number> {
 
 const DECISIONS: Record<string, DecisionType> = { approve: 'approve', reject: 'reject', respond: 'respond', edit: 'edit' };
 
-export async function approvals(argv: string[], io: Io): Promise<number> {
+export async function approvals(argv: string[], io: Output): Promise<number> {
   const [sub, ...rest] = argv;
   const { values, positionals } = flags(rest, {
     status: { type: 'string' },
@@ -157,7 +157,7 @@ export async function approvals(argv: string[], io: Io): Promise<number> {
         order: 'expiry',
         limit: Number(values.limit ?? 50),
       });
-      if (values.json) io.out(JSON.stringify(items, null, 2));
+      if (values.json) io.json(items);
       else io.out(table([['id', 'tool', 'tier', 'role', 'approvals', 'expires', 'reason'], ...items.map((r) => [r.id, r.tool, r.tier, r.role, `${r.approvalsReceived}/${r.approvalsRequired}`, iso(r.expiresAt), r.reason])]));
       return EXIT.ok;
     }
@@ -166,7 +166,7 @@ export async function approvals(argv: string[], io: Io): Promise<number> {
       if (!id) throw new UsageError('usage: interlock approvals show <request-id>');
       const story = await interlock.explain(id);
       if (values.json) {
-        io.out(JSON.stringify(story, null, 2));
+        io.json(story);
         return EXIT.ok;
       }
       const r = story.request;
@@ -220,7 +220,7 @@ export async function approvals(argv: string[], io: Io): Promise<number> {
   }
 }
 
-export async function threads(argv: string[], io: Io): Promise<number> {
+export async function threads(argv: string[], io: Output): Promise<number> {
   const [sub, ...rest] = argv;
   const { values, positionals } = flags(rest, { agent: { type: 'string' }, input: { type: 'string' }, thread: { type: 'string' }, json: { type: 'boolean' } });
   const { interlock, store, config } = await engine(io, sub === 'start' || sub === 'abort');
@@ -243,7 +243,7 @@ export async function threads(argv: string[], io: Io): Promise<number> {
       const agent = name ? agents.get(name) : undefined;
       if (!agent) throw new UsageError(`--agent must be one of: ${[...agents.keys()].join(', ')}`);
       const r = await agent.invoke(str(values.input, 'input'), values.thread ? { threadId: values.thread as string } : {});
-      if (values.json) io.out(JSON.stringify(r, null, 2));
+      if (values.json) io.json(r);
       else {
         io.out(`${r.threadId}: ${r.stopReason}`);
         if (r.text) io.out(`agent: ${r.text}`);
@@ -261,7 +261,7 @@ export async function threads(argv: string[], io: Io): Promise<number> {
       }
       const messages = await store.listMessages(id);
       const pending = await store.listRequests({ threadId: id, status: 'pending' });
-      if (values.json) io.out(JSON.stringify({ thread: t, messages, pending: pending.items }, null, 2));
+      if (values.json) io.json({ thread: t, messages, pending: pending.items });
       else {
         io.out(`${t.id}  ${t.status}  agent ${t.agent}@${t.agentVersion}  updated ${iso(t.updatedAt)}`);
         for (const m of messages as Array<{ role: string; content: Array<{ type: string; text?: string; toolName?: string; input?: unknown; output?: { value: unknown } }> }>) {
@@ -300,7 +300,7 @@ function readSavedHeads(path: string): ChainHead[] {
   return heads;
 }
 
-export async function audit(argv: string[], io: Io): Promise<number> {
+export async function audit(argv: string[], io: Output): Promise<number> {
   const [sub, ...rest] = argv;
   const { values } = flags(rest, { thread: { type: 'string' }, request: { type: 'string' }, json: { type: 'boolean' }, quiet: { type: 'boolean' }, against: { type: 'string' } });
   const against = sub === 'verify' && typeof values.against === 'string' ? readSavedHeads(values.against) : [];
@@ -317,7 +317,7 @@ export async function audit(argv: string[], io: Io): Promise<number> {
           }
         },
       });
-      if (values.json) io.out(JSON.stringify(r));
+      if (values.json) io.json(r, true);
       else if (r.ok) io.out(`ok: ${r.events} events up to #${r.headSeq}; chain heads fingerprint ${r.headHash.slice(0, 16)}…`);
       else io.out(`BROKEN at event #${r.brokenAt.seq}${r.brokenAt.id ? ` (${r.brokenAt.id})` : ''}: ${r.brokenAt.problem}`);
       return r.ok ? EXIT.ok : EXIT.failed;
@@ -325,7 +325,7 @@ export async function audit(argv: string[], io: Io): Promise<number> {
     if (sub === 'show') {
       if (!values.thread && !values.request) throw new UsageError('usage: interlock audit show --thread ID | --request ID');
       const events = await store.listAudit({ ...(values.thread ? { threadId: values.thread as string } : {}), ...(values.request ? { requestId: values.request as string } : {}) });
-      if (values.json) io.out(JSON.stringify(events, null, 2));
+      if (values.json) io.json(events);
       else io.out(table([['seq', 'time', 'type', 'actor', 'request', 'payload'], ...events.map((e) => [String(e.seq), iso(e.at), e.type, e.actor, e.requestId ?? '-', JSON.stringify(e.payload).slice(0, 100)])]));
       return EXIT.ok;
     }
@@ -335,7 +335,7 @@ export async function audit(argv: string[], io: Io): Promise<number> {
   }
 }
 
-export async function metrics(argv: string[], io: Io): Promise<number> {
+export async function metrics(argv: string[], io: Output): Promise<number> {
   const { values } = flags(argv, { window: { type: 'string' }, json: { type: 'boolean' } });
   let windowMs: number;
   try {
@@ -347,7 +347,7 @@ export async function metrics(argv: string[], io: Io): Promise<number> {
   try {
     const r = await interlock.rollup(Date.now() - windowMs);
     if (values.json) {
-      io.out(JSON.stringify(r, null, 2));
+      io.json(r);
       return EXIT.ok;
     }
     const pct = (x: number | null) => (x === null ? '-' : `${Math.round(x * 100)}%`);

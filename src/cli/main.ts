@@ -2,7 +2,7 @@
 import { InterlockSystemError, InterlockUsageError, InterlockError } from '../core/index.ts';
 import * as commands from './commands.ts';
 import { init } from './init.ts';
-import { EXIT, UsageError, processIo, type Io } from './output.ts';
+import { EXIT, UsageError, forPeople, processIo, type Io } from './output.ts';
 
 const HELP = `interlock - durable human approval for AI agents
 
@@ -26,8 +26,9 @@ Database: DATABASE_URL=postgres://… or the embedded SQLite under INTERLOCK_DAT
 Exit codes: 0 ok, 1 check failed, 2 usage error, 3 refused, 4 system error.`;
 
 /** Run the CLI with `argv` (without node and script); returns the exit code. */
-export async function main(argv: string[], io: Io = processIo): Promise<number> {
+export async function main(argv: string[], raw: Io = processIo): Promise<number> {
   const [cmd, ...rest] = argv;
+  const io = forPeople(raw);
   try {
     switch (cmd) {
       case 'init':

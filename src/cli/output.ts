@@ -1,3 +1,5 @@
+import { describeHidden, findHidden, findHiddenDeep, reveal } from '../core/reveal.ts';
+
 /** How the CLI talks: lines to stdout, problems to stderr, stable exit codes. */
 export const EXIT = {
   ok: 0,
@@ -31,9 +33,44 @@ export const processIo: Io = {
   env: process.env,
 };
 
-/** A fixed-width table. */
-export function table(rows: string[][]): string {
-  if (rows.length === 0) return '';
+/** What commands write through: {@link forPeople}. */
+export interface Output extends Io {
+  /** Print `value` as JSON with its exact values (pretty unless `compact`); warn on stderr if it holds hidden characters. */
+  json(value: unknown, compact?: boolean): void;
+}
+
+/**
+ * Writers for people: every text line shows hidden characters (bidi controls,
+ * zero-width, control characters) as `⟨U+202E RIGHT-TO-LEFT OVERRIDE⟩` and the
+ * first line with a new one adds a warning on stderr, so a terminal never shows
+ * `MESSAGE` for the bytes `\u202eEGASSEM`. JSON keeps the exact values (it is
+ * for programs, and the action hash binds them) with the warning on stderr.
+ */
+export function forPeople(io: Io): Output {
+  const warned = new Set<number>();
+  const warn = (chars: ReturnType<typeof findHidden>, what: string) => {
+    const fresh = chars.filter((c) => !warned.has(c.codePoint));
+    for (const c of fresh) warned.add(c.codePoint);
+    if (fresh.length) io.err(`warning: ${what} hidden characters (${describeHidden(fresh)}): they are part of the values but invisible in plain text`);
+  };
+  return {
+    env: io.env,
+    out(line) {
+      warn(findHidden(line), 'this output shows as ⟨U+…⟩ the');
+      io.out(reveal(line));
+    },
+    err: (line) => io.err(reveal(line)),
+    json(value, compact = false) {
+      io.out(compact ? JSON.stringify(value) : JSON.stringify(value, null, 2));
+      warn(findHiddenDeep(value), 'this JSON keeps exactly the');
+    },
+  };
+}
+
+/** A fixed-width table; cells show hidden characters revealed (widths are those of what is printed). */
+export function table(cells: string[][]): string {
+  if (cells.length === 0) return '';
+  const rows = cells.map((r) => r.map(reveal));
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
   return rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
 }

@@ -9,3 +9,4 @@ export * from './approval.ts';
 export * from './transition.ts';
 export * from './backoff.ts';
 export * from './role-text.ts';
+export * from './reveal.ts';

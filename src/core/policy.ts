@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { ConfigError } from './errors.ts';
 import { toMs, type Duration } from './duration.ts';
+import { applyHiddenCharacters, HIDDEN_CHARACTERS_MODES, type HiddenCharactersMode } from './policy-hidden.ts';
+
+export { HIDDEN_CHARACTERS_MODES, HIDDEN_CHARACTERS_RULE, type HiddenCharactersMode } from './policy-hidden.ts';
 
 /** How much human attention a tool call needs, from least to most. */
 export const TIERS = ['auto', 'notify', 'approve', 'escalate', 'block'] as const;
@@ -122,6 +125,13 @@ export interface PolicyConfig {
   tools: Record<string, ToolPolicy | Rule[]>;
   triage?: Triage;
   defaults?: { role?: string; timeout?: Duration; onTimeout?: TimeoutDecision };
+  /**
+   * Calls whose arguments hold hidden characters (bidi controls, zero-width and
+   * other format characters, control characters): `allow` (default, evaluated
+   * like any call), or raised to at least `approve`, `escalate` or `block` under
+   * the rule id `hidden-characters`. Use `escalate` or `block` in production.
+   */
+  hiddenCharacters?: HiddenCharactersMode;
 }
 
 /** The outcome of evaluating one call. */
@@ -145,6 +155,8 @@ export interface Verdict {
 export interface Policy {
   readonly tools: ReadonlyMap<string, { rules: NormalizedRule[]; aggregates: Record<string, AggregateSpec & { windowMs: number }> }>;
   readonly triage: Triage | undefined;
+  /** What happens to calls whose arguments hold hidden characters. */
+  readonly hiddenCharacters: HiddenCharactersMode;
   /** Aggregates the tool's rules read, or an empty object. */
   aggregatesFor(tool: string): Record<string, AggregateSpec & { windowMs: number }>;
   /** Pure evaluation, given the aggregates already read. */
@@ -197,6 +209,7 @@ const policySchema = z
     tools: z.record(z.string(), toolPolicySchema),
     triage: fn.optional(),
     defaults: z.object({ role: z.string().optional(), timeout: duration.optional(), onTimeout: z.enum(TIMEOUT_DECISIONS).optional() }).strict().optional(),
+    hiddenCharacters: z.enum(HIDDEN_CHARACTERS_MODES).optional(),
   })
   .strict();
 
@@ -257,40 +270,45 @@ export function definePolicy(config: PolicyConfig): Policy {
     tools.set(tool, { rules: normalized, aggregates: aggs });
   }
 
+  const hiddenCharacters = config.hiddenCharacters ?? 'allow';
   return {
     tools,
     triage: config.triage,
+    hiddenCharacters,
     aggregatesFor: (tool) => tools.get(tool)?.aggregates ?? {},
-    evaluate(call, ctx) {
-      const tp = tools.get(call.tool);
-      if (!tp || tp.rules.length === 0) return blocked('no-policy', `no policy for tool "${call.tool}"; add rules for it to the policy to allow it`);
-      const input: RuleInput = { tool: call.tool, args: call.args, ctx };
-      let best: NormalizedRule | undefined;
-      const matched: NormalizedRule[] = [];
-      for (const rule of tp.rules) {
-        if (rule.when && !rule.when(input)) continue;
-        matched.push(rule);
-        if (!best || tierRank(rule.tier) > tierRank(best.tier)) best = rule;
-      }
-      if (!best) return blocked('no-match', `no rule of tool "${call.tool}" matched this call; add a rule without "when" as the tool's default`);
-      matched.sort((a, b) => tierRank(b.tier) - tierRank(a.tier));
-      const reason = typeof best.reason === 'function' ? best.reason(input) : best.reason;
-      const esc = best.escalateTo;
-      return {
-        tier: best.tier,
-        ruleId: best.id,
-        reason,
-        role: best.role ?? null,
-        approvalsRequired: isInterrupting(best.tier) ? best.approvals : 0,
-        timeoutMs: best.timeoutMs,
-        onTimeout: best.onTimeout,
-        escalateTo: esc
-          ? { role: esc.role, approvals: esc.approvals ?? 1, timeoutMs: toMs(esc.timeout ?? best.timeoutMs) }
-          : null,
-        trustable: best.tier === 'approve' && best.trustable !== false,
-        matched: matched.map((r) => r.id),
-      };
-    },
+    evaluate: (call, ctx) => applyHiddenCharacters(evaluateRules(tools, call, ctx), call.args, hiddenCharacters, defaults.role),
+  };
+}
+
+/** The verdict of a tool's own rules: the most restrictive matching rule, the first declared on a tie. */
+function evaluateRules(tools: Policy['tools'], call: ToolCall, ctx: PolicyContext): Verdict {
+  const tp = tools.get(call.tool);
+  if (!tp || tp.rules.length === 0) return blocked('no-policy', `no policy for tool "${call.tool}"; add rules for it to the policy to allow it`);
+  const input: RuleInput = { tool: call.tool, args: call.args, ctx };
+  let best: NormalizedRule | undefined;
+  const matched: NormalizedRule[] = [];
+  for (const rule of tp.rules) {
+    if (rule.when && !rule.when(input)) continue;
+    matched.push(rule);
+    if (!best || tierRank(rule.tier) > tierRank(best.tier)) best = rule;
+  }
+  if (!best) return blocked('no-match', `no rule of tool "${call.tool}" matched this call; add a rule without "when" as the tool's default`);
+  matched.sort((a, b) => tierRank(b.tier) - tierRank(a.tier));
+  const reason = typeof best.reason === 'function' ? best.reason(input) : best.reason;
+  const esc = best.escalateTo;
+  return {
+    tier: best.tier,
+    ruleId: best.id,
+    reason,
+    role: best.role ?? null,
+    approvalsRequired: isInterrupting(best.tier) ? best.approvals : 0,
+    timeoutMs: best.timeoutMs,
+    onTimeout: best.onTimeout,
+    escalateTo: esc
+      ? { role: esc.role, approvals: esc.approvals ?? 1, timeoutMs: toMs(esc.timeout ?? best.timeoutMs) }
+      : null,
+    trustable: best.tier === 'approve' && best.trustable !== false,
+    matched: matched.map((r) => r.id),
   };
 }
 

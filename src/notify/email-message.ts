@@ -1,6 +1,6 @@
 import { escapeHtml, oneLine, truncate } from './escape.ts';
 import type { NotificationMessage } from './message.ts';
-import { amountOf, formatUtc, headline, summarizeArgs } from './summary.ts';
+import { amountOf, formatUtc, headline, hiddenWarning, summarizeArgs } from './summary.ts';
 
 /** Subject and bodies of a notification e-mail. */
 export interface EmailContent {
@@ -28,9 +28,11 @@ export function emailMessage(m: NotificationMessage): EmailContent {
   const title = headline(m);
   const action = m.kind === 'fyi' ? 'Open in Interlock' : 'Review and decide';
 
+  const hidden = hiddenWarning(m.args);
   const text = [
     title,
     '',
+    ...(hidden !== undefined ? [hidden, ''] : []),
     ...rows.map(([k, v]) => `${k}: ${v}`),
     '',
     'Arguments (as proposed by the agent):',
@@ -46,6 +48,7 @@ export function emailMessage(m: NotificationMessage): EmailContent {
     '<!doctype html>',
     '<html><body style="font-family:system-ui,sans-serif;font-size:14px;color:#111">',
     `<h2 style="font-size:18px;margin:0 0 12px">${escapeHtml(title)}</h2>`,
+    ...(hidden !== undefined ? [`<p style="background:#fee4e2;border:1px solid #b42318;padding:8px 12px;border-radius:4px"><strong>${escapeHtml(hidden)}</strong></p>`] : []),
     '<table role="presentation" style="border-collapse:collapse">',
     ...rows.map(([k, v]) => `<tr><th style="${cell}">${escapeHtml(k)}</th><td style="${cell}">${escapeHtml(v)}</td></tr>`),
     '</table>',

@@ -1,3 +1,5 @@
+import { reveal } from '../core/reveal.ts';
+
 /**
  * Escaping of untrusted text for each output format. Arguments proposed by an
  * agent may contain anything a customer or a model wrote; they must show as
@@ -20,10 +22,15 @@ export function escapeSlack(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-/** Replace line breaks and other control characters by spaces, for one-line fields (subjects, headers). */
+/**
+ * One line of text for people: line breaks and tabs become spaces, and every
+ * other hidden character (control, bidi, zero-width, separator…) shows as
+ * `⟨U+202E RIGHT-TO-LEFT OVERRIDE⟩` (core/reveal.ts) — so no header can be
+ * injected and no reader sees `ACC-42` for the bytes `\u202e24-CCA`. Every
+ * human-readable field of Slack, e-mail and webhook summaries goes through it.
+ */
 export function oneLine(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ').trim();
+  return reveal(text.replace(/(?:\r\n|[\n\t])+/g, ' ')).trim();
 }
 
 /** Cut `text` to at most `max` characters, marking the cut with an ellipsis. */

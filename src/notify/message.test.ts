@@ -31,7 +31,9 @@ describe('notification helpers', () => {
   it('escapes for HTML and Slack, and flattens control characters', () => {
     assert.equal(escapeHtml(`<a href="x">'&'</a>`), '&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;');
     assert.equal(escapeSlack('<!channel> & <@U1> "q"'), '&lt;!channel&gt; &amp; &lt;@U1&gt; "q"');
-    assert.equal(oneLine('a\r\nBcc: x@example.com\u2028b'), 'a Bcc: x@example.com b');
+    // No line break survives (no header injection); other controls and separators show as what they are.
+    assert.equal(oneLine('a\r\nBcc: x@example.com\u2028b'), 'a Bcc: x@example.com⟨U+2028 LINE SEPARATOR⟩b');
+    assert.equal(oneLine('a\rb\u0000'), 'a⟨U+000D CARRIAGE RETURN⟩b⟨U+0000 NULL⟩');
   });
 
   it('backs off exponentially, capped, and gives up after the last attempt', () => {

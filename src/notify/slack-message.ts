@@ -1,6 +1,6 @@
 import { escapeSlack, oneLine, truncate } from './escape.ts';
 import type { NotificationMessage } from './message.ts';
-import { amountOf, formatUtc, headline, summarizeArgs } from './summary.ts';
+import { amountOf, formatUtc, headline, hiddenWarning, summarizeArgs } from './summary.ts';
 
 /** A Slack text object. */
 export interface SlackText {
@@ -63,6 +63,8 @@ export function slackMessage(m: NotificationMessage): SlackPayload {
   }
 
   const blocks: SlackBlock[] = [{ type: 'header', text: plain(title) }];
+  const hidden = hiddenWarning(m.args);
+  if (hidden !== undefined) blocks.push({ type: 'section', text: md(`:warning: *${escapeSlack(hidden)}*`) });
   if (m.reason !== null) blocks.push({ type: 'section', text: md(`*Reason:* ${escapeSlack(truncate(oneLine(m.reason), 500))}`) });
   blocks.push({ type: 'section', fields });
   blocks.push({ type: 'section', text: md(argsText(m.args)) });

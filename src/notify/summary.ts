@@ -1,3 +1,4 @@
+import { describeHidden, findHiddenDeep } from '../core/reveal.ts';
 import type { NotificationMessage } from './message.ts';
 import { oneLine, truncate } from './escape.ts';
 
@@ -34,6 +35,17 @@ export function amountOf(args: Record<string, unknown>): string | undefined {
   if (typeof a !== 'number' && typeof a !== 'string') return undefined;
   const currency = typeof args.currency === 'string' ? ` ${args.currency}` : '';
   return truncate(oneLine(`${a}${currency}`), 40);
+}
+
+/**
+ * The warning a notification carries when the arguments hold hidden
+ * characters (unescaped), or undefined. The values themselves show them as
+ * `⟨U+…⟩` through {@link oneLine}.
+ */
+export function hiddenWarning(args: Record<string, unknown>): string | undefined {
+  const hidden = findHiddenDeep(args);
+  if (hidden.length === 0) return undefined;
+  return `Warning: the arguments contain hidden characters (${describeHidden(hidden)}), shown as ⟨U+…⟩. They run exactly as sent.`;
 }
 
 /** A UTC time readable in any mail client: `2026-01-05 10:30 UTC`. */

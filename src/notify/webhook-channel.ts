@@ -3,6 +3,9 @@ import { DEFAULT_CHANNEL_TIMEOUT_MS, type Channel } from './channel.ts';
 import { postOrThrow } from './http-post.ts';
 import type { NotificationMessage } from './message.ts';
 import { isHttpUrl, parseOptions } from './options.ts';
+import { describeHidden, findHiddenDeep } from '../core/reveal.ts';
+import { oneLine, truncate } from './escape.ts';
+import { headline, summarizeArgs, type ArgLine } from './summary.ts';
 import { DELIVERY_HEADER, SIGNATURE_HEADER, signWebhookBody, TIMESTAMP_HEADER } from './webhook-signature.ts';
 
 /** Options of {@link webhookChannel}. */
@@ -27,7 +30,34 @@ export interface WebhookBody {
   deliveryId: string | null;
   /** Epoch ms, equal to the `X-Interlock-Timestamp` header. */
   sentAt: number;
+  /** Exactly what the agent proposed: `message.args` keeps the original bytes (the action hash binds them). */
   message: NotificationMessage;
+  /**
+   * The human-readable part, for receivers that show it to people (chat bots,
+   * tickets): hidden characters shown as `⟨U+202E RIGHT-TO-LEFT OVERRIDE⟩`,
+   * unescaped (escape for your own format). `hiddenCharacters` names them.
+   */
+  summary: WebhookSummary;
+}
+
+/** The revealed, human-readable part of a {@link WebhookBody}. */
+export interface WebhookSummary {
+  headline: string;
+  reason: string | null;
+  args: ArgLine[];
+  /** Names of the hidden characters in the arguments, e.g. `U+202E RIGHT-TO-LEFT OVERRIDE`; empty when none. */
+  hiddenCharacters: string[];
+}
+
+/** The summary of a message: what a person may be shown of it. */
+export function webhookSummary(m: NotificationMessage): WebhookSummary {
+  const hidden = findHiddenDeep(m.args);
+  return {
+    headline: headline(m),
+    reason: m.reason === null ? null : truncate(oneLine(m.reason), 500),
+    args: summarizeArgs(m.args, { maxEntries: 20, maxValueLength: 200 }),
+    hiddenCharacters: hidden.length ? describeHidden(hidden).split(', ') : [],
+  };
 }
 
 const schema = z.object({
@@ -55,7 +85,7 @@ export function webhookChannel(options: WebhookChannelOptions): Channel {
     name,
     async send(message, delivery) {
       const sentAt = now();
-      const payload: WebhookBody = { schemaVersion: 1, type: message.kind, deliveryId: delivery?.deliveryId ?? null, sentAt, message };
+      const payload: WebhookBody = { schemaVersion: 1, type: message.kind, deliveryId: delivery?.deliveryId ?? null, sentAt, message, summary: webhookSummary(message) };
       const body = JSON.stringify(payload);
       const headers: Record<string, string> = {
         'Content-Type': 'application/json',

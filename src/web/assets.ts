@@ -12,13 +12,19 @@ export interface Asset {
 
 const CLIENT_DIR = fileURLToPath(new URL('./client/', import.meta.url));
 
-/**
- * Source files outside the client folder that the browser also loads (paths
- * relative to src/): pure modules with no imports, shared with the server so the
- * two cannot disagree. The package build copies them next to the compiled code.
- */
-export const SHARED_BROWSER_FILES: readonly string[] = [];
 const STATIC_DIR = fileURLToPath(new URL('./assets/', import.meta.url));
+
+/**
+ * Core modules the browser runs too, served beside the client's own under
+ * /ui/js/ so the page and the server apply one rule (the client's tsconfig
+ * maps them in with `rootDirs`). An explicit list, as paths relative to src/:
+ * each must have no imports and touch nothing but its arguments. The package
+ * build copies them next to the compiled code (scripts/build.ts).
+ */
+export const SHARED_BROWSER_FILES: readonly string[] = ['core/reveal.ts'];
+const SHARED: Record<string, string> = Object.fromEntries(
+  SHARED_BROWSER_FILES.map((rel) => [rel.slice(rel.lastIndexOf('/') + 1), fileURLToPath(new URL(`../${rel}`, import.meta.url))]),
+);
 
 // Names only (no folders, no dots but the extension's): nothing outside the two folders can be asked for.
 const CLIENT_NAME = /^[a-z][a-z0-9-]*\.ts$/;
@@ -72,7 +78,8 @@ export function createAssets(): { script(name: string): Asset | undefined; file(
   return {
     script(name) {
       if (!CLIENT_NAME.test(name) || name.endsWith('.test.ts')) return undefined;
-      return load(`js:${name}`, () => asset(toJavaScript(readFileSync(CLIENT_DIR + name, 'utf8'), name), 'text/javascript; charset=utf-8'));
+      const path = Object.hasOwn(SHARED, name) ? SHARED[name]! : CLIENT_DIR + name;
+      return load(`js:${name}`, () => asset(toJavaScript(readFileSync(path, 'utf8'), name), 'text/javascript; charset=utf-8'));
     },
     file(name) {
       const m = STATIC_NAME.exec(name);

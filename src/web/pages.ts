@@ -1,5 +1,6 @@
 import type { Principal } from '../server/auth.ts';
 import { html, type Html } from './html.ts';
+import { reveal } from '../core/reveal.ts';
 
 /**
  * The UI's pages as HTML shells. Each carries the reviewer, the session's CSRF
@@ -54,7 +55,7 @@ ${head(p.title, p.script, p.csrf)}
   </nav>
   <span class="live" id="live" role="status" data-state="connecting">connecting…</span>
   <div class="who">
-    <span class="who-name">${who.name}</span>
+    <span class="who-name">${reveal(who.name)}</span>
     <span class="who-roles">${who.roles.join(', ')}</span>
     <form method="post" action="/signout" class="signout">
       <input type="hidden" name="csrf" value="${p.csrf}">

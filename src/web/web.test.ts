@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { toJavaScript } from './assets.ts';
+import { createAssets, toJavaScript } from './assets.ts';
 import { batchDigest } from './batch-digest.ts';
 import { queueDepthSeries } from './dashboard-data.ts';
 import { escapeHtml, html } from './html.ts';
@@ -13,6 +13,17 @@ describe('web helpers', () => {
     assert.equal(html`<ul>${['a<', html`<li>b</li>`]}</ul>`.value, '<ul>a&lt;<li>b</li></ul>');
     assert.equal(html`${null}${undefined}${false}${0}`.value, '0');
     assert.equal(escapeHtml('"x"'), '&quot;x&quot;');
+  });
+
+  it('serves the shared core module reveal.ts to the browser, with no imports, and no other core file', async () => {
+    const assets = createAssets();
+    const body = assets.script('reveal.ts')?.body ?? '';
+    assert.match(body, /export function reveal\(text\s*\)/);
+    assert.doesNotMatch(body, /^import /m, 'a browser module served alone must not import anything');
+    const url = `data:text/javascript;base64,${Buffer.from(body).toString('base64')}`;
+    const mod = (await import(url)) as { reveal(t: string): string };
+    assert.equal(mod.reveal('\u202e24-CCA'), '⟨U+202E RIGHT-TO-LEFT OVERRIDE⟩24-CCA', 'the served module runs');
+    for (const name of ['policy.ts', 'redact.ts', 'reveal.test.ts', 'canonical.ts']) assert.equal(assets.script(name), undefined, name);
   });
 
   it('safeNext keeps same-site paths and drops everything else', () => {

@@ -1,7 +1,7 @@
 import { api, ApiError } from './api.ts';
 import { confirmStep } from './confirm.ts';
 import { byId, h, put } from './dom.ts';
-import { exactJson, roleChip, short, tierBadge } from './format.ts';
+import { exactJson, hiddenChip, roleChip, short, tierBadge } from './format.ts';
 import { addShortcuts } from './keys.ts';
 import { live } from './live.ts';
 import { refusalReason } from './refusals.ts';
@@ -98,7 +98,7 @@ function itemCard(r: RequestSummary, i: number, twins: Map<string, number[]>): H
   return h(
     'li',
     { class: `batch-item${out ? (out.ok ? ' is-ok' : ' is-failed') : ''}${escalate ? ' is-escalate' : ''}`, 'data-id': r.id, 'data-tier': r.tier },
-    h('p', { class: 'qtitle' }, h('span', { class: 'item-no' }, `${i + 1}.`), ' ', h('code', { class: 'tool-name' }, r.tool), ' ', tierBadge(r.tier), ' ', roleChip(r.requiredRole), ' ', h('span', { class: 'chip' }, 'v', String(r.version)), ' ', h('a', { href: `/approvals/${encodeURIComponent(r.id)}` }, 'full card')),
+    h('p', { class: 'qtitle' }, h('span', { class: 'item-no' }, `${i + 1}.`), ' ', h('code', { class: 'tool-name' }, r.tool), ' ', tierBadge(r.tier), ' ', roleChip(r.requiredRole), ' ', h('span', { class: 'chip' }, 'v', String(r.version)), ' ', h('a', { href: `/approvals/${encodeURIComponent(r.id)}` }, 'full card'), ' ', hiddenChip(r.args)),
     h('pre', { class: 'mono' }, exactJson(r.args)),
     h('p', { class: 'muted' }, r.reason, out ? null : [' · expires in ', countdown(h('span', { class: 'countdown' }), r.expiresAt)], ' · thread ', short(r.threadId, 14)),
     twin ? h('p', { class: 'same-action', role: 'note' }, `⚠ The same action as item ${twin.join(' and ')}: approving both runs it more than once.`) : null,

@@ -1,12 +1,37 @@
+import { findHidden, reveal } from './reveal.ts';
+
 /**
  * DOM building without markup parsing: every string becomes a text node, so
  * text from customers, models or the API can never turn into elements,
  * attributes or script. (ESLint forbids innerHTML and its relatives here.)
+ *
+ * Every string is also shown with its hidden characters revealed (bidi
+ * overrides, zero-width and control characters become marked
+ * `⟨U+202E RIGHT-TO-LEFT OVERRIDE⟩` spans, src/core/reveal.ts): built here, no
+ * surface of the page can show a reviewer `ACC-42` for the bytes `\u202e24-CCA`.
+ * Only input values (set with `.value`) keep the exact text; the edit form
+ * warns beside them.
  */
 
 export type Child = Node | string | number | null | undefined | false | readonly Child[];
 type AttrValue = string | number | boolean | null | undefined;
 export type Attrs = Record<string, AttrValue | ((e: Event) => void)>;
+
+/** `text` as nodes: plain text, with each hidden character as a marked, visible `⟨U+XXXX …⟩`. */
+export function revealedText(text: string): Node {
+  const hidden = findHidden(text);
+  if (hidden.length === 0) return document.createTextNode(text);
+  const out = document.createDocumentFragment();
+  let at = 0;
+  for (const c of hidden) {
+    if (c.index > at) out.appendChild(document.createTextNode(text.slice(at, c.index)));
+    const char = String.fromCodePoint(c.codePoint);
+    out.appendChild(h('span', { class: 'hidden-char', title: 'hidden character: not visible in plain text, but part of the value' }, reveal(char)));
+    at = c.index + char.length;
+  }
+  if (at < text.length) out.appendChild(document.createTextNode(text.slice(at)));
+  return out;
+}
 
 function append(parent: Node, child: Child): void {
   if (child === null || child === undefined || child === false) return;
@@ -14,8 +39,11 @@ function append(parent: Node, child: Child): void {
     for (const c of child as readonly Child[]) append(parent, c);
     return;
   }
-  parent.appendChild(child instanceof Node ? child : document.createTextNode(String(child as string | number)));
+  parent.appendChild(child instanceof Node ? child : revealedText(String(child as string | number)));
 }
+
+// Attributes people read (tooltips, accessible names) are revealed too; the rest (value, href, class…) stay exact.
+const READ_ATTRS = new Set(['title', 'aria-label', 'aria-description', 'alt', 'placeholder']);
 
 function setAttrs(el: Element, attrs: Attrs | null | undefined): void {
   if (!attrs) return;
@@ -26,7 +54,7 @@ function setAttrs(el: Element, attrs: Attrs | null | undefined): void {
     } else if (v === true) {
       el.setAttribute(k, '');
     } else if (v !== false && v !== null && v !== undefined) {
-      el.setAttribute(k, String(v));
+      el.setAttribute(k, READ_ATTRS.has(k) ? reveal(String(v)) : String(v));
     }
   }
 }

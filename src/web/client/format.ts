@@ -1,4 +1,5 @@
 import { h } from './dom.ts';
+import { describeHidden, findHiddenDeep } from './reveal.ts';
 import type { Args, Json } from './types.ts';
 
 /** A value as one line: strings bare, the rest as JSON. */
@@ -42,4 +43,11 @@ export function short(id: string, n = 12): HTMLElement {
 export function actorName(actor: string, names: Record<string, string> = {}, myId = ''): string {
   if (actor === `reviewer:${myId}`) return 'you';
   return names[actor] ?? actor.replace(/^reviewer:/, 'reviewer ').replace(/^agent:/, 'agent ').replace(/^system:/, 'system ');
+}
+
+/** A warning chip for a list item whose arguments hold hidden characters (the list may cut the line before them). */
+export function hiddenChip(args: Args): HTMLElement | null {
+  const hidden = findHiddenDeep(args);
+  if (hidden.length === 0) return null;
+  return h('span', { class: 'chip chip-hidden', title: `The arguments contain hidden characters: ${describeHidden(hidden)}` }, '⚠ hidden characters');
 }

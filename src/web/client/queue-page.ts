@@ -1,6 +1,6 @@
 import { ApiError } from './api.ts';
 import { byId, debounce, h, put, toast } from './dom.ts';
-import { argsLine, roleChip, short, tierBadge } from './format.ts';
+import { argsLine, hiddenChip, roleChip, short, tierBadge } from './format.ts';
 import { addShortcuts } from './keys.ts';
 import { live } from './live.ts';
 import { pendingRequests, setQueueCount, startShell } from './shell.ts';
@@ -54,7 +54,7 @@ function row(r: RequestSummary): HTMLElement {
     h(
       'div',
       { class: 'qmain' },
-      h('h2', { class: 'qtitle' }, h('a', { class: 'qlink', href: `/approvals/${encodeURIComponent(r.id)}` }, r.tool), ' ', tierBadge(r.tier), ' ', roleChip(r.requiredRole), fresh.has(r.id) ? h('span', { class: 'chip chip-new' }, 'new') : null),
+      h('h2', { class: 'qtitle' }, h('a', { class: 'qlink', href: `/approvals/${encodeURIComponent(r.id)}` }, r.tool), ' ', tierBadge(r.tier), ' ', roleChip(r.requiredRole), fresh.has(r.id) ? h('span', { class: 'chip chip-new' }, 'new') : null, ' ', hiddenChip(r.args)),
       h('p', { class: 'qargs mono' }, argsLine(r.args)),
       h('p', { class: 'qreason' }, r.reason),
     ),

@@ -1,6 +1,7 @@
 import { changesLine, diffArgs, diffTable } from './diff.ts';
 import { h, type Child } from './dom.ts';
 import { exactJson, roleChip, short, show, tierBadge } from './format.ts';
+import { describeHidden, findHiddenDeep, findMixedScriptDeep } from './reveal.ts';
 import { countdown, when } from './time.ts';
 import type { Args, Me, ReviewPacket } from './types.ts';
 
@@ -28,6 +29,25 @@ function argsTable(args: Args): HTMLElement {
       null,
       Object.entries(args).map(([k, v]) => h('tr', null, h('th', { scope: 'row' }, h('code', null, k)), h('td', null, typeof v === 'object' && v !== null ? h('pre', { class: 'mono' }, exactJson(v)) : h('span', { class: 'mono value' }, show(v))))),
     ),
+  );
+}
+
+/**
+ * The warning above the arguments when they hold hidden characters (or words
+ * mixing Latin with look-alike letters): the card shows them marked, and the
+ * reviewer must know the marks are in the bytes that will run.
+ */
+export function hiddenWarning(args: Args): HTMLElement | null {
+  const hidden = findHiddenDeep(args);
+  const mixed = findMixedScriptDeep(args);
+  if (hidden.length === 0 && mixed.length === 0) return null;
+  return h(
+    'div',
+    { class: 'alert alert-error hidden-warning', role: 'alert', id: 'hidden-warning' },
+    hidden.length
+      ? h('p', null, h('strong', null, 'This action contains hidden characters'), `: ${describeHidden(hidden)}. They run exactly as sent but cannot be seen in plain text; each is shown below as ⟨U+…⟩. Approve only if you expected them.`)
+      : null,
+    mixed.length ? h('p', null, h('strong', null, 'Look-alike letters'), `: these words mix Latin with Cyrillic or Greek letters: ${mixed.join(', ')}.`) : null,
   );
 }
 
@@ -78,6 +98,7 @@ export function actionSection(p: ReviewPacket, myself: Me, onExpired: () => void
     'section',
     { class: 'action', 'aria-labelledby': 'h-action' },
     h('h2', { id: 'h-action' }, p.status === 'pending' ? 'What will run' : 'The action'),
+    hiddenWarning(p.args),
     h('p', { class: 'tool-line' }, 'Tool ', h('code', { class: 'tool-name' }, p.tool), ' with these arguments:'),
     argsTable(p.args),
     h('details', { class: 'exact' }, h('summary', null, 'Exact arguments as JSON'), h('pre', { class: 'mono', id: 'exact-args' }, exactJson(p.args))),

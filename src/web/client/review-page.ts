@@ -7,6 +7,7 @@ import { exactJson, roleChip, statusPill, tierBadge } from './format.ts';
 import { addShortcuts } from './keys.ts';
 import { live } from './live.ts';
 import { CONFLICT_CODES, expiredText, refusalText } from './refusals.ts';
+import { reveal } from './reveal.ts';
 import { actionSection, whyNot } from './review-card.ts';
 import { schemaForm, type SchemaForm } from './schema-form.ts';
 import { pendingRequests, startShell } from './shell.ts';
@@ -54,7 +55,7 @@ function staleConfirm(why: string): void {
 async function load(): Promise<void> {
   try {
     packet = await api<ReviewPacket>(`/api/v1/approvals/${encodeURIComponent(requestId)}`);
-    document.title = document.title.replace(/Review(?: of \S+)?/, `Review of ${packet.tool}`);
+    document.title = document.title.replace(/Review(?: of \S+)?/, `Review of ${reveal(packet.tool)}`);
   } catch (err) {
     if (!packet) {
       put(root, h('div', { class: 'alert alert-error', role: 'alert' }, err instanceof ApiError ? err.message : 'The request could not be loaded.'));

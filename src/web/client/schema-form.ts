@@ -1,5 +1,6 @@
 import { h } from './dom.ts';
 import { exactJson } from './format.ts';
+import { describeHidden, findHidden, reveal } from './reveal.ts';
 import type { Args, Json, JsonSchema } from './types.ts';
 
 /** A problem with one field; `path` is relative to the arguments (`amount`, `address.city`). */
@@ -57,6 +58,23 @@ function hintOf(schema: JsonSchema | undefined, kind: Kind): string {
   if (kind === 'json') bits.push('JSON');
   if (kind === 'integer') bits.push('whole number');
   return bits.join(' · ');
+}
+
+/**
+ * A warning kept under a text input while its value holds hidden characters:
+ * the box must keep the exact value (it is what an edit sends), so it cannot
+ * show them itself.
+ */
+function hiddenNote(input: HTMLInputElement | HTMLTextAreaElement, id: string): HTMLElement {
+  const note = h('p', { class: 'field-warning', id: `${id}-hidden`, role: 'status' });
+  const update = (): void => {
+    const found = findHidden(input.value);
+    note.hidden = found.length === 0;
+    note.textContent = found.length ? `Hidden characters in this value (${describeHidden(found)}). It reads: ${reveal(input.value)}` : '';
+  };
+  input.addEventListener('input', update);
+  update();
+  return note;
 }
 
 function field(path: string, name: string, schema: JsonSchema | undefined, value: Json | undefined, required: boolean, onInput: () => void): Field {
@@ -126,7 +144,8 @@ function field(path: string, name: string, schema: JsonSchema | undefined, value
       input.value = typeof value === 'string' ? value : '';
   }
   const label = h('label', { for: id }, h('span', { class: 'field-name' }, name), required ? h('span', { class: 'req', 'aria-hidden': 'true' }, ' *') : '');
-  const element = h('div', { class: `field field-${kind}` }, kind === 'boolean' ? h('div', { class: 'check' }, input, label) : [label, input], hint ? h('p', { class: 'field-hint', id: `${id}-hint` }, hint) : null, error);
+  const note = input instanceof HTMLSelectElement || kind === 'boolean' || kind === 'number' || kind === 'integer' ? null : hiddenNote(input, id);
+  const element = h('div', { class: `field field-${kind}` }, kind === 'boolean' ? h('div', { class: 'check' }, input, label) : [label, input], note, hint ? h('p', { class: 'field-hint', id: `${id}-hint` }, hint) : null, error);
   slots.set(path, { input, error });
   return {
     element,
@@ -191,7 +210,7 @@ export function schemaForm(schema: JsonSchema | null, initial: Args, onInput: ()
   }
   const slots = new Map<string, { input: HTMLElement; error: HTMLElement }>();
   for (const f of fields) for (const [k, v] of f.field.slots) slots.set(k, v);
-  const element = h('div', { class: 'schema-form' }, whole ? [h('label', { for: 'edit-root' }, 'Arguments (JSON)'), whole] : fields.map((f) => f.field.element), rootProblems);
+  const element = h('div', { class: 'schema-form' }, whole ? [h('label', { for: 'edit-root' }, 'Arguments (JSON)'), whole, hiddenNote(whole, 'edit-root')] : fields.map((f) => f.field.element), rootProblems);
 
   const form: SchemaForm = {
     element,
@@ -223,13 +242,13 @@ export function schemaForm(schema: JsonSchema | null, initial: Args, onInput: ()
       for (const i of issues) {
         const slot = slots.get(i.path);
         if (slot) {
-          slot.error.textContent = slot.error.textContent ? `${slot.error.textContent}; ${i.message}` : i.message;
+          slot.error.textContent = reveal(slot.error.textContent ? `${slot.error.textContent}; ${i.message}` : i.message);
           slot.input.setAttribute('aria-invalid', 'true');
         } else {
           unplaced.push(i.path ? `${i.path}: ${i.message}` : i.message);
         }
       }
-      rootProblems.textContent = unplaced.join('; ');
+      rootProblems.textContent = reveal(unplaced.join('; '));
     },
     focusFirst() {
       const first = element.querySelector<HTMLElement>('[aria-invalid="true"]') ?? element.querySelector<HTMLElement>('input, textarea, select');
