@@ -15,6 +15,7 @@ export type AuditType =
   | 'executed'
   | 'failed'
   | 'aborted'
+  | 'cancelled'
   | 'trusted'
   | 'auto_executed'
   | 'refused'

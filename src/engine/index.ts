@@ -6,3 +6,4 @@ export type { DecisionResult } from './decide.ts';
 export { idempotencyKey, type ExecutionInput, type ExecutionOutcome, type ExecuteOptions } from './execute.ts';
 export type { RequestStory } from './audit.ts';
 export type { Rollup, ToolRollup } from './rollup.ts';
+export { cancelOpenRequests, endThread } from './end-thread.ts';

@@ -1,5 +1,5 @@
 import type { Agent } from '../agent/index.ts';
-import type { Interlock } from '../engine/index.ts';
+import { endThread, type Interlock } from '../engine/index.ts';
 import type { JobRow } from '../store/types.ts';
 import { InterlockError } from '../core/index.ts';
 import { backoffMs } from './backoff.ts';
@@ -76,8 +76,8 @@ async function giveUp(o: ResumeOptions, job: JobRow, why: string): Promise<JobOu
     const thread = job.threadId ? await tx.getThread(job.threadId) : undefined;
     const heldElsewhere = thread?.leaseOwner && (thread.leaseUntil ?? 0) > at;
     if (job.threadId && !heldElsewhere) {
-      await tx.updateThread(job.threadId, { status: 'failed', leaseOwner: null }, at);
-      await tx.appendAudit([{ type: 'failed', actor: `system:${o.owner}`, threadId: job.threadId, requestId: job.requestId, payload: { resume: true, error: why, attempts: job.attempts } }], at);
+      // Its open requests are cancelled with it: none stays decidable, none stays authorized with no run to come.
+      await endThread(tx, job.threadId, { status: 'failed', actor: `system:${o.owner}`, reason: `the thread failed: ${why}`, requestId: job.requestId, payload: { resume: true, error: why, attempts: job.attempts } }, at);
     }
   });
   return 'dead';
