@@ -127,7 +127,8 @@ export function checkDecision(
     });
   }
   if (reviewer.id === req.proposer) {
-    throw new ForbiddenError('self_approval', `Reviewer "${reviewer.id}" proposed this action and cannot decide it; another reviewer must.`, { requestId: req.id });
+    // A request made by an edit names the editor as its proposer (see decide).
+    throw new ForbiddenError('self_approval', `Reviewer "${reviewer.id}" proposed this action (an edit makes its author the proposer of what they wrote), so cannot decide it; another reviewer must.`, { requestId: req.id });
   }
   if (priorVoters.includes(reviewer.id)) {
     throw new ForbiddenError(

@@ -144,7 +144,8 @@ export async function decide(ctx: EngineContext, requestId: string, decision: De
           if (raised || req.approvalsRequired > 1) {
             // A new proposal: at the raised tier, or (quorum) needing fresh approvals of the edited action.
             const v = raised ? verdict : { ...verdict, tier: req.tier, ruleId: req.ruleId, reason: req.reason, role: req.role, approvalsRequired: req.approvalsRequired, timeoutMs: req.expiresAt - req.createdAt, onTimeout: req.onTimeout, escalateTo: req.escalateTo, trustable: req.trustable };
-            created = newRequest(ctx, { threadId: req.threadId, checkpointId: req.checkpointId, proposer: req.proposer, item: { call: { tool: req.tool, args }, ...(req.toolCallId ? { toolCallId: req.toolCallId } : {}), verdict: v, evidence: req.evidence, app: req.context }, now, parentId: req.id });
+            // The editor proposed what they wrote: they may not also be the one who approves it.
+            created = newRequest(ctx, { threadId: req.threadId, checkpointId: req.checkpointId, proposer: reviewer.id, item: { call: { tool: req.tool, args }, ...(req.toolCallId ? { toolCallId: req.toolCallId } : {}), verdict: v, evidence: req.evidence, app: req.context }, now, parentId: req.id });
             next.status = 'superseded';
             next.supersededBy = created.id;
             next.resolvedAt = now;
