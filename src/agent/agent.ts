@@ -64,7 +64,7 @@ export function createAgent(opts: AgentOptions): Agent {
   };
   const il = opts.interlock;
   const store = il.store;
-  const leaseMs = opts.leaseMs ?? 60_000;
+  const leaseMs = opts.leaseMs ?? opts.interlock.context.leaseMs;
   const compatible = opts.compatibleVersions ?? sameMajor;
 
   /** Take the thread's lease for one run (creating the thread on first use). */

@@ -19,6 +19,12 @@ export interface EngineContext {
   fallbackRole: string;
   /** Owner id written on leases taken by this process. */
   owner: string;
+  /**
+   * How long a lease lasts unless renewed: a thread's run lease, an execution
+   * claim, a worker's job lease. A process that dies loses its work to another
+   * after about this long (the service sets it from `INTERLOCK_LEASE_MS`).
+   */
+  leaseMs: number;
   /** Called after a transaction commits, for live events (never inside one). */
   emit: (event: EngineEvent) => void;
 }

@@ -1,4 +1,4 @@
-export { createInterlock, type Interlock, type InterlockOptions } from './interlock.ts';
+export { createInterlock, DEFAULT_LEASE_MS, type Interlock, type InterlockOptions } from './interlock.ts';
 export type { EngineContext, EngineEvent, EngineEventBody, ToolSchemaEntry } from './context.ts';
 export type { GateContext, GateVerdict } from './gate.ts';
 export type { CheckpointInput, PauseItem, PauseResult, ThreadRef } from './pause.ts';

@@ -1,4 +1,5 @@
-import { createInterlock, type Interlock } from '../engine/index.ts';
+import { ConfigError } from '../core/index.ts';
+import { createInterlock, DEFAULT_LEASE_MS, type Interlock } from '../engine/index.ts';
 import { openStore } from '../store/index.ts';
 import type { Store } from '../store/types.ts';
 import type { Agent } from '../agent/index.ts';
@@ -31,7 +32,10 @@ export interface ServiceOptions {
   log?: (line: string) => void;
   /** Poll interval of the worker (default 200 ms). */
   pollMs?: number;
-  /** Lease on claimed jobs (default `INTERLOCK_LEASE_MS`, else 60 s): how soon a killed worker's job moves on. */
+  /**
+   * Lease of thread runs, execution claims and jobs (default `INTERLOCK_LEASE_MS`, else 60 s): how soon
+   * another process takes over the work of one that died.
+   */
   leaseMs?: number;
 }
 
@@ -47,6 +51,15 @@ export interface Service {
   url: string | undefined;
   /** Graceful stop: stop taking work, finish what is in hand, close the database. */
   close(): Promise<void>;
+}
+
+/** `INTERLOCK_LEASE_MS`, checked: a typo must not silently become the default or NaN. */
+function leaseFromEnv(env: NodeJS.ProcessEnv): number {
+  const raw = env.INTERLOCK_LEASE_MS;
+  if (raw === undefined || raw === '') return DEFAULT_LEASE_MS;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 100) throw new ConfigError(`INTERLOCK_LEASE_MS must be a whole number of milliseconds, at least 100 (e.g. 60000), not "${raw}".`);
+  return n;
 }
 
 /** The web queue is always a channel: requests appear there live. Other channels come from the config. */
@@ -65,8 +78,10 @@ function routing(config: InterlockConfig, env: NodeJS.ProcessEnv): RoutingConfig
  */
 export async function startService(o: ServiceOptions): Promise<Service> {
   const log = o.log ?? ((l: string) => console.log(l));
+  const leaseMs = o.leaseMs ?? leaseFromEnv(process.env);
   const store = await openStore(o.databaseUrl);
-  const interlock = createInterlock({ store, policy: o.config.policy });
+  // One lease for everything that can be taken over: thread runs, execution claims, jobs, thread starts.
+  const interlock = createInterlock({ store, policy: o.config.policy, leaseMs });
   const agents = new Map((await o.config.agents({ interlock })).map((a) => [a.name, a]));
 
   const demoTokens: Service['demoTokens'] = [];
@@ -77,7 +92,6 @@ export async function startService(o: ServiceOptions): Promise<Service> {
     }
   }
 
-  const leaseMs = o.leaseMs ?? Number(process.env.INTERLOCK_LEASE_MS ?? 60_000);
   // Deployments with an identity provider also accept its JWTs (INTERLOCK_JWT_ISSUER, _AUDIENCE, _JWKS_URL).
   const jwt = jwtOptionsFromEnv(process.env);
   const threads = createThreadsAdapter(interlock, agents, (m) => log(m), { recoverAfterMs: leaseMs });

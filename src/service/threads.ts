@@ -17,7 +17,7 @@ export class ThreadExistsError extends InterlockUsageError {
 export interface ThreadsAdapterOptions {
   /**
    * When a worker takes over a new thread whose run has not finished, e.g.
-   * because this process died (default 60 s; the service passes its lease).
+   * because this process died (default: the engine's `leaseMs`).
    */
   recoverAfterMs?: number;
 }
@@ -39,7 +39,7 @@ export function createThreadsAdapter(
   opts: ThreadsAdapterOptions = {},
 ): ThreadsAdapter & { idle(): Promise<void> } {
   const running = new Set<Promise<unknown>>();
-  const recoverAfterMs = opts.recoverAfterMs ?? 60_000;
+  const recoverAfterMs = opts.recoverAfterMs ?? interlock.context.leaseMs;
   return {
     async start(agentName, input, threadId) {
       const agent = agents.get(agentName);

@@ -15,7 +15,7 @@ export interface WorkerOptions {
   notifier?: OutboxDelivery;
   /** Idle wait between polls (default 200 ms). A poll that found work polls again at once. */
   pollMs?: number;
-  /** Lease on a claimed job (default 60 s): a job of a killed worker is picked up after it. */
+  /** Lease on a claimed job (default: the engine's `leaseMs`): a job of a killed worker is picked up after it. */
   leaseMs?: number;
   /** Jobs claimed per poll (default 8). */
   batch?: number;
@@ -45,7 +45,7 @@ export function createWorker(o: WorkerOptions): Worker {
   const owner = il.context.owner;
   const agents = new Map(o.agents.map((a) => [a.name, a]));
   const pollMs = o.pollMs ?? 200;
-  const leaseMs = o.leaseMs ?? 60_000;
+  const leaseMs = o.leaseMs ?? il.context.leaseMs;
   const batch = o.batch ?? 8;
   const sweepMs = o.sweepMs ?? 1000;
   const onError = o.onError ?? ((err: unknown) => console.error('interlock worker:', err));
