@@ -5,7 +5,7 @@ import type { Store } from '../store/types.ts';
 import type { Agent } from '../agent/index.ts';
 import { createApp, createReviewer, jwtOptionsFromEnv, serve, storeReviewerAuth, withJwtAuth, type RunningServer } from '../server/index.ts';
 import { createNotifier, type Channel, type RoutingConfig } from '../notify/index.ts';
-import { createWorker, type Worker } from '../worker/index.ts';
+import { createWorker, DEFAULT_UNKNOWN_AGENT_MS, type Worker } from '../worker/index.ts';
 import { createWebUi } from '../web/index.ts';
 import type { InterlockConfig } from './config.ts';
 import { createThreadsAdapter } from './threads.ts';
@@ -37,6 +37,11 @@ export interface ServiceOptions {
    * another process takes over the work of one that died.
    */
   leaseMs?: number;
+  /**
+   * How long a resume job whose agent this process's worker lacks is left for another worker before
+   * its thread fails (default `INTERLOCK_UNKNOWN_AGENT_MS`, else 15 minutes).
+   */
+  unknownAgentMs?: number;
 }
 
 /** A running service. */
@@ -53,12 +58,12 @@ export interface Service {
   close(): Promise<void>;
 }
 
-/** `INTERLOCK_LEASE_MS`, checked: a typo must not silently become the default or NaN. */
-function leaseFromEnv(env: NodeJS.ProcessEnv): number {
-  const raw = env.INTERLOCK_LEASE_MS;
-  if (raw === undefined || raw === '') return DEFAULT_LEASE_MS;
+/** A duration in ms from the environment, checked: a typo must not silently become the default or NaN. */
+function msFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 100) throw new ConfigError(`INTERLOCK_LEASE_MS must be a whole number of milliseconds, at least 100 (e.g. 60000), not "${raw}".`);
+  if (!Number.isInteger(n) || n < min) throw new ConfigError(`${name} must be a whole number of milliseconds, at least ${min} (e.g. ${fallback}), not "${raw}".`);
   return n;
 }
 
@@ -78,7 +83,8 @@ function routing(config: InterlockConfig, env: NodeJS.ProcessEnv): RoutingConfig
  */
 export async function startService(o: ServiceOptions): Promise<Service> {
   const log = o.log ?? ((l: string) => console.log(l));
-  const leaseMs = o.leaseMs ?? leaseFromEnv(process.env);
+  const leaseMs = o.leaseMs ?? msFromEnv(process.env, 'INTERLOCK_LEASE_MS', DEFAULT_LEASE_MS, 100);
+  const unknownAgentMs = o.unknownAgentMs ?? msFromEnv(process.env, 'INTERLOCK_UNKNOWN_AGENT_MS', DEFAULT_UNKNOWN_AGENT_MS, 0);
   const store = await openStore(o.databaseUrl);
   // One lease for everything that can be taken over: thread runs, execution claims, jobs, thread starts.
   const interlock = createInterlock({ store, policy: o.config.policy, leaseMs });
@@ -107,7 +113,7 @@ export async function startService(o: ServiceOptions): Promise<Service> {
   let worker: Worker | undefined;
   if (o.worker !== false) {
     const notifier = createNotifier({ interlock, routing: routing(o.config, process.env), baseUrl });
-    worker = createWorker({ interlock, agents: [...agents.values()], notifier, ...(o.pollMs ? { pollMs: o.pollMs } : {}), leaseMs, onError: (e) => log(`worker: ${e instanceof Error ? e.message : String(e)}`) });
+    worker = createWorker({ interlock, agents: [...agents.values()], notifier, ...(o.pollMs ? { pollMs: o.pollMs } : {}), leaseMs, unknownAgentMs, onWarning: (m) => log(`worker: ${m}`), onError: (e) => log(`worker: ${e instanceof Error ? e.message : String(e)}`) });
     worker.start();
   }
 
