@@ -349,11 +349,9 @@ export class Run {
       call.hookCleared = true;
       call.args = o.args;
     } else {
+      // A trust grant was audited (`trusted`) by the decision that made it; the run only uses it.
       call.authorizedBy = o.request.id;
       call.args = o.args;
-      if (o.request.resolution?.trust) {
-        this.audit.push({ type: 'trusted', actor: `reviewer:${o.by}`, threadId: this.threadId, requestId: o.request.id, payload: { tool: call.toolName, scope: 'thread', note: 'later calls of this rule in the thread run without asking' } });
-      }
     }
     return 'todo';
   }

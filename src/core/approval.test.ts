@@ -219,6 +219,10 @@ describe('checkDecision: each refusal has its own class and code', () => {
     assert.equal(err.status, 403);
     assert.match(err.message, /needs 2 different reviewers/);
     assert.equal(codeOf(req, decision(), ALICE, NOW, ['bob', 'alice']), 'duplicate_reviewer');
+    // Counting once is about approvals: an approver may still reject, respond or edit while it is pending.
+    for (const type of ['reject', 'respond', 'edit'] as const) {
+      assert.equal(codeOf(req, decision({ type, message: 'm', args: { amount: 1 } }), ALICE, NOW, ['alice']), undefined, type);
+    }
   });
 
   it('invalid_input for an edit without args', () => {
@@ -275,9 +279,7 @@ describe('checkDecision: order of checks', () => {
     reviewer = { ...reviewer, roles: ['supervisor'] };
     step();
     req = { ...req, proposer: 'agent:support' };
-    step();
-    voters.length = 0;
-    step(); // resolved and expired: "already resolved" wins, as documented
+    step(); // a prior approver may still edit: resolved and expired, "already resolved" wins, as documented
     req = { ...req, status: 'pending' };
     step();
     req = { ...req, expiresAt: EXPIRES };
@@ -294,7 +296,6 @@ describe('checkDecision: order of checks', () => {
     assert.deepEqual(seen, [
       'forbidden_role',
       'self_approval',
-      'duplicate_reviewer',
       'already_resolved',
       'request_expired',
       'stale_version',
@@ -363,7 +364,7 @@ describe('checkDecision: order of checks', () => {
             ...(f.trust ? { trust: true } : {}),
           };
           const reviewer: Reviewer = { id: 'alice', roles: f.role ? ['support'] : ['supervisor'] };
-          const failing = [f.role, f.self, f.duplicate, f.resolved !== null, f.expired, f.stale, f.hash];
+          const failing = [f.role, f.self, f.duplicate && f.type === 'approve', f.resolved !== null, f.expired, f.stale, f.hash];
           const first = failing.indexOf(true);
           let expected: string | undefined;
           if (first >= 0) expected = ORDER[first];
@@ -381,7 +382,7 @@ describe('checkDecision: order of checks', () => {
     const d = decision({ type: 'edit', args: { amount: 1 } });
     const before = JSON.stringify([req, d]);
     checkDecision(req, d, ALICE, NOW, ['bob']);
-    assert.throws(() => checkDecision(req, d, ALICE, NOW, ['alice']));
+    assert.throws(() => checkDecision(req, d, { id: 'carol', roles: [] }, NOW, []));
     assert.equal(JSON.stringify([req, d]), before);
   });
 });

@@ -107,7 +107,7 @@ export function allowedDecisions(req: Pick<ApprovalRequest, 'status'>): Decision
  * Who may decide: the one answer to "may this reviewer take this decision on
  * this request?", for the engine's decide path, the API's `allowedDecisions`
  * and batch review. Returns the refusal (forbidden_role, self_approval,
- * duplicate_reviewer) or undefined when they may. It looks only at who the
+ * duplicate_reviewer for a second approval) or undefined when they may. It looks only at who the
  * reviewer is, never at the request's state, so it can run before anything
  * that would tell the caller about that state. `priorVoters` are reviewers who
  * already approved this request (quorum).
@@ -130,7 +130,9 @@ export function eligibilityRefusal(
       requestId: req.id,
     });
   }
-  if (priorVoters.includes(reviewer.id)) {
+  // Counted toward a quorum: approving again would count twice, but changing one's mind (reject,
+  // respond) or proposing a change (edit) while the request is pending is still theirs to do.
+  if (type === 'approve' && priorVoters.includes(reviewer.id)) {
     return new ForbiddenError(
       'duplicate_reviewer',
       `Reviewer "${reviewer.id}" already approved request ${req.id}; it needs ${req.approvalsRequired} different reviewers. Ask another ${req.role}.`,

@@ -6,3 +6,4 @@ export * from './policy.ts';
 export * from './redact.ts';
 export * from './audit-chain.ts';
 export * from './approval.ts';
+export * from './unknown-fields.ts';

@@ -8,6 +8,8 @@ import {
   PolicyBlockedError,
   StaleVersionError,
   tierRank,
+  UnknownFieldError,
+  unknownFields,
   ValidationError,
   type ApprovalRequest,
   type AuditEventInput,
@@ -59,6 +61,9 @@ function validateArgs(ctx: EngineContext, tool: string, args: unknown): Record<s
     const issues = parsed.error.issues.map((i) => ({ path: ['args', ...i.path.map(String)].join('.'), message: i.message }));
     throw new ValidationError(`The edited arguments of "${tool}" are invalid: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}. Fix them and submit again.`, issues);
   }
+  // A schema that strips unknown keys would drop them silently: the reviewer would approve something other than what they typed.
+  const dropped = unknownFields(args, parsed.data);
+  if (dropped.length) throw new UnknownFieldError(tool, dropped);
   return parsed.data;
 }
 

@@ -33,7 +33,7 @@ const errors = (...statuses: number[]) =>
 const idParam = (what: string) => ({ name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: `Id of the ${what}.` });
 
 const ERROR_TEXT: Record<number, string> = {
-  400: 'invalid_input: the body or query is malformed; details.issues names each field.',
+  400: 'invalid_input: the body or query is malformed; details.issues names each field. unknown_field: an edit names fields the tool does not take (details.fields).',
   401: 'unauthorized / token_revoked: send a valid "Authorization: Bearer <token>".',
   403: 'forbidden_role, self_approval, duplicate_reviewer, decision_not_allowed, policy_blocked; csrf_failed for a session-cookie write without this server\'s Origin and X-CSRF-Token.',
   404: 'not_found, approval_request_not_found, thread_not_found.',
