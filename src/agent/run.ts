@@ -1,11 +1,11 @@
-import { newId, tierRank, type ApprovalRequest, type AuditEventInput, type Duration, type TimeoutDecision } from '../core/index.ts';
+import { newId, peopleOfRole, tierRank, type ApprovalRequest, type AuditEventInput, type Duration, type TimeoutDecision } from '../core/index.ts';
 import { cancelOpenRequests, idempotencyKey, type ExecuteOptions, type GateVerdict, type PauseItem } from '../engine/index.ts';
 import type { ThreadRow, ThreadStatus } from '../store/types.ts';
 import type { HookCall } from './hooks.ts';
 import { textOf, userMessage, type JsonValue, type Message, type ToolOutput } from './messages.ts';
 import { generate } from './model.ts';
 import { LOOP_STATE_VERSION, type LoopState, type PendingCall, type Wait, type WaitKind } from './state.ts';
-import { ToolInterrupt, type Tool } from './tool.ts';
+import { ToolInterrupt, type InterruptRequest, type Tool } from './tool.ts';
 import type { AgentOptions, AgentResult, Interrupt, StopReason } from './types.ts';
 import { controlVerdict, notRunText, resolveWait, toAnswer } from './waits.ts';
 
@@ -423,19 +423,26 @@ export class Run {
     try {
       const out = await this.il.executeOnce(
         { key, tool: call.toolName, args, threadId: this.threadId, requestId, auditType: requestId ? 'executed' : 'auto_executed', auditPayload: why, notifyRole },
-        ({ idempotencyKey: k, attempt }) =>
-          tool.execute(args, {
-            threadId: this.threadId,
-            toolCallId: call.toolCallId,
-            idempotencyKey: k,
-            attempt,
-            appState: this.state.appState,
-            interrupt: (request) => {
-              const a = answers[next++];
-              if (a) return a;
-              throw new ToolInterrupt(request);
-            },
-          }),
+        async ({ idempotencyKey: k, attempt }) => {
+          // The first unanswered question pauses the call whatever the tool does with the throw:
+          // a tool that catches it (a try/catch around its body) or returns a fallback still pauses,
+          // and nothing it returned is recorded as the call's result.
+          let asked: ToolInterrupt | undefined;
+          const interrupt = (request: InterruptRequest) => {
+            const a = answers[next++];
+            if (a) return a;
+            asked ??= new ToolInterrupt(request);
+            throw asked;
+          };
+          let result: unknown;
+          try {
+            result = await tool.execute(args, { threadId: this.threadId, toolCallId: call.toolCallId, idempotencyKey: k, attempt, appState: this.state.appState, interrupt });
+          } catch (err) {
+            throw asked ?? err;
+          }
+          if (asked) throw asked;
+          return result;
+        },
         { abandonIf: (e) => e instanceof ToolInterrupt, ...(this.rt.opts.leaseMs ? { leaseMs: this.rt.opts.leaseMs } : {}), ...(checkpoint ? { checkpoint } : {}) },
       );
       if (checkpoint) this.saved();
@@ -541,7 +548,8 @@ function toJson(v: unknown): JsonValue {
 }
 
 function userFacing(kind: WaitKind, r: ApprovalRequest): string {
-  const who = r.approvalsRequired > 1 ? `${r.approvalsRequired} reviewers (${r.role})` : `a ${r.role.replace(/_/g, ' ')}`;
+  // "a finance reviewer", "2 supervisors": a role is an identifier, the customer reads a person.
+  const who = peopleOfRole(r.role, r.approvalsRequired);
   if (kind === 'approval' && r.tier === 'escalate') return `I've escalated this for a quick review by ${who}; I'll continue as soon as it's decided.`;
   if (kind === 'approval') return `This needs approval from ${who} before I can go ahead; I'll continue as soon as it's decided.`;
   if (kind === 'budget') return `I've paused to check with ${who} before doing more.`;

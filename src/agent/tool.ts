@@ -36,6 +36,12 @@ export interface ToolContext {
    * thread pauses; once answered, the tool runs again from the start and this
    * call returns the answer. Call it several times for multi-step
    * confirmations; answers come back in order. Do side effects after it.
+   *
+   * It stops the tool by throwing. A tool that catches that (a try/catch around
+   * its body) still pauses: the first unanswered question is remembered, and
+   * whatever the tool returns or throws afterwards is discarded, not recorded
+   * as the call's result. Code after a swallowed question still runs, though,
+   * so keep side effects after the questions.
    */
   interrupt(request: InterruptRequest): InterruptAnswer;
   /** Application state kept in the checkpoint. */

@@ -1,4 +1,5 @@
 import type { Tier, TimeoutDecision } from './policy.ts';
+import { aRole } from './role-text.ts';
 import {
   ActionHashMismatchError,
   AlreadyResolvedError,
@@ -13,21 +14,23 @@ import {
  * `pending → authorized | rejected | responded | expired | cancelled | superseded`,
  * then for authorized actions `executing → executed | failed`.
  */
-export type RequestStatus =
-  | 'pending'
-  | 'authorized'
-  | 'rejected'
-  | 'responded'
-  | 'expired'
-  | 'cancelled'
-  | 'superseded'
-  | 'executing'
-  | 'executed'
-  | 'failed';
+export const REQUEST_STATUSES = [
+  'pending',
+  'authorized',
+  'rejected',
+  'responded',
+  'expired',
+  'cancelled',
+  'superseded',
+  'executing',
+  'executed',
+  'failed',
+] as const;
+export type RequestStatus = (typeof REQUEST_STATUSES)[number];
 
 /** The four decisions a reviewer can make. */
-export type DecisionType = 'approve' | 'edit' | 'reject' | 'respond';
-export const DECISION_TYPES: readonly DecisionType[] = ['approve', 'edit', 'reject', 'respond'];
+export const DECISION_TYPES = ['approve', 'edit', 'reject', 'respond'] as const;
+export type DecisionType = (typeof DECISION_TYPES)[number];
 
 /** A reviewer's decision as submitted. */
 export interface Decision {
@@ -135,7 +138,7 @@ export function eligibilityRefusal(
   if (type === 'approve' && priorVoters.includes(reviewer.id)) {
     return new ForbiddenError(
       'duplicate_reviewer',
-      `Reviewer "${reviewer.id}" already approved request ${req.id}; it needs ${req.approvalsRequired} different reviewers. Ask another ${req.role}.`,
+      `Reviewer "${reviewer.id}" already approved request ${req.id}; it needs ${req.approvalsRequired} different reviewers. Ask ${aRole(req.role).replace(/^an? /, 'another ')}.`,
       { requestId: req.id },
     );
   }

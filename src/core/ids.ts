@@ -1,15 +1,5 @@
 import { randomBytes } from 'node:crypto';
 
-declare const brand: unique symbol;
-/** A string tagged with what it identifies, so ids cannot be swapped by mistake. */
-export type Brand<T, B extends string> = T & { readonly [brand]: B };
-
-export type ThreadId = Brand<string, 'ThreadId'>;
-export type RequestId = Brand<string, 'RequestId'>;
-export type CheckpointId = Brand<string, 'CheckpointId'>;
-export type JobId = Brand<string, 'JobId'>;
-export type ReviewerId = Brand<string, 'ReviewerId'>;
-
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 
 // One crypto call per 4 KiB of randomness instead of one per id: ids are made on every pause and decision.

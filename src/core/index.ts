@@ -7,3 +7,6 @@ export * from './redact.ts';
 export * from './audit-chain.ts';
 export * from './approval.ts';
 export * from './unknown-fields.ts';
+export * from './transition.ts';
+export * from './backoff.ts';
+export * from './role-text.ts';

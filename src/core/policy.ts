@@ -3,11 +3,12 @@ import { ConfigError } from './errors.ts';
 import { toMs, type Duration } from './duration.ts';
 
 /** How much human attention a tool call needs, from least to most. */
-export type Tier = 'auto' | 'notify' | 'approve' | 'escalate' | 'block';
-export const TIERS: readonly Tier[] = ['auto', 'notify', 'approve', 'escalate', 'block'];
+export const TIERS = ['auto', 'notify', 'approve', 'escalate', 'block'] as const;
+export type Tier = (typeof TIERS)[number];
 
 /** What happens to a request nobody decided before it expired. */
-export type TimeoutDecision = 'reject' | 'approve' | 'escalate' | 'abort';
+export const TIMEOUT_DECISIONS = ['reject', 'approve', 'escalate', 'abort'] as const;
+export type TimeoutDecision = (typeof TIMEOUT_DECISIONS)[number];
 
 /** Numeric rank of a tier: higher means more restrictive. */
 export function tierRank(t: Tier): number {
@@ -161,13 +162,13 @@ const duration = z.union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d+
 const ruleSchema = z
   .object({
     id: z.string().min(1, 'every rule needs an id'),
-    tier: z.enum(['auto', 'notify', 'approve', 'escalate', 'block']),
+    tier: z.enum(TIERS),
     when: fn.optional(),
     reason: z.union([z.string().min(1), fn]),
     role: z.string().min(1).optional(),
     approvals: z.number().int().min(1).max(20).optional(),
     timeout: duration.optional(),
-    onTimeout: z.enum(['reject', 'approve', 'escalate', 'abort']).optional(),
+    onTimeout: z.enum(TIMEOUT_DECISIONS).optional(),
     escalateTo: z.object({ role: z.string().min(1), approvals: z.number().int().min(1).optional(), timeout: duration.optional() }).strict().optional(),
     trustable: z.boolean().optional(),
   })
@@ -195,7 +196,7 @@ const policySchema = z
   .object({
     tools: z.record(z.string(), toolPolicySchema),
     triage: fn.optional(),
-    defaults: z.object({ role: z.string().optional(), timeout: duration.optional(), onTimeout: z.enum(['reject', 'approve', 'escalate', 'abort']).optional() }).strict().optional(),
+    defaults: z.object({ role: z.string().optional(), timeout: duration.optional(), onTimeout: z.enum(TIMEOUT_DECISIONS).optional() }).strict().optional(),
   })
   .strict();
 

@@ -164,6 +164,8 @@ export async function decide(ctx: EngineContext, requestId: string, decision: De
           } else {
             next.args = args;
             next.actionHash = hash;
+            // The editor approved what they wrote: it counts, so the card does not read "0/1 approvals" once it ran.
+            next.approvalsReceived = req.approvalsReceived + 1;
             next.status = 'authorized';
             next.resolvedAt = now;
             next.resolution = { type: 'edit', by: reviewer.id, at: now, originalArgs: req.args };

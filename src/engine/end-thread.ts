@@ -1,4 +1,4 @@
-import type { ApprovalRequest, AuditEventInput, RequestStatus } from '../core/index.ts';
+import { transition, type ApprovalRequest, type AuditEventInput, type RequestStatus } from '../core/index.ts';
 import type { StoreTx } from '../store/types.ts';
 
 /** Statuses of a request that still waits on a person or on a run of its thread. */
@@ -22,7 +22,7 @@ export async function cancelOpenRequests(tx: StoreTx, threadId: string, actor: s
       for (const listed of items) {
         const req = await tx.getRequest(listed.id, { forUpdate: true });
         if (!req || req.status !== status) continue;
-        const next: ApprovalRequest = { ...req, status: 'cancelled', version: req.version + 1, updatedAt: now, resolvedAt: now };
+        const next = transition(req, { type: 'cancel' }, now);
         if (!(await tx.updateRequest(next, req.version))) continue;
         cancelled.push(next);
         progress++;

@@ -14,6 +14,7 @@ import {
 import { definePolicy } from '../core/index.ts';
 import type { RequestQuery, Store } from '../store/types.ts';
 import type { EngineContext, EngineEvent, ToolSchemaEntry } from './context.ts';
+import { createEventHub } from './event-hub.ts';
 import { gate, type GateContext, type GateVerdict } from './gate.ts';
 import { checkpoint, pause, type CheckpointInput, type CheckpointOptions, type PauseInput, type PauseResult, type ThreadRef } from './pause.ts';
 import { decide, type DecideOptions, type DecisionResult } from './decide.ts';
@@ -23,30 +24,6 @@ import { explain, verifyAudit, type RequestStory, type VerifyOptions } from './a
 import { rollup, type Rollup } from './rollup.ts';
 import type { ThreadStatus } from '../store/types.ts';
 import type { AuditEventInput } from '../core/index.ts';
-
-/** How long events wait to be sent to other processes together. */
-const REMOTE_EVENT_DELAY_MS = 10;
-/** NOTIFY payloads hold at most 8000 bytes; events are packed below that. */
-const MAX_EVENTS_BYTES = 7000;
-
-/** Split events into batches whose JSON stays under {@link MAX_EVENTS_BYTES}. */
-export function packEvents(events: readonly EngineEvent[]): EngineEvent[][] {
-  const out: EngineEvent[][] = [];
-  let batch: EngineEvent[] = [];
-  let bytes = 0;
-  for (const e of events) {
-    const n = Buffer.byteLength(JSON.stringify(e)) + 1;
-    if (batch.length > 0 && bytes + n > MAX_EVENTS_BYTES) {
-      out.push(batch);
-      batch = [];
-      bytes = 0;
-    }
-    batch.push(e);
-    bytes += n;
-  }
-  if (batch.length > 0) out.push(batch);
-  return out;
-}
 
 /** Options of {@link createInterlock}. */
 export interface InterlockOptions {
@@ -127,10 +104,9 @@ export function createInterlock(options: InterlockOptions): Interlock {
     throw new ConfigError(`createInterlock: "leaseMs" must be a whole number of milliseconds, at least 100 (e.g. 60000), not ${String(options.leaseMs)}.`);
   }
   const policy: Policy = 'evaluate' in options.policy ? options.policy : definePolicy(options.policy);
-  const listeners = new Set<(e: EngineEvent) => void>();
   const tools = new Map(Object.entries(options.tools ?? {}));
   const owner = options.owner ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
-  const bus = options.store.events;
+  const hub = createEventHub(options.store.events, owner);
   const ctx: EngineContext = {
     store: options.store,
     policy,
@@ -139,50 +115,7 @@ export function createInterlock(options: InterlockOptions): Interlock {
     fallbackRole: options.fallbackRole ?? 'supervisor',
     owner,
     leaseMs,
-    emit: (e) => {
-      deliver(e);
-      if (bus) {
-        // Other processes on the same database hear it too. An event goes out at once;
-        // while events keep coming, they are gathered for a few milliseconds after each
-        // send and go out together (a NOTIFY per event would cost a round trip each).
-        // A failed publish only delays their live view.
-        outgoing.push(e);
-        if (outgoing.length === 1) {
-          const wait = quietUntil - Date.now();
-          if (wait > 0) setTimeout(flushRemote, wait);
-          else setImmediate(flushRemote);
-        }
-      }
-    },
-  };
-  let quietUntil = 0;
-  // Batches go out one after another: concurrent NOTIFYs on different pooled connections could arrive out of order.
-  let sending: Promise<void> = Promise.resolve();
-  const flushRemote = () => {
-    quietUntil = Date.now() + REMOTE_EVENT_DELAY_MS;
-    for (const events of packEvents(outgoing.splice(0))) {
-      sending = sending.then(() => bus?.publish({ origin: owner, events })).catch(() => undefined);
-    }
-  };
-  const outgoing: EngineEvent[] = [];
-  const deliver = (e: EngineEvent) => {
-    for (const l of listeners) {
-      try {
-        l(e);
-      } catch {
-        // A listener's failure must not undo or hide a committed write.
-      }
-    }
-  };
-  let unsubscribe: Promise<() => Promise<void>> | undefined;
-  const listenRemote = () => {
-    if (!bus || unsubscribe) return;
-    unsubscribe = bus.subscribe((m) => {
-      const msg = m as { origin?: string; events?: EngineEvent[] };
-      if (msg.origin === owner || !Array.isArray(msg.events)) return;
-      for (const e of msg.events) deliver({ ...e, remote: true });
-    });
-    unsubscribe.catch(() => (unsubscribe = undefined));
+    emit: hub.emit,
   };
   return {
     store: options.store,
@@ -207,17 +140,6 @@ export function createInterlock(options: InterlockOptions): Interlock {
     explain: (id) => explain(ctx, id),
     verifyAudit: (o) => verifyAudit(ctx, o),
     rollup: (since, until) => rollup(ctx, since, until),
-    on(listener) {
-      listeners.add(listener);
-      listenRemote();
-      return () => {
-        listeners.delete(listener);
-        if (listeners.size === 0 && unsubscribe) {
-          const u = unsubscribe;
-          unsubscribe = undefined;
-          void u.then((stop) => stop()).catch(() => undefined);
-        }
-      };
-    },
+    on: hub.on,
   };
 }

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { packEvents } from './interlock.ts';
+import { packEvents } from './event-hub.ts';
 import type { EngineEvent } from './context.ts';
 
 describe('packEvents: events for other processes fit NOTIFY payloads', () => {

@@ -1,3 +1,5 @@
+import { backoffMs } from '../core/backoff.ts';
+
 /** When and whether a failed delivery is tried again. */
 export interface RetryPolicy {
   /** Attempts before the delivery is given up as dead (default 8). */
@@ -19,5 +21,5 @@ export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 8, baseDelayMs: 2_000, 
  */
 export function retryDelay(attempts: number, policy: RetryPolicy = DEFAULT_RETRY): number | null {
   if (attempts >= policy.maxAttempts) return null;
-  return Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempts - 1));
+  return backoffMs(attempts, { baseMs: policy.baseDelayMs, capMs: policy.maxDelayMs, jitter: false });
 }

@@ -4,7 +4,7 @@ import { getCookie } from 'hono/cookie';
 import { ConfigError, ForbiddenError, InterlockUsageError, newId, ValidationError, type Reviewer } from '../core/index.ts';
 import type { ReviewerRow, StoreTx } from '../store/types.ts';
 import { UnauthorizedError } from './errors.ts';
-import type { AppEnv } from './types.ts';
+import type { AppEnv, Principal } from './types.ts';
 
 /** Role that reads everything (queues of every role, audit, verification) and starts or aborts threads. */
 export const OPERATOR_ROLE = 'operator';
@@ -26,14 +26,7 @@ const TOKEN_PREFIX = 'il_';
 // 32 random bytes in base64url are 43 characters.
 const TOKEN_SHAPE = /^il_[A-Za-z0-9_-]{43}$/;
 
-/** Who is calling, once authenticated. */
-export interface Principal extends Reviewer {
-  name: string;
-  /** Holds the {@link OPERATOR_ROLE} role. */
-  operator: boolean;
-  /** How the caller proved it: an API token, or a browser session cookie. */
-  via: 'bearer' | 'session';
-}
+export type { Principal } from './types.ts';
 
 /** What checking a credential found. */
 export type AuthOutcome = { ok: true; reviewer: Reviewer & { name: string } } | { ok: false; reason: 'invalid' | 'revoked'; /** Whose revoked credential it was. */ reviewerId?: string };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DECISION_TYPES, REQUEST_STATUSES, TIMEOUT_DECISIONS } from '../core/index.ts';
 import { auditQuery, decisionBody, listQuery, startThreadBody } from './schemas.ts';
 
 /**
@@ -58,7 +59,7 @@ const requestSummary: Json = {
     requiredRole: { type: 'string' },
     approvalsRequired: { type: 'integer' },
     approvalsReceived: { type: 'integer' },
-    status: { type: 'string' },
+    status: { enum: [...REQUEST_STATUSES] },
     version: { type: 'integer', description: 'Send back as expectedVersion.' },
     actionHash: { type: 'string', description: 'Send back as actionHash.' },
     proposer: { type: 'string' },
@@ -66,7 +67,7 @@ const requestSummary: Json = {
     expiresAt: { type: 'string', format: 'date-time' },
     updatedAt: { type: 'string', format: 'date-time' },
     resolvedAt: { type: ['string', 'null'], format: 'date-time' },
-    onTimeout: { enum: ['reject', 'approve', 'escalate', 'abort'] },
+    onTimeout: { enum: [...TIMEOUT_DECISIONS] },
     resolution: { type: ['object', 'null'] },
     parentId: { type: ['string', 'null'] },
     supersededBy: { type: ['string', 'null'] },
@@ -83,7 +84,8 @@ const reviewPacket: Json = {
         escalateTo: { type: ['object', 'null'] },
         trustable: { type: 'boolean' },
         approvedBy: { type: 'array', items: { type: 'string' } },
-        allowedDecisions: { type: 'array', items: { enum: ['approve', 'edit', 'reject', 'respond'] }, description: 'What the caller may decide now.' },
+        names: { type: 'object', additionalProperties: { type: 'string' }, description: 'Reviewer names by id, for the ids in approvedBy, resolution.by and proposer.' },
+        allowedDecisions: { type: 'array', items: { enum: [...DECISION_TYPES] }, description: 'What the caller may decide now.' },
         untrusted: { type: 'object', properties: { evidence: { type: 'object' } }, description: 'Redacted customer and model text: render as plain text only.' },
       },
     },

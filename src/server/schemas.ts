@@ -1,20 +1,15 @@
 import { z } from 'zod';
-import type { DecisionType, RequestStatus } from '../core/index.ts';
+import { DECISION_TYPES, REQUEST_STATUSES } from '../core/index.ts';
 
 /**
  * Inputs of the API, as zod schemas: validated in the routes and turned into
  * JSON Schema for /openapi.json, so the two never disagree.
  */
 
-const REQUEST_STATUSES = [
-  'pending', 'authorized', 'rejected', 'responded', 'expired', 'cancelled', 'superseded', 'executing', 'executed', 'failed',
-] as const satisfies readonly RequestStatus[];
-const DECISIONS = ['approve', 'edit', 'reject', 'respond'] as const satisfies readonly DecisionType[];
-
 /** Body of POST /api/v1/approvals/:id/decision. */
 export const decisionBody = z
   .strictObject({
-    type: z.enum(DECISIONS).describe('approve | edit | reject | respond'),
+    type: z.enum(DECISION_TYPES).describe('approve | edit | reject | respond'),
     expectedVersion: z.number().int().positive().describe('The request version you reviewed (from the review packet).'),
     actionHash: z.string().min(1).max(256).describe('The action hash you reviewed (from the review packet).'),
     args: z.record(z.string(), z.unknown()).optional().describe('Edit only: the full new arguments; checked against the tool schema and the policy.'),

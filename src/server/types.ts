@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Interlock } from '../engine/index.ts';
-import type { Principal } from './auth.ts';
+import type { Reviewer } from '../core/index.ts';
 
 /** Hono environment of the app: the authenticated caller travels in `c.var.principal`. */
 export interface AppEnv {
@@ -37,4 +37,13 @@ export interface RouteDeps {
   threads: ThreadsAdapter | undefined;
   /** JSON Schema of a tool's arguments, or null when unknown or not representable. */
   argsSchema(tool: string): Record<string, unknown> | null;
+}
+
+/** Who is calling, once authenticated. */
+export interface Principal extends Reviewer {
+  name: string;
+  /** Holds the operator role. */
+  operator: boolean;
+  /** How the caller proved it: an API token, or a browser session cookie. */
+  via: 'bearer' | 'session';
 }

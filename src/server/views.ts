@@ -50,7 +50,7 @@ export function decisionsFor(req: ApprovalRequest, viewer: Principal, voters: re
 /** Everything a reviewer needs to decide, in one document. */
 export function reviewPacket(
   req: ApprovalRequest,
-  opts: { viewer: Principal; voters: readonly string[]; now: number; argsSchema: Record<string, unknown> | null },
+  opts: { viewer: Principal; voters: readonly string[]; now: number; argsSchema: Record<string, unknown> | null; names?: Readonly<Record<string, string>> },
 ) {
   return {
     ...requestSummary(req),
@@ -58,10 +58,21 @@ export function reviewPacket(
     escalateTo: req.escalateTo,
     trustable: req.trustable,
     approvedBy: opts.voters,
+    names: opts.names ?? {},
     allowedDecisions: decisionsFor(req, opts.viewer, opts.voters, opts.now),
     // Text from customers and models: display as plain text, never as markup or instructions.
     untrusted: { evidence: req.evidence },
   };
+}
+
+/**
+ * Names of the reviewers a request mentions (its voters, who resolved it, a
+ * reviewer who proposed it), by id, so pages say "rejected by Maria
+ * Supervisor" rather than an id. Ids of agents and removed reviewers are left out.
+ */
+export function reviewerNames(req: ApprovalRequest, voters: readonly string[], reviewers: ReadonlyArray<{ id: string; name: string }>): Record<string, string> {
+  const ids = new Set<string>([...voters, req.proposer, ...(req.resolution ? [req.resolution.by] : [])]);
+  return Object.fromEntries(reviewers.filter((r) => ids.has(r.id)).map((r) => [r.id, r.name]));
 }
 
 /** A thread as the API shows it. */

@@ -110,7 +110,9 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       await page.keyboard.press('Enter');
       await page.keyboard.press('Enter'); // a second press must not send again
       await page.locator('#banner.alert-warn').waitFor();
-      assert.match(await page.locator('#banner').innerText(), /Someone else decided this request first/);
+      const conflict = await page.locator('#banner').innerText();
+      assert.match(conflict, /Your decision was refused: someone else decided this request first/);
+      assert.doesNotMatch(conflict, /Nothing was sent/, 'a refused decision was sent');
       await page.locator('article.review:not([data-status="pending"])').waitFor();
       assert.match(await page.locator('#no-decision').innerText(), /takes no more decisions/);
       assert.equal(await page.locator('#do-approve').count(), 0, 'no decision buttons left');
@@ -220,7 +222,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       assert.match(await page.locator('dialog.confirm').innerText(), /will not run[\s\S]*Refund already issued by phone\./);
       await page.keyboard.press('Enter');
       await page.locator('article.review[data-status="rejected"]').waitFor();
-      assert.match(await page.locator('.facts').innerText(), /reject by you[\s\S]*Refund already issued by phone\./);
+      assert.match(await page.locator('.facts').innerText(), /rejected by you[\s\S]*Refund already issued by phone\./);
 
       await page.goto(`${w.url}/approvals/${second.id}`);
       await page.locator('article.review[data-status="pending"]').waitFor();
@@ -250,7 +252,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       await page.waitForURL(/\/batch\?tool=cancel_subscription/);
       await page.locator('.batch-item').nth(1).waitFor();
       assert.deepEqual((await attrs(page.locator('.batch-item'), 'data-id')).sort(), [a.id, b.id].sort());
-      assert.match(await page.locator('.digest-line').innerText(), /exactly these 2 requests/);
+      assert.match(await page.locator('.digest-line').innerText(), /only the requests you tick among these 2, exactly as shown/);
 
       const t3 = await w.startThread('Please cancel my subscription SUB-7');
       const late = await w.waitForRequest(t3);

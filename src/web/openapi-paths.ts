@@ -35,12 +35,12 @@ export function webApiPaths(): Record<string, unknown> {
     },
     '/api/v1/batch/decision': {
       post: {
-        summary: 'Approve exactly the list shown: digest = sha256 of the canonical JSON of [{ id, expectedVersion, actionHash }] in order. Each item is decided on its own; the answer reports each.',
+        summary: 'Approve exactly the list shown: digest = sha256 of the canonical JSON of [{ id, expectedVersion, actionHash }] in order. Items with skip: true stay in the list (and the digest) but are not decided. Each other item is decided on its own; the answer reports each.',
         requestBody: { required: true, content: { 'application/json': { schema: schema(batchBody) } } },
         responses: {
-          200: ok('Per-item results: { id, ok, outcome, status } or { id, ok: false, error: { code, message, status } }.', {
+          200: ok('Per-item results: { id, ok, outcome, status, approvalsReceived, approvalsRequired } or { id, ok: false, error: { code, message, status } }; skipped lists the ids left undecided.', {
             type: 'object',
-            properties: { digest: { type: 'string' }, approved: { type: 'integer' }, failed: { type: 'integer' }, results: { type: 'array', items: { type: 'object' } } },
+            properties: { digest: { type: 'string' }, approved: { type: 'integer' }, failed: { type: 'integer' }, skipped: { type: 'array', items: { type: 'string' } }, results: { type: 'array', items: { type: 'object' } } },
           }),
           ...errors(400, 401, 403, 413, 429),
         },

@@ -92,7 +92,7 @@ ${head('Sign in')}
     <label for="token">Reviewer token</label>
     <input id="token" name="token" type="password" autocomplete="current-password" required autofocus spellcheck="false" placeholder="il_…"${o.error ? html` aria-invalid="true" aria-describedby="signin-error"` : ''}>
     <button type="submit" class="btn btn-primary">Sign in</button>
-    <p class="muted small">No token? An operator creates one with <code>interlock reviewers add --name NAME --roles ROLE</code>.</p>
+    <p class="muted small" id="signin-help">No token? An operator creates one with <code>interlock reviewers add --name NAME --roles ROLE</code> where Interlock is installed, or <code>npm run interlock -- reviewers add --name NAME --roles ROLE</code> inside a clone of the repository.</p>
   </form>
 </main>
 </body>

@@ -11,6 +11,7 @@ type Item = { id: string; version: number; actionHash: string; tool: string; thr
 type BatchView = ErrorBody & { group: Record<string, string>; items: Item[]; digest: string; excluded: Array<{ id: string; reason: string }> };
 type BatchAnswer = ErrorBody & {
   digest: string;
+  skipped: string[];
   approved: number;
   failed: number;
   results: Array<{ id: string; ok: boolean; outcome?: string; status?: string; error?: { code: string; status: number } }>;
@@ -99,12 +100,28 @@ for (const backend of allBackends()) {
       assert.equal((await f.interlock.getRequestOrThrow(taken.id)).resolution?.by, f.ids.bob, 'the first decision stands');
     });
 
+    it('leaves items marked skip undecided, still bound to the list shown', async () => {
+      const t = thread();
+      const kept = await f.pauseRefund(710, { threadId: t });
+      const left = await f.pauseRefund(2600, { threadId: t });
+      const view = (await batchOf(`threadId=${t}`)).body;
+      const items = shown(view.items).map((i) => (i.id === left.id ? { ...i, skip: true } : i));
+      const r = await approveBatch({ type: 'approve', items, digest: view.digest });
+      assert.equal(r.status, 200);
+      assert.deepEqual(r.body.skipped, [left.id]);
+      assert.deepEqual(r.body.results.map((x) => [x.id, x.outcome]), [[kept.id, 'authorized']]);
+      assert.equal((await f.interlock.getRequestOrThrow(left.id)).status, 'pending', 'the unticked item was not decided');
+      const none = await approveBatch({ type: 'approve', items: shown(view.items).map((i) => ({ ...i, skip: true })), digest: view.digest });
+      assert.equal(none.status, 400);
+      assert.equal(none.body.error.code, 'invalid_input');
+    });
+
     it('counts toward a quorum, refuses other roles per item, and refuses duplicates and oversize batches', async () => {
       const t = thread();
       const quorum = await f.pauseRefund(2500, { threadId: t });
       const view = (await batchOf(`threadId=${t}`)).body;
       const r = await approveBatch({ type: 'approve', items: shown(view.items), digest: view.digest });
-      assert.deepEqual(r.body.results, [{ id: quorum.id, ok: true, outcome: 'pending', status: 'pending' }]);
+      assert.deepEqual(r.body.results, [{ id: quorum.id, ok: true, outcome: 'pending', status: 'pending', approvalsReceived: 1, approvalsRequired: 2 }]);
 
       const wire = await f.pauseWire();
       const asAlice = [{ id: wire.id, expectedVersion: wire.version, actionHash: wire.actionHash }];

@@ -2,7 +2,7 @@ import type { Agent } from '../agent/index.ts';
 import { endThread, type Interlock } from '../engine/index.ts';
 import type { JobRow } from '../store/types.ts';
 import { InterlockError } from '../core/index.ts';
-import { backoffMs } from './backoff.ts';
+import { backoffMs } from '../core/backoff.ts';
 
 /** What handling one job came to (`deferred`: left for a worker that has the thread's agent). */
 export type JobOutcome = 'done' | 'retry' | 'deferred' | 'dead';

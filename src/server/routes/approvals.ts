@@ -8,7 +8,7 @@ import { readJson, readQuery } from '../input.ts';
 import type { RateLimiter } from '../rate-limit.ts';
 import { decisionBody, listQuery } from '../schemas.ts';
 import type { AppEnv, RouteDeps } from '../types.ts';
-import { requestSummary, reviewPacket } from '../views.ts';
+import { requestSummary, reviewerNames, reviewPacket } from '../views.ts';
 
 /**
  * The approval queue: list, review packet, story, decision.
@@ -40,8 +40,9 @@ export function approvalRoutes(deps: RouteDeps, limiter: RateLimiter | undefined
   app.get('/approvals/:id', async (c) => {
     const p = c.var.principal;
     const req = await visibleRequest(deps, p, c.req.param('id'));
-    const voters = await interlock.store.listVoters(req.id);
-    return c.json(reviewPacket(req, { viewer: p, voters, now: interlock.context.now(), argsSchema: deps.argsSchema(req.tool) }));
+    const [voters, reviewers] = await Promise.all([interlock.store.listVoters(req.id), interlock.store.listReviewers()]);
+    const names = reviewerNames(req, voters, reviewers);
+    return c.json(reviewPacket(req, { viewer: p, voters, now: interlock.context.now(), argsSchema: deps.argsSchema(req.tool), names }));
   });
 
   app.get('/approvals/:id/story', async (c) => {

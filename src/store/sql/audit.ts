@@ -1,6 +1,6 @@
 import { auditChainFor, hashEvent, newId, type AuditEvent, type AuditEventInput, type ChainHead } from '../../core/index.ts';
 import type { StoreTx } from '../types.ts';
-import { fromJson, num, strOrNull, type Dialect, type Row, type SqlExecutor, where } from './executor.ts';
+import { fromJson, num, strOrNull, type Dialect, type Row, type SqlExecutor, where, type OpShape } from './executor.ts';
 
 function toEvent(r: Row): AuditEvent {
   return {
@@ -103,3 +103,13 @@ export function auditOps(db: SqlExecutor, d: Dialect): Pick<StoreTx, 'appendAudi
     },
   };
 }
+
+/**
+ * How each operation runs outside a caller's transaction (see {@link OpShape}).
+ * Kept next to the SQL it describes; the type makes a new operation without a shape a compile error.
+ */
+export const auditShapes: { [K in keyof ReturnType<typeof auditOps>]: OpShape } = {
+  appendAudit: 'multi',
+  listAudit: 'read',
+  getAuditHeads: 'read',
+};

@@ -70,3 +70,13 @@ export function where(conditions: ReadonlyArray<readonly [column: string, op: '=
   }
   return { sql: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params };
 }
+
+/**
+ * How a store operation runs when called on a Store rather than inside a caller's transaction:
+ * - `read`: one SQL statement that reads — atomic alone, runs on the plain path;
+ * - `write`: one SQL statement that writes — atomic alone; where commits can be shared
+ *   (SQLite's group commit) it joins one;
+ * - `multi`: several statements (read-then-write, several steps) — runs in a transaction of its own.
+ * Marking a multi-statement operation `read`/`write` would cost atomicity; the opposite mistake costs a BEGIN/COMMIT.
+ */
+export type OpShape = 'read' | 'write' | 'multi';

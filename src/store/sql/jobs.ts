@@ -1,5 +1,5 @@
 import type { JobRow, StoreTx } from '../types.ts';
-import { fromJson, num, numOrNull, placeholders, strOrNull, type Dialect, type Row, type SqlExecutor, where } from './executor.ts';
+import { fromJson, num, numOrNull, placeholders, strOrNull, type Dialect, type Row, type SqlExecutor, where, type OpShape } from './executor.ts';
 
 function toJob(r: Row): JobRow {
   return {
@@ -97,3 +97,20 @@ export function jobOps(db: SqlExecutor, d: Dialect): Pick<StoreTx, 'enqueueJob' 
     },
   };
 }
+
+/**
+ * How each operation runs outside a caller's transaction (see {@link OpShape}).
+ * Kept next to the SQL it describes; the type makes a new operation without a shape a compile error.
+ */
+export const jobShapes: { [K in keyof ReturnType<typeof jobOps>]: OpShape } = {
+  enqueueJob: 'write',
+  claimJobs: 'write',
+  completeJob: 'write',
+  deferJob: 'write',
+  renewJobs: 'write',
+  settleResumeJobs: 'write',
+  failJob: 'write',
+  getJob: 'read',
+  listJobs: 'read',
+  countJobs: 'read',
+};

@@ -1,6 +1,6 @@
 import { ValidationError } from '../../core/index.ts';
 import type { ExecutionRow, StoreTx } from '../types.ts';
-import { fromJson, num, numOrNull, strOrNull, type Dialect, type Row, type SqlExecutor } from './executor.ts';
+import { fromJson, num, numOrNull, strOrNull, type Dialect, type Row, type SqlExecutor, type OpShape } from './executor.ts';
 
 function toExecution(r: Row): ExecutionRow {
   return {
@@ -86,3 +86,16 @@ export function ledgerOps(db: SqlExecutor, d: Dialect): Pick<StoreTx, 'claimExec
     },
   };
 }
+
+/**
+ * How each operation runs outside a caller's transaction (see {@link OpShape}).
+ * Kept next to the SQL it describes; the type makes a new operation without a shape a compile error.
+ */
+export const ledgerShapes: { [K in keyof ReturnType<typeof ledgerOps>]: OpShape } = {
+  claimExecution: 'multi',
+  renewExecution: 'write',
+  finishExecution: 'write',
+  getExecution: 'read',
+  listExecutionsForRequest: 'read',
+  aggregate: 'read',
+};

@@ -1,7 +1,7 @@
 import type { ApprovalRequest } from '../../core/index.ts';
 import { ValidationError } from '../../core/index.ts';
 import type { StoreTx } from '../types.ts';
-import { fromJson, num, numOrNull, placeholders, strOrNull, type Dialect, type Row, type SqlExecutor } from './executor.ts';
+import { fromJson, num, numOrNull, placeholders, strOrNull, type Dialect, type Row, type SqlExecutor, type OpShape } from './executor.ts';
 
 function toRequest(r: Row): ApprovalRequest {
   return {
@@ -172,3 +172,21 @@ export function requestOps(db: SqlExecutor, d: Dialect): Pick<
     },
   };
 }
+
+/**
+ * How each operation runs outside a caller's transaction (see {@link OpShape}).
+ * Kept next to the SQL it describes; the type makes a new operation without a shape a compile error.
+ */
+export const requestShapes: { [K in keyof ReturnType<typeof requestOps>]: OpShape } = {
+  insertRequest: 'write',
+  getRequest: 'read',
+  setRequestStatus: 'write',
+  updateRequest: 'write',
+  listRequests: 'read',
+  claimExpired: 'write',
+  insertVote: 'write',
+  listVoters: 'read',
+  countPendingByRole: 'read',
+  insertTrust: 'write',
+  getTrust: 'read',
+};

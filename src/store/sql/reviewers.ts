@@ -1,5 +1,5 @@
 import type { ReviewerRow, StoreTx } from '../types.ts';
-import { fromJson, num, type Row, type SqlExecutor } from './executor.ts';
+import { fromJson, num, type Row, type SqlExecutor, type OpShape } from './executor.ts';
 
 function toReviewer(r: Row): ReviewerRow {
   return {
@@ -36,3 +36,15 @@ export function reviewerOps(db: SqlExecutor): Pick<StoreTx, 'insertReviewer' | '
     },
   };
 }
+
+/**
+ * How each operation runs outside a caller's transaction (see {@link OpShape}).
+ * Kept next to the SQL it describes; the type makes a new operation without a shape a compile error.
+ */
+export const reviewerShapes: { [K in keyof ReturnType<typeof reviewerOps>]: OpShape } = {
+  insertReviewer: 'write',
+  getReviewerByTokenHash: 'read',
+  getReviewer: 'read',
+  listReviewers: 'read',
+  revokeReviewer: 'write',
+};

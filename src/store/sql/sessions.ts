@@ -1,5 +1,5 @@
 import type { SessionRow, StoreTx } from '../types.ts';
-import { num, type Row, type SqlExecutor } from './executor.ts';
+import { num, type Row, type SqlExecutor, type OpShape } from './executor.ts';
 
 function toSession(r: Row): SessionRow {
   return { idHash: String(r.id_hash), reviewerId: String(r.reviewer_id), createdAt: num(r.created_at), expiresAt: num(r.expires_at) };
@@ -23,3 +23,14 @@ export function sessionOps(db: SqlExecutor): Pick<StoreTx, 'insertSession' | 'ge
     },
   };
 }
+
+/**
+ * How each operation runs outside a caller's transaction (see {@link OpShape}).
+ * Kept next to the SQL it describes; the type makes a new operation without a shape a compile error.
+ */
+export const sessionShapes: { [K in keyof ReturnType<typeof sessionOps>]: OpShape } = {
+  insertSession: 'write',
+  getSession: 'read',
+  deleteSession: 'write',
+  deleteExpiredSessions: 'write',
+};

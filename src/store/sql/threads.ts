@@ -1,5 +1,5 @@
 import type { CheckpointRow, StoreTx, ThreadRow } from '../types.ts';
-import { fromJson, num, numOrNull, strOrNull, type Row, type SqlExecutor } from './executor.ts';
+import { fromJson, num, numOrNull, strOrNull, type Row, type SqlExecutor, type OpShape } from './executor.ts';
 
 function toThread(r: Row): ThreadRow {
   return {
@@ -143,3 +143,23 @@ export function threadOps(db: SqlExecutor): Pick<
     },
   };
 }
+
+/**
+ * How each operation runs outside a caller's transaction (see {@link OpShape}).
+ * Kept next to the SQL it describes; the type makes a new operation without a shape a compile error.
+ */
+export const threadShapes: { [K in keyof ReturnType<typeof threadOps>]: OpShape } = {
+  insertThread: 'write',
+  getThread: 'read',
+  updateThread: 'write',
+  claimThread: 'write',
+  renewThreadLease: 'write',
+  releaseThread: 'write',
+  appendMessages: 'write',
+  listMessages: 'read',
+  advanceThread: 'write',
+  insertCheckpoint: 'write',
+  getLatestCheckpoint: 'read',
+  loadLatest: 'read',
+  getCheckpoint: 'read',
+};

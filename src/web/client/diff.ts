@@ -56,3 +56,8 @@ export function diffTable(changes: readonly Change[]): HTMLElement {
     ),
   );
 }
+
+/** The changes on one line, as the card and the timeline say them: "amount 850 → 300, note — → late". */
+export function changesLine(before: Args, after: Args): string {
+  return diffArgs(before, after).map((c) => `${c.path} ${show(c.before)} → ${show(c.after)}`).join(', ') || 'no change';
+}

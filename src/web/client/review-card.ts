@@ -1,4 +1,4 @@
-import { diffArgs, diffTable } from './diff.ts';
+import { changesLine, diffArgs, diffTable } from './diff.ts';
 import { h, type Child } from './dom.ts';
 import { exactJson, roleChip, short, show, tierBadge } from './format.ts';
 import { countdown, when } from './time.ts';
@@ -35,19 +35,41 @@ function fact(term: string, ...value: Child[]): Child[] {
   return [h('dt', null, term), h('dd', null, ...value)];
 }
 
+/** A reviewer (or agent) as people read it: "you", the reviewer's name, else the id as given. */
+function nameOf(p: ReviewPacket, myself: Me, id: string): string {
+  return id === myself.id ? 'you' : (p.names?.[id] ?? id);
+}
+
 function approvers(p: ReviewPacket, myself: Me): string {
   if (p.approvedBy.length === 0) return '';
-  return ` — by ${p.approvedBy.map((x) => (x === myself.id ? 'you' : x)).join(', ')}`;
+  return ` — by ${p.approvedBy.map((x) => nameOf(p, myself, x)).join(', ')}`;
 }
+
+/** "edited by Sam Supervisor: amount 850 → 300" for an edit that ran as edited; undefined otherwise. */
+function editLine(p: ReviewPacket, myself: Me): string | undefined {
+  const r = p.resolution;
+  if (r?.type !== 'edit' || !r.originalArgs || p.supersededBy) return undefined;
+  return `edited by ${nameOf(p, myself, r.by)}: ${changesLine(r.originalArgs, p.args)}`;
+}
+
+/** Past tense of a decision, for "rejected by Maria Supervisor". */
+const DONE: Record<string, string> = { approve: 'approved', edit: 'edited', reject: 'rejected', respond: 'answered' };
 
 function resolutionFacts(p: ReviewPacket, myself: Me): Child[] {
   const r = p.resolution;
   if (!r) return [];
-  const by = r.by === myself.id ? 'you' : r.by;
-  const out: Child[] = [...fact('Decision', `${r.type}${r.type === 'timeout' ? ` (${r.applied ?? p.onTimeout} applied)` : ` by ${by}`} at ${when(r.at)}`)];
+  const what = r.type === 'timeout' ? `timed out (${r.applied ?? p.onTimeout} applied)` : `${DONE[r.type] ?? r.type} by ${nameOf(p, myself, r.by)}`;
+  const out: Child[] = [...fact('Decision', `${what} at ${when(r.at)}`)];
   if (r.message) out.push(...fact('Message', h('span', { class: 'user-text' }, r.message)));
   if (r.originalArgs) out.push(...fact('Edited from', diffTable(diffArgs(r.originalArgs, p.args))));
   return out;
+}
+
+/** Why it paused; after an edit that ran, said of the proposal, with what the edit changed. */
+function reasonFact(p: ReviewPacket, myself: Me): Child[] {
+  const edit = editLine(p, myself);
+  if (!edit) return fact('Reason', p.reason);
+  return fact('Reason', h('span', { class: 'muted' }, 'The proposal paused because: '), p.reason, '. ', h('strong', { id: 'edit-line' }, `Then ${edit}.`));
 }
 
 /** What will run and why it needs a person; `onExpired` fires when the countdown reaches zero. */
@@ -63,7 +85,7 @@ export function actionSection(p: ReviewPacket, myself: Me, onExpired: () => void
     h(
       'dl',
       { class: 'facts' },
-      fact('Reason', p.reason),
+      reasonFact(p, myself),
       fact('Policy rule', h('code', null, p.ruleId)),
       fact('Tier', tierBadge(p.tier)),
       fact('Required role', roleChip(p.requiredRole)),
@@ -74,7 +96,7 @@ export function actionSection(p: ReviewPacket, myself: Me, onExpired: () => void
       ),
       fact('If nobody decides', p.onTimeout === 'escalate' && p.escalateTo ? `escalate to ${p.escalateTo.role}` : p.onTimeout),
       fact('Thread', h('a', { href: `/threads/${encodeURIComponent(p.threadId)}` }, short(p.threadId, 20))),
-      fact('Proposed by', p.proposer === myself.id ? 'you' : p.proposer),
+      fact('Proposed by', nameOf(p, myself, p.proposer)),
       fact('Version · action hash', `v${p.version} · `, short(p.actionHash, 16)),
       resolutionFacts(p, myself),
       p.supersededBy ? fact('Replaced by', h('a', { href: `/approvals/${encodeURIComponent(p.supersededBy)}` }, short(p.supersededBy, 20))) : null,

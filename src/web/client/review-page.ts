@@ -6,6 +6,7 @@ import { evidencePanel } from './evidence.ts';
 import { exactJson, roleChip, statusPill, tierBadge } from './format.ts';
 import { addShortcuts } from './keys.ts';
 import { live } from './live.ts';
+import { CONFLICT_CODES, expiredText, refusalText } from './refusals.ts';
 import { actionSection, whyNot } from './review-card.ts';
 import { schemaForm, type SchemaForm } from './schema-form.ts';
 import { pendingRequests, startShell } from './shell.ts';
@@ -37,12 +38,18 @@ let editForm: SchemaForm | undefined;
 /** Open panels survive re-renders (live updates) while the request stays at the same version. */
 const panels = new Map<string, HTMLElement>();
 
-const CONFLICTS: Record<string, (p: ReviewPacket | undefined) => string> = {
-  already_resolved: () => 'Someone else decided this request first. Nothing was sent; the card below shows what happened.',
-  stale_version: () => 'This request changed while you were looking at it (another reviewer acted). Nothing was sent; the card has been refreshed — review it again.',
-  action_hash_mismatch: () => 'The action changed since you loaded it. Nothing was sent; the card has been refreshed — review the new action.',
-  request_expired: (p) => `This request expired before your decision arrived. Its timeout default (${p?.onTimeout ?? 'reject'}) applies.`,
-};
+/** The open confirm dialog's way to learn that its decision no longer applies. */
+let confirming: AbortController | undefined;
+
+/** Past its expiry by this page's clock: the server would refuse, so nothing is sent. */
+function expired(p: ReviewPacket): boolean {
+  return Date.parse(p.expiresAt) <= Date.now();
+}
+
+/** Close the door on an open confirm dialog: `why` is shown in it, and Confirm can no longer send. */
+function staleConfirm(why: string): void {
+  confirming?.abort(`${why} Your decision was not sent.`);
+}
 
 async function load(): Promise<void> {
   try {
@@ -59,7 +66,7 @@ async function load(): Promise<void> {
 }
 
 function canDecide(type: DecisionBody['type']): boolean {
-  return !busy && packet !== undefined && packet.allowedDecisions.includes(type);
+  return !busy && packet !== undefined && !expired(packet) && packet.allowedDecisions.includes(type);
 }
 
 function bannerEl(): Child {
@@ -77,7 +84,7 @@ function keyHint(k: string): HTMLElement {
 }
 
 function decisionSection(p: ReviewPacket): HTMLElement {
-  const allowed = p.allowedDecisions;
+  const allowed = expired(p) ? [] : p.allowedDecisions;
   if (allowed.length === 0) {
     return h('section', { class: 'decide', 'aria-labelledby': 'h-decide' }, h('h2', { id: 'h-decide' }, 'Decision'), h('p', { class: 'muted', id: 'no-decision' }, whyNot(p, myself)));
   }
@@ -202,7 +209,7 @@ function render(): void {
 }
 
 function openPanel(which: Panel): void {
-  if (which !== null && (!packet || !packet.allowedDecisions.includes(which))) return;
+  if (which !== null && (!packet || !canDecide(which))) return;
   if (which === null) panels.clear();
   panel = which;
   render();
@@ -213,7 +220,9 @@ function openPanel(which: Panel): void {
 
 function onExpired(): void {
   if (packet?.status !== 'pending') return;
-  banner = { kind: 'warn', text: `This request has expired. Its timeout default (${packet.onTimeout}) applies; it takes no more decisions.` };
+  const text = expiredText(packet);
+  staleConfirm(text);
+  banner = { kind: 'warn', text: `${text} It takes no more decisions.` };
   panel = null;
   void load();
 }
@@ -253,7 +262,12 @@ async function submitEdit(): Promise<void> {
 
 async function decideWithConfirm(step: Parameters<typeof confirmStep>[0], body: DecisionBody): Promise<void> {
   if (!canDecide(body.type)) return;
-  if (!(await confirmStep(step))) return;
+  confirming?.abort();
+  const ctl = new AbortController();
+  confirming = ctl;
+  const yes = await confirmStep({ ...step, signal: ctl.signal });
+  if (confirming === ctl) confirming = undefined;
+  if (!yes) return;
   await submit(body);
 }
 
@@ -285,6 +299,14 @@ async function nextLink(): Promise<Array<{ href: string; label: string }>> {
 async function submit(body: DecisionBody): Promise<void> {
   const p = packet;
   if (!p || busy) return;
+  if (expired(p)) {
+    // The time ran out while the dialog was open: the server would refuse, so nothing is sent.
+    banner = { kind: 'warn', text: `${expiredText(p)} Your decision was not sent.` };
+    panel = null;
+    render();
+    document.getElementById('banner')?.focus();
+    return;
+  }
   setBusy(true);
   const thread = { href: `/threads/${encodeURIComponent(p.threadId)}`, label: 'Open the thread' };
   try {
@@ -303,19 +325,24 @@ async function submit(body: DecisionBody): Promise<void> {
     banner = { kind: 'ok', text: texts[r.outcome], links };
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
-    const conflict = CONFLICTS[err.code];
-    if (conflict) {
-      banner = { kind: 'warn', text: conflict(p), links: [thread, ...(await nextLink())] };
+    if (CONFLICT_CODES.has(err.code)) {
+      setBusy(false);
       panel = null;
+      await load();
+      // Worded from the refreshed request: an expiry reads as an expiry, not as someone else's decision.
+      banner = { kind: 'warn', text: refusalText(err, packet ?? p), links: [thread, ...(await nextLink())] };
+      render();
+      document.getElementById('banner')?.focus();
+      return;
     } else if (err.status === 400 && body.type === 'edit' && editForm) {
       editForm.showIssues(err.issues.map((i) => ({ path: i.path.replace(/^args\.?/, ''), message: i.message })));
-      banner = { kind: 'error', text: err.message };
+      banner = { kind: 'error', text: refusalText(err, p) };
       setBusy(false);
       render();
       editForm.focusFirst();
       return;
     } else {
-      banner = { kind: 'error', text: err.message };
+      banner = { kind: 'error', text: refusalText(err, p) };
     }
   }
   setBusy(false);
@@ -335,15 +362,14 @@ live().on((e) => {
   if (e.requestId !== requestId) return;
   if (e.type === 'approval.decided' || e.type === 'approval.expired') {
     if (busy || Date.now() < ownUntil) return;
-    banner = {
-      kind: 'warn',
-      text:
-        e.type === 'approval.expired'
-          ? `This request just expired; its timeout default (${e.applied ?? 'reject'}) was applied.`
-          : e.status === 'pending'
-            ? 'Another reviewer just approved this request (counted toward its quorum). The card has been refreshed.'
-            : `Another reviewer just decided this request (${e.decision ?? 'decided'}). The card has been refreshed.`,
-    };
+    const text =
+      e.type === 'approval.expired'
+        ? expiredText({ expiresAt: packet?.expiresAt, onTimeout: e.applied ?? packet?.onTimeout })
+        : e.status === 'pending'
+          ? 'Another reviewer just approved this request (counted toward its quorum).'
+          : `Another reviewer just decided this request (${e.decision ?? 'decided'}).`;
+    staleConfirm(text);
+    banner = { kind: 'warn', text: `${text} The card has been refreshed.` };
     panel = null;
     void load();
   } else if (e.type === 'execution.finished') {

@@ -1,5 +1,5 @@
 import { api, ApiError } from './api.ts';
-import { diffArgs } from './diff.ts';
+import { changesLine } from './diff.ts';
 import { byId, debounce, h, put, type Child } from './dom.ts';
 import { actorName, exactJson, roleChip, short, show, statusPill, tierBadge } from './format.ts';
 import { live } from './live.ts';
@@ -57,8 +57,7 @@ function eventLine(e: Event, t: Timeline): string {
     case 'approved':
       return `approved by ${who(e.actor, t)}${typeof p.approvals === 'number' ? ` (${p.approvals} of ${show(p.required)})` : ''}${p.trust === true ? ', with trust for this thread' : ''}`;
     case 'edited': {
-      const changes = p.originalArgs && p.args ? diffArgs(p.originalArgs as Args, p.args as Args) : [];
-      return `edited by ${who(e.actor, t)}: ${changes.map((c) => `${c.path} ${show(c.before)} → ${show(c.after)}`).join(', ') || 'no change'}`;
+      return `edited by ${who(e.actor, t)}: ${p.originalArgs && p.args ? changesLine(p.originalArgs as Args, p.args as Args) : 'no change'}`;
     }
     case 'rejected':
       return `rejected by ${who(e.actor, t)}${typeof p.message === 'string' ? `: “${p.message}”` : ''}`;

@@ -68,6 +68,8 @@ export interface ReviewPacket extends RequestSummary {
   escalateTo: { role: string; approvals: number; timeoutMs: number } | null;
   trustable: boolean;
   approvedBy: string[];
+  /** Reviewer names by id (voters, who resolved it, a reviewer who proposed it). */
+  names: Record<string, string>;
   allowedDecisions: Array<'approve' | 'edit' | 'reject' | 'respond'>;
   untrusted: { evidence: Record<string, Json> };
 }

@@ -31,7 +31,14 @@ export const batchQuery = z
 export const batchBody = z.strictObject({
   type: z.literal('approve').describe('Batches approve; reject, edit and respond are decided one by one.'),
   items: z
-    .array(z.strictObject({ id: z.string().min(1).max(200), expectedVersion: z.number().int().positive(), actionHash: z.string().min(1).max(256) }))
+    .array(
+      z.strictObject({
+        id: z.string().min(1).max(200),
+        expectedVersion: z.number().int().positive(),
+        actionHash: z.string().min(1).max(256),
+        skip: z.boolean().optional().describe('true: shown in the list (and in its digest) but left undecided — the reviewer did not tick it.'),
+      }),
+    )
     .min(1)
     .max(MAX_BATCH),
   digest: z.string().regex(/^[0-9a-f]{64}$/, 'the 64 hex digits of the digest the batch was shown with'),
@@ -55,9 +62,11 @@ function cannotApprove(r: ApprovalRequest, p: Principal, voters: readonly string
 /**
  * Batch review: GET /batch shows the pending requests of one thread or one
  * tool that the caller can approve, with the digest of that list; POST
- * /batch/decision approves exactly that list. Each item is decided by the
- * engine on its own (all-or-nothing per item, with its version and action
- * hash), and the answer reports each item's result.
+ * /batch/decision approves exactly that list — the items the reviewer did not
+ * tick travel with `skip: true`, so the digest still covers the list shown.
+ * Each other item is decided by the engine on its own (all-or-nothing per
+ * item, with its version and action hash), and the answer reports each
+ * item's result.
  */
 export function batchRoutes(deps: RouteDeps, limiter: RateLimiter | undefined): Hono<AppEnv> {
   const { interlock } = deps;
@@ -102,19 +111,28 @@ export function batchRoutes(deps: RouteDeps, limiter: RateLimiter | undefined): 
       seen.add(item.id);
     }
     if (!safeEqual(batchDigest(body.items), body.digest)) throw new BatchDigestError();
+    if (body.items.every((i) => i.skip === true)) {
+      throw new ValidationError('Every item of the batch is marked skip: tick at least one request to approve.', [{ path: 'items', message: 'nothing to approve' }]);
+    }
     const reviewer = { id: p.id, name: p.name, roles: p.roles };
     const results = [];
+    const skipped: string[] = [];
     // One at a time, in the order shown: each decision is its own guarded transaction.
     for (const item of body.items) {
+      if (item.skip === true) {
+        skipped.push(item.id);
+        continue;
+      }
       try {
         const r = await interlock.decide(item.id, { type: 'approve', expectedVersion: item.expectedVersion, actionHash: item.actionHash }, reviewer);
-        results.push({ id: item.id, ok: true as const, outcome: r.outcome, status: r.request.status });
+        // The count lets a reviewer read "counted 1 of 2 toward the quorum" rather than "approved".
+        results.push({ id: item.id, ok: true as const, outcome: r.outcome, status: r.request.status, approvalsReceived: r.request.approvalsReceived, approvalsRequired: r.request.approvalsRequired });
       } catch (err) {
         if (!(err instanceof InterlockError)) throw err;
         results.push({ id: item.id, ok: false as const, error: { code: err.code, message: err.message, status: err.status } });
       }
     }
-    return c.json({ digest: body.digest, approved: results.filter((r) => r.ok).length, failed: results.filter((r) => !r.ok).length, results });
+    return c.json({ digest: body.digest, approved: results.filter((r) => r.ok).length, failed: results.filter((r) => !r.ok).length, skipped, results });
   });
 
   return app;

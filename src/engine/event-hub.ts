@@ -1,0 +1,103 @@
+import type { StoreEventBus } from '../store/types.ts';
+import type { EngineEvent } from './context.ts';
+
+/** How long events wait to be sent to other processes together. */
+const REMOTE_EVENT_DELAY_MS = 10;
+/** NOTIFY payloads hold at most 8000 bytes; events are packed below that. */
+const MAX_EVENTS_BYTES = 7000;
+
+/** Split events into batches whose JSON stays under {@link MAX_EVENTS_BYTES}. */
+export function packEvents(events: readonly EngineEvent[]): EngineEvent[][] {
+  const out: EngineEvent[][] = [];
+  let batch: EngineEvent[] = [];
+  let bytes = 0;
+  for (const e of events) {
+    const n = Buffer.byteLength(JSON.stringify(e)) + 1;
+    if (batch.length > 0 && bytes + n > MAX_EVENTS_BYTES) {
+      out.push(batch);
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(e);
+    bytes += n;
+  }
+  if (batch.length > 0) out.push(batch);
+  return out;
+}
+
+/** Engine events for this process's listeners and, through the store's bus, every other process's. */
+export interface EventHub {
+  /** Deliver an event emitted after a commit, here at once and to other processes soon after. */
+  readonly emit: (e: EngineEvent) => void;
+  /** Listen to local and remote events; returns an unsubscribe function. */
+  readonly on: (listener: (e: EngineEvent) => void) => () => void;
+}
+
+/**
+ * The engine's event fan-out. Local listeners hear each event synchronously;
+ * with a cross-process bus (PostgreSQL), events also go out to other processes
+ * on the same database, batched, and events from them arrive marked `remote`.
+ * `owner` tells this process's own messages apart when they come back.
+ */
+export function createEventHub(bus: StoreEventBus | undefined, owner: string): EventHub {
+  const listeners = new Set<(e: EngineEvent) => void>();
+  const deliver = (e: EngineEvent) => {
+    for (const l of listeners) {
+      try {
+        l(e);
+      } catch {
+        // A listener's failure must not undo or hide a committed write.
+      }
+    }
+  };
+
+  const outgoing: EngineEvent[] = [];
+  let quietUntil = 0;
+  // Batches go out one after another: concurrent NOTIFYs on different pooled connections could arrive out of order.
+  let sending: Promise<void> = Promise.resolve();
+  const flushRemote = () => {
+    quietUntil = Date.now() + REMOTE_EVENT_DELAY_MS;
+    for (const events of packEvents(outgoing.splice(0))) {
+      sending = sending.then(() => bus?.publish({ origin: owner, events })).catch(() => undefined);
+    }
+  };
+
+  let unsubscribe: Promise<() => Promise<void>> | undefined;
+  const listenRemote = () => {
+    if (!bus || unsubscribe) return;
+    unsubscribe = bus.subscribe((m) => {
+      const msg = m as { origin?: string; events?: EngineEvent[] };
+      if (msg.origin === owner || !Array.isArray(msg.events)) return;
+      for (const e of msg.events) deliver({ ...e, remote: true });
+    });
+    unsubscribe.catch(() => (unsubscribe = undefined));
+  };
+
+  return {
+    emit: (e) => {
+      deliver(e);
+      if (!bus) return;
+      // An event goes out at once; while events keep coming, they are gathered for a few
+      // milliseconds after each send and go out together (a NOTIFY per event would cost a
+      // round trip each). A failed publish only delays other processes' live view.
+      outgoing.push(e);
+      if (outgoing.length === 1) {
+        const wait = quietUntil - Date.now();
+        if (wait > 0) setTimeout(flushRemote, wait);
+        else setImmediate(flushRemote);
+      }
+    },
+    on: (listener) => {
+      listeners.add(listener);
+      listenRemote();
+      return () => {
+        listeners.delete(listener);
+        if (listeners.size === 0 && unsubscribe) {
+          const u = unsubscribe;
+          unsubscribe = undefined;
+          void u.then((stop) => stop()).catch(() => undefined);
+        }
+      };
+    },
+  };
+}
