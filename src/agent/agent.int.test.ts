@@ -209,6 +209,7 @@ for (const backend of allBackends()) {
       const auto = audit.filter((e) => e.type === 'auto_executed' && e.payload.tool === 'cancel_subscription');
       assert.equal(auto.length, 1);
       assert.ok(auto[0]!.payload.trustedBy, 'the audit shows why it ran without asking');
+      assert.equal(audit.filter((e) => e.type === 'trusted').length, 1, 'one grant, one trusted event');
     });
 
     it('a tool can interrupt several times, one at a time', async () => {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ConfigError, InterlockUsageError, newId, NotFoundError, type ApprovalRequest } from '../core/index.ts';
 import type { StoreTx, ThreadRow } from '../store/types.ts';
+import { endThread } from '../engine/index.ts';
 import type { Message } from './messages.ts';
 import { Run, type AgentRuntime } from './run.ts';
 import { initialState, readState, sameMajor } from './state.ts';
@@ -63,7 +64,7 @@ export function createAgent(opts: AgentOptions): Agent {
   };
   const il = opts.interlock;
   const store = il.store;
-  const leaseMs = opts.leaseMs ?? 60_000;
+  const leaseMs = opts.leaseMs ?? opts.interlock.context.leaseMs;
   const compatible = opts.compatibleVersions ?? sameMajor;
 
   /** Take the thread's lease for one run (creating the thread on first use). */
@@ -155,12 +156,14 @@ export function createAgent(opts: AgentOptions): Agent {
       const thread = await store.getThread(threadId);
       if (!thread) throw new NotFoundError('thread', threadId);
       await store.transaction(async (tx) => {
-        await tx.updateThread(threadId, { abortRequested: true, ...(thread.status === 'interrupted' ? { status: 'aborted' as const } : {}) }, now);
         if (thread.status === 'interrupted') {
-          const { items } = await tx.listRequests({ threadId, status: 'pending', limit: 500 });
-          for (const r of items) await tx.updateRequest({ ...r, status: 'cancelled', version: r.version + 1, updatedAt: now, resolvedAt: now }, r.version);
+          // Paused: it stops now, and its open requests (pending or authorized) are cancelled with it.
+          await endThread(tx, threadId, { status: 'aborted', actor: by, reason: 'the thread was aborted', payload: { requested: true, stoppedNow: true } }, now);
+        } else {
+          // Running: the run stops at its next boundary and cancels what is open then.
+          await tx.updateThread(threadId, { abortRequested: true }, now);
+          await tx.appendAudit([{ type: 'aborted', actor: by, threadId, payload: { requested: true, stoppedNow: false } }], now);
         }
-        await tx.appendAudit([{ type: 'aborted', actor: by, threadId, payload: { requested: true, stoppedNow: thread.status === 'interrupted' } }], now);
       });
       il.context.emit({ type: 'thread.status', threadId, status: thread.status === 'interrupted' ? 'aborted' : thread.status });
     },

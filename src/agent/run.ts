@@ -1,5 +1,5 @@
 import { newId, peopleOfRole, tierRank, type ApprovalRequest, type AuditEventInput, type Duration, type TimeoutDecision } from '../core/index.ts';
-import { idempotencyKey, type ExecuteOptions, type GateVerdict, type PauseItem } from '../engine/index.ts';
+import { cancelOpenRequests, idempotencyKey, type ExecuteOptions, type GateVerdict, type PauseItem } from '../engine/index.ts';
 import type { ThreadRow, ThreadStatus } from '../store/types.ts';
 import type { HookCall } from './hooks.ts';
 import { textOf, userMessage, type JsonValue, type Message, type ToolOutput } from './messages.ts';
@@ -231,17 +231,11 @@ export class Run {
   }
 
   private async cancelPending(): Promise<void> {
-    const waits = [this.state.control, this.state.batch?.wait, ...(this.state.batch?.calls.map((c) => c.wait) ?? [])].filter((w): w is Wait => !!w);
+    // Every open request of the thread, not only this run's waits: an aborted thread resumes no more.
     const now = this.il.context.now();
-    await this.il.store.transaction(async (tx) => {
-      for (const w of waits) {
-        const req = await tx.getRequest(w.requestId, { forUpdate: true });
-        if (req?.status === 'pending') {
-          await tx.updateRequest({ ...req, status: 'cancelled', version: req.version + 1, updatedAt: now, resolvedAt: now }, req.version);
-        }
-      }
-    });
+    await this.il.store.transaction((tx) => cancelOpenRequests(tx, this.threadId, this.rt.identity, 'the thread was aborted', now));
   }
+
 
   result(stopReason: StopReason, status: ThreadStatus): AgentResult {
     const interrupts: Interrupt[] = [];
@@ -355,11 +349,9 @@ export class Run {
       call.hookCleared = true;
       call.args = o.args;
     } else {
+      // A trust grant was audited (`trusted`) by the decision that made it; the run only uses it.
       call.authorizedBy = o.request.id;
       call.args = o.args;
-      if (o.request.resolution?.trust) {
-        this.audit.push({ type: 'trusted', actor: `reviewer:${o.by}`, threadId: this.threadId, requestId: o.request.id, payload: { tool: call.toolName, scope: 'thread', note: 'later calls of this rule in the thread run without asking' } });
-      }
     }
     return 'todo';
   }

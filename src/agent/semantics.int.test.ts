@@ -14,6 +14,7 @@ import type { HookCall } from './hooks.ts';
 // interrupts, the notify tier, quorum, escalating edits, concurrent resumes.
 const sam: Reviewer = { id: 'sam', roles: ['supervisor'] };
 const sue: Reviewer = { id: 'sue', roles: ['supervisor'] };
+const sid: Reviewer = { id: 'sid', roles: ['supervisor'] };
 const fay: Reviewer = { id: 'fay', roles: ['fraud'] };
 
 const refund = (amount: number, id?: string) => ({ name: 'issue_refund', args: { orderId: 'ORD-999', customerId: 'test-001', amount }, ...(id ? { id } : {}) });
@@ -235,7 +236,7 @@ for (const backend of allBackends()) {
       const { s, pay } = await make();
       const turn = await s.user('refund $2500 please');
       const i = turn.expectInterrupted('issue_refund', { tier: 'escalate', approvalsRequired: 2, role: 'supervisor' });
-      assert.match(i.message, /2 reviewers/);
+      assert.match(i.message, /2 supervisors/);
       const one = await s.decide(i, { type: 'approve' }, sam);
       assert.equal(one.decision?.outcome, 'pending');
       one.expectInterrupted('issue_refund');
@@ -265,8 +266,10 @@ for (const backend of allBackends()) {
       await edited.expectNotified('supervisor', { tool: 'issue_refund' });
       await edited.expectCheckpoint({ pendingTool: 'issue_refund' });
 
-      (await s.decide(moved, { type: 'approve' }, sam)).expectInterrupted('issue_refund');
-      const done = await s.decide(moved, { type: 'approve' }, sue);
+      // The editor proposed the $2,500: the two approvals come from others.
+      await assert.rejects(s.decide(moved, { type: 'approve' }, sam), /proposed this action/, 'the editor cannot approve what they wrote');
+      (await s.decide(moved, { type: 'approve' }, sue)).expectInterrupted('issue_refund');
+      const done = await s.decide(moved, { type: 'approve' }, sid);
       done.expectStop('end_turn').expectToolRan('issue_refund', { times: 1, args: { amount: 2500 } });
       (await s.resume()).expectToolNotRun('issue_refund');
       assert.deepEqual(pay.effects.map((e) => e.args.amount), [2500]);

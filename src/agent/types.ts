@@ -53,7 +53,7 @@ export interface AgentOptions {
   confidence?: ConfidenceOptions;
   /** May a checkpoint from agent version `from` resume on this version `to`? (default: same major). */
   compatibleVersions?: (from: string, to: string) => boolean;
-  /** Lease on a thread while a loop runs it (default 60 s). */
+  /** Lease on a thread while a loop runs it, and on its execution claims (default: the engine's `leaseMs`). */
   leaseMs?: number;
 }
 

@@ -196,7 +196,7 @@ describe('checkDecision: each refusal has its own class and code', () => {
     assert.equal(err.code, 'forbidden_role');
     assert.equal(err.status, 403);
     assert.deepEqual(err.details, { requestId: 'req_1', requiredRole: 'supervisor' });
-    assert.match(err.message, /lacks role "supervisor"/);
+    assert.match(err.message, /is for role "supervisor", which reviewer "carol" does not have/);
     assert.equal(codeOf(request(), decision(), { id: 'dave', roles: [] }), 'forbidden_role');
     assert.equal(codeOf(request(), decision(), { id: 'erin', roles: ['Supervisor', 'supervisors'] }), 'forbidden_role', 'roles match exactly');
   });
@@ -219,6 +219,10 @@ describe('checkDecision: each refusal has its own class and code', () => {
     assert.equal(err.status, 403);
     assert.match(err.message, /needs 2 different reviewers/);
     assert.equal(codeOf(req, decision(), ALICE, NOW, ['bob', 'alice']), 'duplicate_reviewer');
+    // Counting once is about approvals: an approver may still reject, respond or edit while it is pending.
+    for (const type of ['reject', 'respond', 'edit'] as const) {
+      assert.equal(codeOf(req, decision({ type, message: 'm', args: { amount: 1 } }), ALICE, NOW, ['alice']), undefined, type);
+    }
   });
 
   it('invalid_input for an edit without args', () => {
@@ -261,7 +265,8 @@ describe('checkDecision: each refusal has its own class and code', () => {
 });
 
 describe('checkDecision: order of checks', () => {
-  // The order documented on checkDecision: status, expiry, version, hash, role, self, duplicate, payload, trust.
+  // The order documented on checkDecision: role, self, duplicate (who may decide, before anything about
+  // the request's state is told), then status, expiry, version, hash, payload, trust.
   it('reports the first failing check, fixing one problem at a time', () => {
     let req = request({ status: 'rejected', expiresAt: NOW - 1, proposer: 'mallory', trustable: false });
     let d: Decision = { type: 'edit', expectedVersion: 1, actionHash: 'stale', trust: true };
@@ -270,7 +275,11 @@ describe('checkDecision: order of checks', () => {
     const seen: (string | undefined)[] = [];
     const step = () => seen.push(codeOf(req, d, reviewer, NOW, voters));
 
-    step(); // resolved and expired: "already resolved" wins, as documented
+    step();
+    reviewer = { ...reviewer, roles: ['supervisor'] };
+    step();
+    req = { ...req, proposer: 'agent:support' };
+    step(); // a prior approver may still edit: resolved and expired, "already resolved" wins, as documented
     req = { ...req, status: 'pending' };
     step();
     req = { ...req, expiresAt: EXPIRES };
@@ -279,25 +288,18 @@ describe('checkDecision: order of checks', () => {
     step();
     d = { ...d, actionHash: HASH };
     step();
-    reviewer = { ...reviewer, roles: ['supervisor'] };
-    step();
-    req = { ...req, proposer: 'agent:support' };
-    step();
-    voters.length = 0;
-    step();
     d = { ...d, args: { amount: 400 } };
     step();
     d = { ...d, trust: false };
     step();
 
     assert.deepEqual(seen, [
+      'forbidden_role',
+      'self_approval',
       'already_resolved',
       'request_expired',
       'stale_version',
       'action_hash_mismatch',
-      'forbidden_role',
-      'self_approval',
-      'duplicate_reviewer',
       'invalid_input',
       'decision_not_allowed',
       undefined,
@@ -322,13 +324,13 @@ describe('checkDecision: order of checks', () => {
 
   it('the first failing check always wins, for any combination of problems (property)', () => {
     const ORDER = [
+      'forbidden_role',
+      'self_approval',
+      'duplicate_reviewer',
       'already_resolved',
       'request_expired',
       'stale_version',
       'action_hash_mismatch',
-      'forbidden_role',
-      'self_approval',
-      'duplicate_reviewer',
     ] as const;
     fc.assert(
       fc.property(
@@ -362,7 +364,7 @@ describe('checkDecision: order of checks', () => {
             ...(f.trust ? { trust: true } : {}),
           };
           const reviewer: Reviewer = { id: 'alice', roles: f.role ? ['support'] : ['supervisor'] };
-          const failing = [f.resolved !== null, f.expired, f.stale, f.hash, f.role, f.self, f.duplicate];
+          const failing = [f.role, f.self, f.duplicate && f.type === 'approve', f.resolved !== null, f.expired, f.stale, f.hash];
           const first = failing.indexOf(true);
           let expected: string | undefined;
           if (first >= 0) expected = ORDER[first];
@@ -380,7 +382,7 @@ describe('checkDecision: order of checks', () => {
     const d = decision({ type: 'edit', args: { amount: 1 } });
     const before = JSON.stringify([req, d]);
     checkDecision(req, d, ALICE, NOW, ['bob']);
-    assert.throws(() => checkDecision(req, d, ALICE, NOW, ['alice']));
+    assert.throws(() => checkDecision(req, d, { id: 'carol', roles: [] }, NOW, []));
     assert.equal(JSON.stringify([req, d]), before);
   });
 });

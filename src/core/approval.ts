@@ -101,16 +101,67 @@ export interface Resolution {
   applied?: TimeoutDecision;
 }
 
-/** Decisions still possible on a request. */
+/** Decisions still possible on a request, whoever asks. */
 export function allowedDecisions(req: Pick<ApprovalRequest, 'status'>): DecisionType[] {
   return req.status === 'pending' ? [...DECISION_TYPES] : [];
 }
 
 /**
+ * Who may decide: the one answer to "may this reviewer take this decision on
+ * this request?", for the engine's decide path, the API's `allowedDecisions`
+ * and batch review. Returns the refusal (forbidden_role, self_approval,
+ * duplicate_reviewer for a second approval) or undefined when they may. It looks only at who the
+ * reviewer is, never at the request's state, so it can run before anything
+ * that would tell the caller about that state. `priorVoters` are reviewers who
+ * already approved this request (quorum).
+ */
+export function eligibilityRefusal(
+  req: Pick<ApprovalRequest, 'id' | 'role' | 'proposer' | 'approvalsRequired'>,
+  reviewer: Pick<Reviewer, 'id' | 'roles'>,
+  type: DecisionType,
+  priorVoters: readonly string[],
+): ForbiddenError | undefined {
+  if (!reviewer.roles.includes(req.role)) {
+    return new ForbiddenError('forbidden_role', `Approval request ${req.id} is for role "${req.role}", which reviewer "${reviewer.id}" does not have. Ask someone with that role.`, {
+      requestId: req.id,
+      requiredRole: req.role,
+    });
+  }
+  if (reviewer.id === req.proposer) {
+    // A request made by an edit names the editor as its proposer (see decide).
+    return new ForbiddenError('self_approval', `Reviewer "${reviewer.id}" proposed this action (an edit makes its author the proposer of what they wrote), so cannot decide it; another reviewer must.`, {
+      requestId: req.id,
+    });
+  }
+  // Counted toward a quorum: approving again would count twice, but changing one's mind (reject,
+  // respond) or proposing a change (edit) while the request is pending is still theirs to do.
+  if (type === 'approve' && priorVoters.includes(reviewer.id)) {
+    return new ForbiddenError(
+      'duplicate_reviewer',
+      `Reviewer "${reviewer.id}" already approved request ${req.id}; it needs ${req.approvalsRequired} different reviewers. Ask ${aRole(req.role).replace(/^an? /, 'another ')}.`,
+      { requestId: req.id },
+    );
+  }
+  return undefined;
+}
+
+/**
+ * Decisions `reviewer` can take on `req` now: none once it is resolved or past
+ * its expiry (the sweeper may not have run yet), else those
+ * {@link eligibilityRefusal} does not refuse.
+ */
+export function decisionsFor(req: ApprovalRequest, reviewer: Pick<Reviewer, 'id' | 'roles'>, priorVoters: readonly string[], now: number): DecisionType[] {
+  if (now >= req.expiresAt) return [];
+  return allowedDecisions(req).filter((t) => eligibilityRefusal(req, reviewer, t, priorVoters) === undefined);
+}
+
+/**
  * Check that `reviewer` may take `decision` on `req` now. Throws the distinct
  * coded error for each refusal. `priorVoters` are reviewers who already
- * approved this request (quorum). Order matters: a resolved request reports
- * "already resolved" even when it has also expired.
+ * approved this request (quorum). Order matters: who may decide is checked
+ * first, so a reviewer who may not learns nothing of the request's state (its
+ * version, hash or status); then a resolved request reports "already
+ * resolved" even when it has also expired.
  */
 export function checkDecision(
   req: ApprovalRequest,
@@ -119,26 +170,12 @@ export function checkDecision(
   now: number,
   priorVoters: readonly string[],
 ): void {
+  const refusal = eligibilityRefusal(req, reviewer, decision.type, priorVoters);
+  if (refusal) throw refusal;
   if (req.status !== 'pending') throw new AlreadyResolvedError(req.id, req.status);
   if (now >= req.expiresAt) throw new RequestExpiredError(req.id, new Date(req.expiresAt).toISOString());
   if (decision.expectedVersion !== req.version) throw new StaleVersionError(req.id, decision.expectedVersion, req.version);
   if (decision.actionHash !== req.actionHash) throw new ActionHashMismatchError(req.id, decision.actionHash, req.actionHash);
-  if (!reviewer.roles.includes(req.role)) {
-    throw new ForbiddenError('forbidden_role', `Reviewer "${reviewer.id}" lacks role "${req.role}", which approval request ${req.id} requires. Ask someone with that role.`, {
-      requestId: req.id,
-      requiredRole: req.role,
-    });
-  }
-  if (reviewer.id === req.proposer) {
-    throw new ForbiddenError('self_approval', `Reviewer "${reviewer.id}" proposed this action and cannot decide it; another reviewer must.`, { requestId: req.id });
-  }
-  if (priorVoters.includes(reviewer.id)) {
-    throw new ForbiddenError(
-      'duplicate_reviewer',
-      `Reviewer "${reviewer.id}" already approved request ${req.id}; it needs ${req.approvalsRequired} different reviewers. Ask ${aRole(req.role).replace(/^an? /, 'another ')}.`,
-      { requestId: req.id },
-    );
-  }
   if (decision.type === 'edit' && (decision.args === undefined || decision.args === null || typeof decision.args !== 'object')) {
     throw new ValidationError('An edit needs "args": the full new arguments of the tool call.', [{ path: 'args', message: 'required for edit' }]);
   }

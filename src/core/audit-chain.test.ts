@@ -198,8 +198,9 @@ describe('ChainVerifier: tampering is named at the right event', () => {
 
   it('deleted trailing events are caught by the recorded head', () => {
     const events = sample(6);
-    assertBroken(verify(events.slice(0, 4), headOf(events)), 5, null, /the log ends at event 4 but the recorded head is event 6/);
-    assertBroken(verify([], headOf(events)), 1, null, /the log ends at event 0 but the recorded head is event 6/);
+    // Named at the last event still there: a log of 4 events is never "broken at #5".
+    assertBroken(verify(events.slice(0, 4), headOf(events)), 4, 'evt_4', /the log ends at event 4 \(log #4\) but the recorded head is event 6/);
+    assertBroken(verify([], headOf(events)), 0, null, /the log has none of its events but the recorded head is event 6/);
   });
 
   it('a chain rewritten and re-hashed from some event on is caught by the recorded head hash', () => {
@@ -207,7 +208,7 @@ describe('ChainVerifier: tampering is named at the right event', () => {
     const rewritten = chain(events.map((e, i) => ({ type: e.type, actor: i === 3 ? 'reviewer:mallory' : e.actor, threadId: e.threadId, requestId: e.requestId, payload: e.payload })));
     // Every event links, so only the head can tell.
     assert.equal(verify(rewritten, headOf(rewritten)).ok, true);
-    assertBroken(verify(rewritten, headOf(events)), 6, null, /does not match the recorded head hash/);
+    assertBroken(verify(rewritten, headOf(events)), 6, 'evt_6', /does not match the recorded head hash/);
   });
 
   it('events beyond the recorded head are reported after the head', () => {
@@ -225,7 +226,7 @@ describe('ChainVerifier: tampering is named at the right event', () => {
   it('events fed out of order are reported where the order breaks', () => {
     const events = sample(6);
     const reordered = [events[0]!, events[1]!, events[3]!, events[2]!, events[4]!, events[5]!];
-    assertBroken(verify(reordered, headOf(events)), 4, 'evt_4', /events 3\.\.3 are missing/);
+    assertBroken(verify(reordered, headOf(events)), 4, 'evt_4', /event 4 \(log #4\) comes before event 3 \(log #3\): the log was reordered/);
     const back = [events[0]!, events[1]!, events[2]!, events[1]!];
     assertBroken(verify(back, headOf(events)), 2, 'evt_2', /sequence goes back from 3 to 2 \(reordered\)/);
   });
@@ -297,7 +298,7 @@ describe('ChainVerifier: tampering is named at the right event', () => {
           changed.hash = hashEvent(changed);
           const tampered = events.map((e, j) => (j === i ? changed : e));
           const r = verify(tampered, headOf(events));
-          if (i === events.length - 1) assertBroken(r, i + 1, null, /recorded head hash/);
+          if (i === events.length - 1) assertBroken(r, i + 1, events[i]!.id, /recorded head hash/);
           else assertBroken(r, i + 2, events[i + 1]!.id, /does not link/);
         }),
         { numRuns: 300 },
@@ -312,7 +313,7 @@ describe('ChainVerifier: tampering is named at the right event', () => {
             events.filter((_, j) => j !== i),
             headOf(events),
           );
-          if (i === events.length - 1) assertBroken(r, i + 1, null, /recorded head is event/);
+          if (i === events.length - 1) assertBroken(r, i, i === 0 ? null : events[i - 1]!.id, /recorded head is event/);
           else assertBroken(r, i + 2, events[i + 1]!.id, new RegExp(`events ${i + 1}\\.\\.${i + 1} are missing`));
         }),
         { numRuns: 300 },
@@ -351,7 +352,8 @@ describe('ChainVerifier: tampering is named at the right event', () => {
             const [lo, hi] = i < j ? [i, j] : [j, i];
             const swapped = events.map((e, k) => (k === lo ? events[hi]! : k === hi ? events[lo]! : e));
             // The event now at position lo carries seq hi+1: the verifier stops there.
-            assertBroken(verify(swapped, headOf(events)), hi + 1, events[hi]!.id, /missing/);
+            // A swap is a reorder, not a deletion: the missing event turns up later.
+            assertBroken(verify(swapped, headOf(events)), hi + 1, events[hi]!.id, /reordered/);
           },
         ),
         { numRuns: 300 },
@@ -436,7 +438,8 @@ describe('AuditVerifier: the log as several chains', () => {
     assert.equal(r.ok, false);
     if (!r.ok) {
       assert.equal(r.brokenAt.chain, lastOfC.chain);
-      assert.match(r.brokenAt.problem, /the log ends at event 3 but the recorded head is event 4/);
+      assert.match(r.brokenAt.problem, /the log ends at event 3 \(log #\d+\) but the recorded head is event 4/);
+      assert.equal(r.brokenAt.seq, events.filter((e) => e.threadId === 'thr_c').at(-2)!.seq, 'named at an event that exists');
     }
   });
 

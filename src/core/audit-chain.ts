@@ -15,6 +15,7 @@ export type AuditType =
   | 'executed'
   | 'failed'
   | 'aborted'
+  | 'cancelled'
   | 'trusted'
   | 'auto_executed'
   | 'refused'
@@ -97,7 +98,11 @@ export type ChainVerification =
   | { ok: true; events: number; headSeq: number; headHash: string; heads?: ChainHead[] }
   | { ok: false; events: number; brokenAt: BrokenAt };
 
-/** Where verification found the log broken: `seq` is the log position of the event named, or right after the last good one. */
+/**
+ * Where verification found the log broken: `seq` is the log position (the `#`
+ * users see) of an event that exists — the one named by `id`, or, when events
+ * are missing from the end, the last good one (0 when none is left).
+ */
 export interface BrokenAt {
   seq: number;
   id: string | null;
@@ -115,9 +120,16 @@ export class ChainVerifier {
   private prevHash = GENESIS_HASH;
   /** Log position of the last event that verified, and of the first event past `expectHead`. */
   private lastSeq = 0;
+  private lastId: string | null = null;
   private pastHeadSeq: number | null = null;
+  private pastHeadId: string | null = null;
   private count = 0;
   private broken: BrokenAt | null = null;
+  /**
+   * Positions skipped at `seq`: deleted, or only moved later in the log (a swap).
+   * Which one shows only further on, so the verdict waits for the end or for one of them.
+   */
+  private gap: { seq: number; id: string; pos: number; from: number; to: number } | null = null;
   private readonly label: string;
   private readonly expectHead: number | null;
 
@@ -127,44 +139,67 @@ export class ChainVerifier {
     this.expectHead = opts.expectHead ?? null;
   }
 
+  /** True after a gap whose missing events may still turn up later in the log (then it was a reorder). */
+  get waiting(): boolean {
+    return this.gap !== null && this.broken === null;
+  }
+
   /** Check one event; returns false once the chain is broken. */
   push(e: AuditEvent): boolean {
     if (this.broken) return false;
     this.count++;
     const pos = e.chainSeq;
+    if (this.gap) {
+      const g = this.gap;
+      if (pos < g.from || pos > g.to) return true;
+      this.broken = { seq: g.seq, id: g.id, problem: `${this.label}event ${g.pos} (log #${g.seq}) comes before event ${pos} (log #${e.seq}): the log was reordered` };
+      return false;
+    }
+    if (pos > this.prevPos + 1) {
+      this.gap = { seq: e.seq, id: e.id, pos, from: this.prevPos + 1, to: pos - 1 };
+      return true;
+    }
     if (pos !== this.prevPos + 1) {
-      this.broken = {
-        seq: e.seq,
-        id: e.id,
-        problem: `${this.label}${pos > this.prevPos + 1 ? `events ${this.prevPos + 1}..${pos - 1} are missing (deleted)` : `sequence goes back from ${this.prevPos} to ${pos} (reordered)`}`,
-      };
+      this.broken = { seq: e.seq, id: e.id, problem: `${this.label}sequence goes back from ${this.prevPos} to ${pos} (reordered)` };
     } else if (e.prevHash !== this.prevHash) {
       this.broken = { seq: e.seq, id: e.id, problem: `${this.label}does not link to the previous event (removed, inserted or reordered)` };
     } else if (hashEvent(e) !== e.hash) {
       this.broken = { seq: e.seq, id: e.id, problem: `${this.label}content changed after it was written` };
     }
     if (this.broken) return false;
-    if (this.expectHead !== null && pos === this.expectHead + 1) this.pastHeadSeq = e.seq;
+    if (this.expectHead !== null && pos === this.expectHead + 1) {
+      this.pastHeadSeq = e.seq;
+      this.pastHeadId = e.id;
+    }
     this.prevPos = pos;
     this.prevHash = e.hash;
     this.lastSeq = e.seq;
+    this.lastId = e.id;
     return true;
   }
 
   /** Compare the end of the walk with the head the store recorded on every append. */
   finish(head: { seq: number; hash: string } | null): ChainVerification {
+    if (this.gap && !this.broken) {
+      // The skipped events never turned up: they were deleted.
+      const g = this.gap;
+      this.broken = { seq: g.seq, id: g.id, problem: `${this.label}events ${g.from}..${g.to} are missing (deleted)` };
+    }
     if (this.broken) return { ok: false, events: this.count, brokenAt: this.broken };
     const headPos = head?.seq ?? 0;
     const headHash = head?.hash ?? GENESIS_HASH;
-    const fail = (seq: number, problem: string): ChainVerification => ({ ok: false, events: this.count, brokenAt: { seq, id: null, problem: `${this.label}${problem}` } });
+    const fail = (seq: number, id: string | null, problem: string): ChainVerification => ({ ok: false, events: this.count, brokenAt: { seq, id, problem: `${this.label}${problem}` } });
     if (headPos > this.prevPos) {
-      return fail(this.lastSeq + 1, `the log ends at event ${this.prevPos} but the recorded head is event ${headPos}: events after ${this.prevPos} were deleted or the head was changed`);
+      // Named at the last event that is still there (log numbers of deleted events name nothing).
+      const at = this.prevPos === 0 ? 'the log has none of its events' : `the log ends at event ${this.prevPos} (log #${this.lastSeq})`;
+      return fail(this.lastSeq, this.lastId, `${at} but the recorded head is event ${headPos}: events after ${this.prevPos} were deleted or the head was changed`);
     }
     if (headPos < this.prevPos) {
-      return fail(this.pastHeadSeq ?? headPos + 1, `the recorded head is event ${headPos} but the log goes on to event ${this.prevPos}: events after ${headPos} were added outside the log or the head was changed`);
+      // Without the head known before the walk (a chain checked on its own), its position stands for the log's.
+      return fail(this.pastHeadSeq ?? headPos + 1, this.pastHeadId, `the recorded head is event ${headPos} but the log goes on to event ${this.prevPos}: events after ${headPos} were added outside the log or the head was changed`);
     }
     if (headHash !== this.prevHash) {
-      return fail(this.lastSeq, `event ${this.prevPos} does not match the recorded head hash: the log was rewritten and re-hashed, or the head was changed`);
+      return fail(this.lastSeq, this.lastId, `event ${this.prevPos} does not match the recorded head hash: the log was rewritten and re-hashed, or the head was changed`);
     }
     return { ok: true, events: this.count, headSeq: this.lastSeq, headHash };
   }
@@ -182,6 +217,8 @@ export class AuditVerifier {
   private lastSeq = 0;
   private count = 0;
   private broken: BrokenAt | null = null;
+  /** A chain that skipped positions: from then on only its events matter (do the missing ones turn up later?). */
+  private waiting: number | null = null;
 
   /** Heads kept from an earlier verification, by chain: each must still hold its hash at its position. */
   private readonly saved: Map<number, ChainHead>;
@@ -219,6 +256,8 @@ export class AuditVerifier {
       return false;
     }
     this.lastSeq = e.seq;
+    // After a gap, the first problem in log order is found; the rest of the log only tells deleted from moved.
+    if (this.waiting !== null) return e.chain === this.waiting ? this.feed(e) : true;
     const kept = this.saved.get(e.chain);
     if (kept && kept.seq === e.chainSeq) {
       if (kept.hash !== e.hash) {
@@ -227,8 +266,15 @@ export class AuditVerifier {
       }
       this.saved.delete(e.chain);
     }
+    return this.feed(e);
+  }
+
+  private feed(e: AuditEvent): boolean {
     const v = this.chain(e.chain);
-    if (v.push(e)) return true;
+    if (v.push(e)) {
+      if (v.waiting) this.waiting = e.chain;
+      return true;
+    }
     const r = v.finish(null);
     if (!r.ok) this.broken = { ...r.brokenAt, chain: e.chain };
     return false;
@@ -237,6 +283,10 @@ export class AuditVerifier {
   /** Compare each chain's end with its recorded head; the first problem in log order is reported. */
   finish(): ChainVerification {
     if (this.broken) return { ok: false, events: this.count, brokenAt: this.broken };
+    if (this.waiting !== null) {
+      const r = this.chain(this.waiting).finish(null);
+      if (!r.ok) return { ok: false, events: this.count, brokenAt: { ...r.brokenAt, chain: this.waiting } };
+    }
     let first: BrokenAt | null = null;
     for (const head of [...this.heads.values()].sort((a, b) => a.chain - b.chain)) {
       const r = this.chain(head.chain).finish(head);

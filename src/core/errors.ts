@@ -43,6 +43,19 @@ export class ValidationError extends InterlockUsageError {
   }
 }
 
+/** An edit named fields the tool's schema does not have; they would be dropped, so the edit is refused. */
+export class UnknownFieldError extends InterlockUsageError {
+  readonly fields: readonly string[];
+  constructor(tool: string, fields: readonly string[]) {
+    super(
+      'unknown_field',
+      `The edited arguments of "${tool}" have ${fields.length === 1 ? 'a field' : 'fields'} the tool does not take: ${fields.map((f) => `args.${f}`).join(', ')}. Remove ${fields.length === 1 ? 'it' : 'them'} (nothing else was sent), or ask for the tool to take ${fields.length === 1 ? 'it' : 'them'}.`,
+      { details: { tool, fields: fields.map((f) => `args.${f}`) }, status: 400 },
+    );
+    this.fields = fields;
+  }
+}
+
 /** One problem with one field of an input. */
 export interface FieldIssue {
   path: string;

@@ -6,6 +6,7 @@ export * from './policy.ts';
 export * from './redact.ts';
 export * from './audit-chain.ts';
 export * from './approval.ts';
+export * from './unknown-fields.ts';
 export * from './transition.ts';
 export * from './backoff.ts';
 export * from './role-text.ts';

@@ -19,6 +19,12 @@ export interface EngineContext {
   fallbackRole: string;
   /** Owner id written on leases taken by this process. */
   owner: string;
+  /**
+   * How long a lease lasts unless renewed: a thread's run lease, an execution
+   * claim, a worker's job lease. A process that dies loses its work to another
+   * after about this long (the service sets it from `INTERLOCK_LEASE_MS`).
+   */
+  leaseMs: number;
   /** Called after a transaction commits, for live events (never inside one). */
   emit: (event: EngineEvent) => void;
 }
@@ -35,4 +41,6 @@ export type EngineEventBody =
   | { type: 'approval.decided'; requestId: string; threadId: string; decision: string; status: string }
   | { type: 'approval.expired'; requestId: string; threadId: string; applied: string }
   | { type: 'execution.finished'; requestId: string | null; threadId: string | null; tool: string; status: 'succeeded' | 'failed' }
-  | { type: 'thread.status'; threadId: string; status: string };
+  | { type: 'thread.status'; threadId: string; status: string }
+  /** A worker left a job for another worker (e.g. it has no agent of that name: a rolling deploy). */
+  | { type: 'job.deferred'; jobId: string; threadId: string | null; reason: 'unknown_agent'; agent: string };

@@ -8,6 +8,8 @@ import {
   PolicyBlockedError,
   StaleVersionError,
   tierRank,
+  UnknownFieldError,
+  unknownFields,
   ValidationError,
   type ApprovalRequest,
   type AuditEventInput,
@@ -59,6 +61,9 @@ function validateArgs(ctx: EngineContext, tool: string, args: unknown): Record<s
     const issues = parsed.error.issues.map((i) => ({ path: ['args', ...i.path.map(String)].join('.'), message: i.message }));
     throw new ValidationError(`The edited arguments of "${tool}" are invalid: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}. Fix them and submit again.`, issues);
   }
+  // A schema that strips unknown keys would drop them silently: the reviewer would approve something other than what they typed.
+  const dropped = unknownFields(args, parsed.data);
+  if (dropped.length) throw new UnknownFieldError(tool, dropped);
   return parsed.data;
 }
 
@@ -144,7 +149,8 @@ export async function decide(ctx: EngineContext, requestId: string, decision: De
           if (raised || req.approvalsRequired > 1) {
             // A new proposal: at the raised tier, or (quorum) needing fresh approvals of the edited action.
             const v = raised ? verdict : { ...verdict, tier: req.tier, ruleId: req.ruleId, reason: req.reason, role: req.role, approvalsRequired: req.approvalsRequired, timeoutMs: req.expiresAt - req.createdAt, onTimeout: req.onTimeout, escalateTo: req.escalateTo, trustable: req.trustable };
-            created = newRequest(ctx, { threadId: req.threadId, checkpointId: req.checkpointId, proposer: req.proposer, item: { call: { tool: req.tool, args }, ...(req.toolCallId ? { toolCallId: req.toolCallId } : {}), verdict: v, evidence: req.evidence, app: req.context }, now, parentId: req.id });
+            // The editor proposed what they wrote: they may not also be the one who approves it.
+            created = newRequest(ctx, { threadId: req.threadId, checkpointId: req.checkpointId, proposer: reviewer.id, item: { call: { tool: req.tool, args }, ...(req.toolCallId ? { toolCallId: req.toolCallId } : {}), verdict: v, evidence: req.evidence, app: req.context }, now, parentId: req.id });
             next.status = 'superseded';
             next.supersededBy = created.id;
             next.resolvedAt = now;

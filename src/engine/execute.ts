@@ -27,7 +27,7 @@ export interface ExecutionInput {
 
 /** Options of one execution. */
 export interface ExecuteOptions {
-  /** How long the claim is held before another process may take it over (default 60 s). */
+  /** How long the claim is held before another process may take it over (default: the engine's `leaseMs`). */
   leaseMs?: number;
   /**
    * Errors that mean "stopped on purpose before any side effect" (an interrupt
@@ -67,7 +67,7 @@ export async function executeOnce<T>(
   fn: (run: { idempotencyKey: string; attempt: number }) => Promise<T>,
   opts: ExecuteOptions = {},
 ): Promise<ExecutionOutcome<T>> {
-  const leaseMs = opts.leaseMs ?? 60_000;
+  const leaseMs = opts.leaseMs ?? ctx.leaseMs;
   const hash = actionHash(input.tool, input.args);
   const now = ctx.now();
   const claim = await ctx.store.transaction(async (tx) => {

@@ -1,4 +1,5 @@
 import { newId, type ApprovalRequest, type AuditEventInput } from '../core/index.ts';
+import { cancelOpenRequests } from './end-thread.ts';
 import type { EngineContext } from './context.ts';
 import { newRequest, openRequest } from './pause.ts';
 
@@ -57,6 +58,9 @@ export async function expireDue(ctx: EngineContext, opts: { batch?: number; max?
         } else if (applied === 'abort') {
           await tx.updateThread(req.threadId, { status: 'aborted', abortRequested: true }, now);
           audit.push({ ...base, type: 'aborted', payload: { reason: 'approval timed out; the rule aborts the thread' } });
+          // The thread's other open requests go with it: it will not resume to run them.
+          await tx.appendAudit(audit.splice(0), now);
+          await cancelOpenRequests(tx, req.threadId, SYSTEM, 'the thread was aborted: an approval timed out and its rule aborts the thread', now);
         } else {
           await tx.enqueueJob({ id: newId('job'), kind: 'resume', threadId: req.threadId, requestId: req.id, payload: { status: next.status }, runAt: now, createdAt: now });
         }

@@ -1,4 +1,4 @@
-export { createInterlock, type Interlock, type InterlockOptions } from './interlock.ts';
+export { createInterlock, DEFAULT_LEASE_MS, type Interlock, type InterlockOptions } from './interlock.ts';
 export type { EngineContext, EngineEvent, EngineEventBody, ToolSchemaEntry } from './context.ts';
 export type { GateContext, GateVerdict } from './gate.ts';
 export type { CheckpointInput, PauseItem, PauseResult, ThreadRef } from './pause.ts';
@@ -6,3 +6,4 @@ export type { DecisionResult } from './decide.ts';
 export { idempotencyKey, type ExecutionInput, type ExecutionOutcome, type ExecuteOptions } from './execute.ts';
 export type { RequestStory } from './audit.ts';
 export type { Rollup, ToolRollup } from './rollup.ts';
+export { cancelOpenRequests, endThread } from './end-thread.ts';

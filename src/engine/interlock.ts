@@ -39,7 +39,16 @@ export interface InterlockOptions {
   fallbackRole?: string;
   /** Lease owner name of this process (default host:pid:random). */
   owner?: string;
+  /**
+   * Default lease of threads' runs, execution claims and workers' jobs, in ms
+   * (default 60 000): how soon another process takes over the work of one
+   * that died. Leases are renewed every third of it while work goes on.
+   */
+  leaseMs?: number;
 }
+
+/** Default of {@link InterlockOptions.leaseMs}. */
+export const DEFAULT_LEASE_MS = 60_000;
 
 /** The engine: gate, pause, decide, expire, execute once, audit. */
 export interface Interlock {
@@ -90,6 +99,10 @@ export function createInterlock(options: InterlockOptions): Interlock {
   if (!options || typeof options !== 'object') throw new ConfigError('createInterlock needs options: { store, policy }.');
   if (!options.store) throw new ConfigError('createInterlock requires "store": pass await openStore() or createSqliteStore().');
   if (!options.policy) throw new ConfigError('createInterlock requires "policy": { tools: { toolName: [rules] } }. A tool with no policy is blocked.');
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  if (!Number.isInteger(leaseMs) || leaseMs < 100) {
+    throw new ConfigError(`createInterlock: "leaseMs" must be a whole number of milliseconds, at least 100 (e.g. 60000), not ${String(options.leaseMs)}.`);
+  }
   const policy: Policy = 'evaluate' in options.policy ? options.policy : definePolicy(options.policy);
   const tools = new Map(Object.entries(options.tools ?? {}));
   const owner = options.owner ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
@@ -101,6 +114,7 @@ export function createInterlock(options: InterlockOptions): Interlock {
     now: options.now ?? Date.now,
     fallbackRole: options.fallbackRole ?? 'supervisor',
     owner,
+    leaseMs,
     emit: hub.emit,
   };
   return {

@@ -159,7 +159,7 @@ for (const backend of allBackends()) {
       assert.equal(dup.body.error.code, 'duplicate_reviewer');
       const packet = await f.call<{ approvedBy: string[]; allowedDecisions: string[] }>(`/api/v1/approvals/${quorum.id}`, 'alice');
       assert.deepEqual(packet.body.approvedBy, [f.ids.alice]);
-      assert.deepEqual(packet.body.allowedDecisions, [], 'alice already approved');
+      assert.deepEqual(packet.body.allowedDecisions, ['edit', 'reject', 'respond'], 'alice already approved: she may change her mind, not approve twice');
       const second = await decide(quorum.id, 'bob', { type: 'approve', expectedVersion: 2, actionHash: quorum.actionHash });
       assert.equal(second.body.outcome, 'authorized');
     });

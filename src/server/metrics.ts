@@ -29,6 +29,7 @@ export function createMetrics(interlock: Interlock, opts: MetricsOptions = {}): 
   const decisions = new Counter({ name: 'interlock_decisions_total', help: 'Reviewer decisions recorded, by type.', labelNames: ['type'], registers: [registry] });
   const expirations = new Counter({ name: 'interlock_expirations_total', help: 'Approval requests resolved by their timeout default.', registers: [registry] });
   const executions = new Counter({ name: 'interlock_executions_total', help: 'Executions under the ledger, by tool and outcome.', labelNames: ['tool', 'status'], registers: [registry] });
+  const deferred = new Counter({ name: 'interlock_jobs_deferred_total', help: 'Jobs a worker left for another worker, by reason (unknown_agent: it has no agent of that name).', labelNames: ['reason'], registers: [registry] });
   const timeToDecision = new Histogram({
     name: 'interlock_time_to_decision_seconds',
     help: 'Time from an approval request opening to the decision that resolved it.',
@@ -69,6 +70,9 @@ export function createMetrics(interlock: Interlock, opts: MetricsOptions = {}): 
         break;
       case 'execution.finished':
         executions.inc({ tool: e.tool, status: e.status });
+        break;
+      case 'job.deferred':
+        deferred.inc({ reason: e.reason });
         break;
       case 'thread.status':
         break;

@@ -34,11 +34,11 @@ const errors = (...statuses: number[]) =>
 const idParam = (what: string) => ({ name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: `Id of the ${what}.` });
 
 const ERROR_TEXT: Record<number, string> = {
-  400: 'invalid_input: the body or query is malformed; details.issues names each field.',
+  400: 'invalid_input: the body or query is malformed; details.issues names each field. unknown_field: an edit names fields the tool does not take (details.fields).',
   401: 'unauthorized / token_revoked: send a valid "Authorization: Bearer <token>".',
   403: 'forbidden_role, self_approval, duplicate_reviewer, decision_not_allowed, policy_blocked; csrf_failed for a session-cookie write without this server\'s Origin and X-CSRF-Token.',
   404: 'not_found, approval_request_not_found, thread_not_found.',
-  409: 'stale_version, action_hash_mismatch, already_resolved: reload and review again.',
+  409: 'stale_version, action_hash_mismatch, already_resolved: reload and review again; thread_exists: a start names a thread id already taken (start a new thread).',
   410: 'request_expired: the timeout default applies.',
   413: 'payload_too_large: bodies are limited to 64 KiB.',
   429: 'rate_limited: wait Retry-After seconds.',
@@ -146,7 +146,7 @@ export function openApiDocument(opts: { baseUrl?: string; version?: string } = {
         post: {
           summary: 'Start an agent run (operators; needs a threads adapter)',
           requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(startThreadBody) } } },
-          responses: { 202: json({ type: 'object', properties: { threadId: { type: 'string' }, status: { type: 'string' } } }, 'Started.'), ...errors(400, 401, 403, 413, 501) },
+          responses: { 202: json({ type: 'object', properties: { threadId: { type: 'string' }, status: { type: 'string' } } }, 'Started.'), ...errors(400, 401, 403, 409, 413, 501) },
         },
       },
       '/api/v1/threads/{id}': {

@@ -39,7 +39,7 @@ export const listQuery = z.strictObject({
 export const startThreadBody = z.strictObject({
   agent: z.string().min(1).max(200).describe('Name of the agent to run.'),
   input: z.unknown().describe('What the agent starts from (a user message, or what the agent accepts).'),
-  threadId: z.string().min(1).max(200).optional().describe('Continue this thread instead of starting a new one.'),
+  threadId: z.string().min(1).max(200).optional().describe('Id for the new thread (default: a fresh one). An id already taken is refused with 409 thread_exists.'),
 });
 
 /** Query of GET /api/v1/threads/:id/audit. */

@@ -20,7 +20,7 @@ export interface ThreadView {
  * runs answer 501.
  */
 export interface ThreadsAdapter {
-  /** Start `agent` on `input`, in a new thread or continuing `threadId`. */
+  /** Start `agent` on `input` in a new thread (named `threadId` when given). An id already taken is refused (409 `thread_exists`). */
   start(agent: string, input: unknown, threadId?: string): Promise<{ threadId: string; status: string }>;
   /** The thread, or undefined when there is none with that id. */
   get(threadId: string): Promise<ThreadView | undefined>;

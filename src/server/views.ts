@@ -1,4 +1,4 @@
-import { allowedDecisions, type ApprovalRequest, type DecisionType, type Resolution } from '../core/index.ts';
+import { decisionsFor as coreDecisionsFor, type ApprovalRequest, type DecisionType, type Resolution } from '../core/index.ts';
 import type { Principal } from './auth.ts';
 import type { ThreadRow } from '../store/types.ts';
 
@@ -42,14 +42,9 @@ export function requestSummary(req: ApprovalRequest) {
   };
 }
 
-/**
- * Decisions `viewer` can take now: none once the request is resolved or past
- * its expiry (the sweeper may not have run yet), none for a reviewer without
- * the role, for the proposer, or for someone who already approved.
- */
+/** Decisions `viewer` can take now: the core's one eligibility rule (see `decisionsFor` in core/approval). */
 export function decisionsFor(req: ApprovalRequest, viewer: Principal, voters: readonly string[], now: number): DecisionType[] {
-  if (now >= req.expiresAt || !viewer.roles.includes(req.role) || viewer.id === req.proposer || voters.includes(viewer.id)) return [];
-  return allowedDecisions(req);
+  return coreDecisionsFor(req, viewer, voters, now);
 }
 
 /** Everything a reviewer needs to decide, in one document. */

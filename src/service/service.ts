@@ -1,10 +1,11 @@
-import { createInterlock, type Interlock } from '../engine/index.ts';
+import { ConfigError } from '../core/index.ts';
+import { createInterlock, DEFAULT_LEASE_MS, type Interlock } from '../engine/index.ts';
 import { openStore } from '../store/index.ts';
 import type { Store } from '../store/types.ts';
 import type { Agent } from '../agent/index.ts';
 import { createApp, createReviewer, jwtOptionsFromEnv, serve, storeReviewerAuth, withJwtAuth, type RunningServer } from '../server/index.ts';
 import { createNotifier, type Channel, type RoutingConfig } from '../notify/index.ts';
-import { createWorker, type Worker } from '../worker/index.ts';
+import { createWorker, DEFAULT_UNKNOWN_AGENT_MS, type Worker } from '../worker/index.ts';
 import { createWebUi } from '../web/index.ts';
 import type { InterlockConfig } from './config.ts';
 import { createThreadsAdapter } from './threads.ts';
@@ -31,8 +32,16 @@ export interface ServiceOptions {
   log?: (line: string) => void;
   /** Poll interval of the worker (default 200 ms). */
   pollMs?: number;
-  /** Lease on claimed jobs (default `INTERLOCK_LEASE_MS`, else 60 s): how soon a killed worker's job moves on. */
+  /**
+   * Lease of thread runs, execution claims and jobs (default `INTERLOCK_LEASE_MS`, else 60 s): how soon
+   * another process takes over the work of one that died.
+   */
   leaseMs?: number;
+  /**
+   * How long a resume job whose agent this process's worker lacks is left for another worker before
+   * its thread fails (default `INTERLOCK_UNKNOWN_AGENT_MS`, else 15 minutes).
+   */
+  unknownAgentMs?: number;
 }
 
 /** A running service. */
@@ -47,6 +56,15 @@ export interface Service {
   url: string | undefined;
   /** Graceful stop: stop taking work, finish what is in hand, close the database. */
   close(): Promise<void>;
+}
+
+/** A duration in ms from the environment, checked: a typo must not silently become the default or NaN. */
+function msFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new ConfigError(`${name} must be a whole number of milliseconds, at least ${min} (e.g. ${fallback}), not "${raw}".`);
+  return n;
 }
 
 /** The web queue is always a channel: requests appear there live. Other channels come from the config. */
@@ -65,8 +83,11 @@ function routing(config: InterlockConfig, env: NodeJS.ProcessEnv): RoutingConfig
  */
 export async function startService(o: ServiceOptions): Promise<Service> {
   const log = o.log ?? ((l: string) => console.log(l));
+  const leaseMs = o.leaseMs ?? msFromEnv(process.env, 'INTERLOCK_LEASE_MS', DEFAULT_LEASE_MS, 100);
+  const unknownAgentMs = o.unknownAgentMs ?? msFromEnv(process.env, 'INTERLOCK_UNKNOWN_AGENT_MS', DEFAULT_UNKNOWN_AGENT_MS, 0);
   const store = await openStore(o.databaseUrl);
-  const interlock = createInterlock({ store, policy: o.config.policy });
+  // One lease for everything that can be taken over: thread runs, execution claims, jobs, thread starts.
+  const interlock = createInterlock({ store, policy: o.config.policy, leaseMs });
   const agents = new Map((await o.config.agents({ interlock })).map((a) => [a.name, a]));
 
   const demoTokens: Service['demoTokens'] = [];
@@ -77,7 +98,6 @@ export async function startService(o: ServiceOptions): Promise<Service> {
     }
   }
 
-  const leaseMs = o.leaseMs ?? Number(process.env.INTERLOCK_LEASE_MS ?? 60_000);
   // Deployments with an identity provider also accept its JWTs (INTERLOCK_JWT_ISSUER, _AUDIENCE, _JWKS_URL).
   const jwt = jwtOptionsFromEnv(process.env);
   const threads = createThreadsAdapter(interlock, agents, (m) => log(m), { recoverAfterMs: leaseMs });
@@ -93,7 +113,7 @@ export async function startService(o: ServiceOptions): Promise<Service> {
   let worker: Worker | undefined;
   if (o.worker !== false) {
     const notifier = createNotifier({ interlock, routing: routing(o.config, process.env), baseUrl });
-    worker = createWorker({ interlock, agents: [...agents.values()], notifier, ...(o.pollMs ? { pollMs: o.pollMs } : {}), leaseMs, onError: (e) => log(`worker: ${e instanceof Error ? e.message : String(e)}`) });
+    worker = createWorker({ interlock, agents: [...agents.values()], notifier, ...(o.pollMs ? { pollMs: o.pollMs } : {}), leaseMs, unknownAgentMs, onWarning: (m) => log(`worker: ${m}`), onError: (e) => log(`worker: ${e instanceof Error ? e.message : String(e)}`) });
     worker.start();
   }
 

@@ -1,13 +1,23 @@
-import { InterlockError, newId, NotFoundError, ValidationError } from '../core/index.ts';
+import { InterlockError, InterlockUsageError, newId, NotFoundError, ValidationError } from '../core/index.ts';
 import type { Agent, Interrupt } from '../agent/index.ts';
 import type { Interlock } from '../engine/index.ts';
 import type { ThreadsAdapter, ThreadView } from '../server/index.ts';
+
+/** A start named a thread id that is already taken: starting never continues or replaces a thread. */
+export class ThreadExistsError extends InterlockUsageError {
+  constructor(threadId: string) {
+    super('thread_exists', `Thread ${threadId} already exists; a start never changes an existing thread. Start a new thread (omit "threadId" or pick an unused one), or decide its pending requests to let it continue.`, {
+      details: { threadId },
+      status: 409,
+    });
+  }
+}
 
 /** Options of {@link createThreadsAdapter}. */
 export interface ThreadsAdapterOptions {
   /**
    * When a worker takes over a new thread whose run has not finished, e.g.
-   * because this process died (default 60 s; the service passes its lease).
+   * because this process died (default: the engine's `leaseMs`).
    */
   recoverAfterMs?: number;
 }
@@ -29,7 +39,7 @@ export function createThreadsAdapter(
   opts: ThreadsAdapterOptions = {},
 ): ThreadsAdapter & { idle(): Promise<void> } {
   const running = new Set<Promise<unknown>>();
-  const recoverAfterMs = opts.recoverAfterMs ?? 60_000;
+  const recoverAfterMs = opts.recoverAfterMs ?? interlock.context.leaseMs;
   return {
     async start(agentName, input, threadId) {
       const agent = agents.get(agentName);
@@ -39,38 +49,29 @@ export function createThreadsAdapter(
       const id = threadId ?? newId<string>('thr');
       const now = interlock.context.now();
       // The row exists before the 202, so a GET right after finds the thread; the run takes its own lease.
-      const { thread, created } = await interlock.store.transaction(async (tx) => {
-        const existing = await tx.getThread(id);
-        if (existing) return { thread: existing, created: false };
+      const thread = await interlock.store.transaction(async (tx) => {
+        // A start never touches an existing thread: it may be paused on a person, and a second run
+        // with new input would fail it and strand its requests. New input goes to a new thread.
+        if (await tx.getThread(id)) throw new ThreadExistsError(id);
         const row = { id, agent: agent.name, agentVersion: agent.version, status: 'running' as const, messageCount: 0, abortRequested: false, metadata: {}, createdAt: now, updatedAt: now };
         await tx.insertThread(row);
         // The recovery job: see above. It finds the thread paused or ended in the usual case, and does nothing.
         await tx.enqueueJob({ id: newId('job'), kind: 'resume', threadId: id, requestId: null, payload: { start: true, input: text }, runAt: now + recoverAfterMs, createdAt: now });
-        return { thread: row, created: true };
+        return row;
       });
       const p = agent
         .invoke(text, { threadId: id })
-        .catch(async (err: unknown) => {
-          const message = err instanceof Error ? err.message : String(err);
-          if (err instanceof InterlockError && err.code === 'lease_lost') {
-            log(`thread ${id}: another run took the thread over (${message}); it carries on`);
-            return;
-          }
-          if (created) {
-            log(`thread ${id}: the run stopped (${message}); a worker will retry it from its last checkpoint`);
-            return;
-          }
-          log(`thread ${id} failed: ${message}`);
-          await interlock.store.transaction(async (tx) => {
-            await tx.updateThread(id, { status: 'failed', leaseOwner: null }, interlock.context.now());
-            await tx.appendAudit([{ type: 'failed', actor: `agent:${agent.name}`, threadId: id, payload: { error: message } }], interlock.context.now());
-          });
-        })
-        // Recording the failure can fail too (the database is down): never an unhandled rejection.
-        .catch((err: unknown) => log(`thread ${id}: could not record the failure (${err instanceof Error ? err.message : String(err)})`))
+        .then(
+          () => undefined,
+          (err: unknown) => {
+            const message = err instanceof Error ? err.message : String(err);
+            if (err instanceof InterlockError && err.code === 'lease_lost') log(`thread ${id}: another run took the thread over (${message}); it carries on`);
+            else log(`thread ${id}: the run stopped (${message}); a worker will retry it from its last checkpoint`);
+          },
+        )
         .finally(() => running.delete(p));
       running.add(p);
-      return { threadId: id, status: thread.status === 'interrupted' ? 'interrupted' : 'running' };
+      return { threadId: id, status: thread.status };
     },
     async get(threadId) {
       const thread = await interlock.store.getThread(threadId);

@@ -543,6 +543,9 @@ for (const backend of allBackends()) {
         await assert.rejects(store.insertVote({ requestId: r.id, reviewer: 'rev-c', type: 'approve', version: 3, createdAt: T + 5 }));
         assert.deepEqual(await store.listVoters(r.id), ['rev-b', 'rev-a']);
         assert.deepEqual(await store.listVoters(uid('req')), []);
+        // An approver who changes their mind: the reject replaces the approval.
+        await store.insertVote({ requestId: r.id, reviewer: 'rev-a', type: 'reject', version: 4, createdAt: T + 6 });
+        assert.deepEqual(await store.listVoters(r.id), ['rev-b']);
       });
 
       it('counts pending requests by role with the oldest creation time', async () => {

@@ -161,7 +161,12 @@ export interface StoreTx {
   listRequests(q: RequestQuery): Promise<{ items: ApprovalRequest[]; nextCursor: string | null }>;
   /** Pending requests past their expiry, oldest first, locked for the caller where the backend can. */
   claimExpired(now: number, limit: number): Promise<ApprovalRequest[]>;
+  /**
+   * Record a reviewer's decision on a request. A later reject, respond or edit of the same reviewer
+   * replaces theirs; an approval over an existing vote throws (no one is counted twice).
+   */
   insertVote(v: VoteRow): Promise<void>;
+  /** Reviewers whose standing decision on the request is an approval. */
   listVoters(requestId: string): Promise<string[]>;
   countPendingByRole(): Promise<Array<{ role: string; count: number; oldestCreatedAt: number }>>;
 

@@ -1,3 +1,3 @@
 export { createWorker, type Worker, type WorkerOptions, type OutboxDelivery } from './worker.ts';
-export { handleResume, type ResumeOptions, type JobOutcome } from './resume.ts';
+export { DEFAULT_UNKNOWN_AGENT_MS, handleResume, type ResumeOptions, type JobOutcome } from './resume.ts';
 export { backoffMs } from '../core/backoff.ts';

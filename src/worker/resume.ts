@@ -1,11 +1,18 @@
 import type { Agent } from '../agent/index.ts';
-import type { Interlock } from '../engine/index.ts';
+import { endThread, type Interlock } from '../engine/index.ts';
 import type { JobRow } from '../store/types.ts';
 import { InterlockError } from '../core/index.ts';
 import { backoffMs } from '../core/backoff.ts';
 
-/** What handling one job came to. */
-export type JobOutcome = 'done' | 'retry' | 'dead';
+/** What handling one job came to (`deferred`: left for a worker that has the thread's agent). */
+export type JobOutcome = 'done' | 'retry' | 'deferred' | 'dead';
+
+/** Default of {@link ResumeOptions.unknownAgentMs}: 15 minutes. */
+export const DEFAULT_UNKNOWN_AGENT_MS = 15 * 60_000;
+/** How soon a job deferred for an unknown agent is offered again. */
+const UNKNOWN_AGENT_RETRY_MS = 2000;
+/** Start of the note a job deferred for an unknown agent carries (its `lastError`). */
+const UNKNOWN_AGENT_NOTE = 'unknown_agent:';
 
 /** Options of resume handling. */
 export interface ResumeOptions {
@@ -15,6 +22,15 @@ export interface ResumeOptions {
   owner: string;
   /** Attempts before a resume job is given up (default 10). */
   maxAttempts?: number;
+  /**
+   * How long a resume job whose thread's agent this worker does not have is
+   * left for a worker that has it, counted from when the job was queued
+   * (default 15 minutes). A rolling deploy (old and new workers side by side)
+   * must finish within it; after it, the thread fails.
+   */
+  unknownAgentMs?: number;
+  /** Where a visible warning goes (the first deferral of each job). */
+  warn?: (message: string) => void;
 }
 
 /**
@@ -35,10 +51,8 @@ export async function handleResume(o: ResumeOptions, job: JobRow): Promise<JobOu
   try {
     const thread = await store.getThread(threadId);
     const agent = thread ? o.agents.get(thread.agent) : undefined;
-    if (!thread || !agent) {
-      const why = !thread ? `thread ${threadId} not found` : `no agent named "${thread.agent}" is registered with this worker; register it in the config`;
-      return await giveUp(o, job, why);
-    }
+    if (!thread) return await giveUp(o, job, `thread ${threadId} not found`);
+    if (!agent) return await unknownAgent(o, job, thread.agent);
     if (job.payload.start === true && thread.status !== 'running') {
       // The recovery job of a thread start (see createThreadsAdapter): the run paused or ended; nothing to do.
       await store.completeJob(job.id, o.owner, now());
@@ -67,6 +81,31 @@ export async function handleResume(o: ResumeOptions, job: JobRow): Promise<JobOu
   }
 }
 
+/**
+ * This worker has no agent of the thread's name: leave the job for a worker
+ * that has (a rolling deploy runs old and new workers side by side), with a
+ * warning and a `job.deferred` event (the `interlock_jobs_deferred_total`
+ * metric), and fail the thread only once `unknownAgentMs` has passed since the job was queued.
+ */
+async function unknownAgent(o: ResumeOptions, job: JobRow, agent: string): Promise<JobOutcome> {
+  const { store } = o.interlock;
+  const now = o.interlock.context.now();
+  const limit = o.unknownAgentMs ?? DEFAULT_UNKNOWN_AGENT_MS;
+  const waited = now - job.createdAt;
+  if (waited >= limit) {
+    return giveUp(o, job, `no worker with an agent named "${agent}" took the thread's job within ${Math.round(limit / 1000)} s (INTERLOCK_UNKNOWN_AGENT_MS); register the agent in the config of the workers that share this database`);
+  }
+  const first = !job.lastError?.startsWith(UNKNOWN_AGENT_NOTE);
+  await store.deferJob(job.id, o.owner, `${UNKNOWN_AGENT_NOTE} worker ${o.owner} has no agent "${agent}"`, now + UNKNOWN_AGENT_RETRY_MS, now);
+  if (first) {
+    (o.warn ?? ((m: string) => process.emitWarning(m)))(
+      `Interlock worker ${o.owner}: thread ${job.threadId} belongs to agent "${agent}", which this worker does not have; its job is left for a worker that has it (the thread fails if none takes it within ${Math.round(limit / 1000)} s). Register the agent in this worker's config, or give this worker its own database.`,
+    );
+  }
+  o.interlock.context.emit({ type: 'job.deferred', jobId: job.id, threadId: job.threadId, reason: 'unknown_agent', agent });
+  return 'deferred';
+}
+
 async function giveUp(o: ResumeOptions, job: JobRow, why: string): Promise<JobOutcome> {
   const { store } = o.interlock;
   const at = o.interlock.context.now();
@@ -76,8 +115,8 @@ async function giveUp(o: ResumeOptions, job: JobRow, why: string): Promise<JobOu
     const thread = job.threadId ? await tx.getThread(job.threadId) : undefined;
     const heldElsewhere = thread?.leaseOwner && (thread.leaseUntil ?? 0) > at;
     if (job.threadId && !heldElsewhere) {
-      await tx.updateThread(job.threadId, { status: 'failed', leaseOwner: null }, at);
-      await tx.appendAudit([{ type: 'failed', actor: `system:${o.owner}`, threadId: job.threadId, requestId: job.requestId, payload: { resume: true, error: why, attempts: job.attempts } }], at);
+      // Its open requests are cancelled with it: none stays decidable, none stays authorized with no run to come.
+      await endThread(tx, job.threadId, { status: 'failed', actor: `system:${o.owner}`, reason: `the thread failed: ${why}`, requestId: job.requestId, payload: { resume: true, error: why, attempts: job.attempts } }, at);
     }
   });
   return 'dead';

@@ -1,3 +1,4 @@
+import { ConfigError } from '../core/index.ts';
 import type { Agent } from '../agent/index.ts';
 import type { Interlock } from '../engine/index.ts';
 import { handleResume } from './resume.ts';
@@ -15,7 +16,7 @@ export interface WorkerOptions {
   notifier?: OutboxDelivery;
   /** Idle wait between polls (default 200 ms). A poll that found work polls again at once. */
   pollMs?: number;
-  /** Lease on a claimed job (default 60 s): a job of a killed worker is picked up after it. */
+  /** Lease on a claimed job (default: the engine's `leaseMs`): a job of a killed worker is picked up after it. */
   leaseMs?: number;
   /** Jobs claimed per poll (default 8). */
   batch?: number;
@@ -23,6 +24,13 @@ export interface WorkerOptions {
   sweepMs?: number;
   /** Called with errors the loop survives (a failed poll); default logs to stderr. */
   onError?: (err: unknown) => void;
+  /**
+   * How long a resume job whose agent this worker lacks is left for another
+   * worker before its thread fails (default 15 minutes; see docs/deploying.md).
+   */
+  unknownAgentMs?: number;
+  /** Visible warnings (a job left for another worker); default a process warning. */
+  onWarning?: (message: string) => void;
 }
 
 /** A running worker. */
@@ -32,7 +40,7 @@ export interface Worker {
   start(): void;
   /** Graceful stop: claim nothing more, finish what is in hand, then resolve. */
   stop(): Promise<void>;
-  readonly stats: { resumed: number; retried: number; dead: number; notified: number; expired: number };
+  readonly stats: { resumed: number; retried: number; deferred: number; dead: number; notified: number; expired: number };
 }
 
 /**
@@ -45,11 +53,15 @@ export function createWorker(o: WorkerOptions): Worker {
   const owner = il.context.owner;
   const agents = new Map(o.agents.map((a) => [a.name, a]));
   const pollMs = o.pollMs ?? 200;
-  const leaseMs = o.leaseMs ?? 60_000;
+  const leaseMs = o.leaseMs ?? il.context.leaseMs;
   const batch = o.batch ?? 8;
   const sweepMs = o.sweepMs ?? 1000;
   const onError = o.onError ?? ((err: unknown) => console.error('interlock worker:', err));
-  const stats = { resumed: 0, retried: 0, dead: 0, notified: 0, expired: 0 };
+  if (o.unknownAgentMs !== undefined && (!Number.isInteger(o.unknownAgentMs) || o.unknownAgentMs < 0)) {
+    throw new ConfigError(`createWorker: "unknownAgentMs" must be a whole number of milliseconds, 0 or more (default 900000), not ${String(o.unknownAgentMs)}.`);
+  }
+  const resumeOptions = { ...(o.unknownAgentMs === undefined ? {} : { unknownAgentMs: o.unknownAgentMs }), ...(o.onWarning ? { warn: o.onWarning } : {}) };
+  const stats = { resumed: 0, retried: 0, deferred: 0, dead: 0, notified: 0, expired: 0 };
   let running = false;
   let loop: Promise<void> | undefined;
   let lastSweep = 0;
@@ -76,12 +88,14 @@ export function createWorker(o: WorkerOptions): Worker {
           open.delete(job.id);
           continue;
         }
-        const out = await handleResume({ interlock: il, agents, owner }, job);
+        const out = await handleResume({ interlock: il, agents, owner, ...resumeOptions }, job);
         open.delete(job.id);
         if (out === 'done') stats.resumed++;
         else if (out === 'retry') stats.retried++;
+        else if (out === 'deferred') stats.deferred++;
         else stats.dead++;
-        handled++;
+        // A job left for another worker is not work done here: it does not keep the loop polling at once.
+        if (out !== 'deferred') handled++;
       }
     } finally {
       clearInterval(renewal);

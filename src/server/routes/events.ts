@@ -14,8 +14,9 @@ export interface EventStreamOptions {
   open: Set<() => void>;
 }
 
-/** New requests are shown to their role; other events carry only ids and statuses, and go to everyone. */
+/** New requests are shown to their role; workers' deferrals to operators; other events carry only ids and statuses, and go to everyone. */
 function visible(p: Principal, e: EngineEvent): boolean {
+  if (e.type === 'job.deferred') return p.operator;
   return e.type === 'approval.created' ? canSeeRole(p, e.role) : true;
 }
 

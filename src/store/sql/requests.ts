@@ -141,9 +141,15 @@ export function requestOps(db: SqlExecutor, d: Dialect): Pick<
       return rows.map(toRequest);
     },
     async insertVote(v) {
-      await db.run(`INSERT INTO il_votes (request_id, reviewer, type, version, created_at) VALUES ($1, $2, $3, $4, $5)`, [
-        v.requestId, v.reviewer, v.type, v.version, v.createdAt,
-      ]);
+      // One row per reviewer: their latest decision. An approver who later rejects, responds or edits
+      // replaces their approval; an approval never replaces a vote, so no one is counted twice.
+      const n = await db.run(
+        `INSERT INTO il_votes (request_id, reviewer, type, version, created_at) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (request_id, reviewer) DO UPDATE SET type = excluded.type, version = excluded.version, created_at = excluded.created_at
+         WHERE excluded.type <> 'approve'`,
+        [v.requestId, v.reviewer, v.type, v.version, v.createdAt],
+      );
+      if (n !== 1) throw new Error(`Reviewer ${v.reviewer} already has a vote on request ${v.requestId}; an approval cannot replace it.`);
     },
     async listVoters(requestId) {
       const rows = await db.all(`SELECT reviewer FROM il_votes WHERE request_id = $1 AND type = 'approve' ORDER BY created_at`, [requestId]);

@@ -1,12 +1,12 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { InterlockError, InterlockUsageError, ValidationError, type ApprovalRequest } from '../../core/index.ts';
+import { eligibilityRefusal, InterlockError, InterlockUsageError, ValidationError, type ApprovalRequest } from '../../core/index.ts';
 import { safeEqual, type Principal } from '../../server/auth.ts';
 import { RateLimitedError } from '../../server/errors.ts';
 import { readJson, readQuery } from '../../server/input.ts';
 import type { RateLimiter } from '../../server/rate-limit.ts';
 import type { AppEnv, RouteDeps } from '../../server/types.ts';
-import { decisionsFor, requestSummary } from '../../server/views.ts';
+import { requestSummary } from '../../server/views.ts';
 import { batchDigest } from '../batch-digest.ts';
 
 /** Most requests one batch may hold. */
@@ -44,14 +44,19 @@ export const batchBody = z.strictObject({
   digest: z.string().regex(/^[0-9a-f]{64}$/, 'the 64 hex digits of the digest the batch was shown with'),
 });
 
-/** Why `p` cannot approve `r` now, or undefined when they can. */
+/** What a batch tells a reviewer about why a request is not in it, by eligibility refusal code. */
+const EXCLUDED_BECAUSE: Record<string, (r: ApprovalRequest) => string> = {
+  forbidden_role: (r) => `needs the "${r.role}" role`,
+  self_approval: () => 'you proposed it',
+  duplicate_reviewer: () => 'you already approved it',
+};
+
+/** Why `p` cannot approve `r` now, or undefined when they can (the core's one eligibility rule decides). */
 function cannotApprove(r: ApprovalRequest, p: Principal, voters: readonly string[], now: number): string | undefined {
-  if (decisionsFor(r, p, voters, now).includes('approve')) return undefined;
   if (now >= r.expiresAt) return 'expired';
-  if (!p.roles.includes(r.role)) return `needs the "${r.role}" role`;
-  if (p.id === r.proposer) return 'you proposed it';
-  if (voters.includes(p.id)) return 'you already approved it';
-  return 'not pending';
+  const refusal = eligibilityRefusal(r, p, 'approve', voters);
+  if (refusal) return EXCLUDED_BECAUSE[refusal.code]?.(r) ?? refusal.message;
+  return r.status === 'pending' ? undefined : 'not pending';
 }
 
 /**
