@@ -60,9 +60,9 @@ export function init(args: string[], io: Io): number {
 
 next:
   npx interlock reviewers add --name "Sam Supervisor" --roles supervisor   # prints a token
-  npx interlock serve                                                       # API + web UI on http://localhost:8080
-  curl -X POST localhost:8080/api/v1/threads -H "Authorization: Bearer <token>" \\
+  npx interlock serve                                                       # API + web UI on http://localhost:3000
+  curl -X POST localhost:3000/api/v1/threads -H "Authorization: Bearer <token>" \\
        -H 'content-type: application/json' -d '{"agent":"support","input":"refund $850 for ORD-1"}'
-then open http://localhost:8080 and approve, edit, reject or respond.`);
+then open http://localhost:3000 and approve, edit, reject or respond.`);
   return EXIT.ok;
 }
