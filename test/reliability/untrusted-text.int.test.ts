@@ -33,7 +33,7 @@ const HOSTILE = [
   '{{7*7}} ${7*7} <%= 7*7 %>',
   'Ω≈ç√∫ 田中さんにあげて下さい ﷽ 𝕿𝖍𝖊',
 ];
-const ALLOWED_TAGS = new Set(['!doctype', 'html', 'body', 'h2', 'h3', 'table', 'tr', 'th', 'td', 'p', 'a']);
+const ALLOWED_TAGS = new Set(['!doctype', 'html', 'body', 'h2', 'h3', 'table', 'tr', 'th', 'td', 'p', 'a', 'strong']);
 
 /** Strings of every kind, within the tool schema's limits (orderId 1..200 UTF-16 units). */
 const anyText = (max: number) =>
