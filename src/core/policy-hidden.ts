@@ -1,5 +1,5 @@
 import { describeHidden, findHiddenDeep } from './reveal.ts';
-import type { Tier, Verdict } from './policy.ts';
+import { tierRank, type Verdict } from './tiers.ts';
 
 /**
  * What the policy does with a call whose arguments hold hidden characters
@@ -15,10 +15,6 @@ export type HiddenCharactersMode = (typeof HIDDEN_CHARACTERS_MODES)[number];
 /** The rule id recorded on verdicts raised because of hidden characters. */
 export const HIDDEN_CHARACTERS_RULE = 'hidden-characters';
 
-// The order of TIERS (policy.ts), kept here so this module imports only types from policy.ts (no import
-// cycle at run time); `Record<Tier, number>` fails to compile if a tier is added there and not here.
-const RANK: Record<Tier, number> = { auto: 0, notify: 1, approve: 2, escalate: 3, block: 4 };
-
 /**
  * Raise `verdict` to at least `mode` when `args` (strings and keys, deep) hold
  * hidden characters. The raised verdict names the code points, is never
@@ -30,7 +26,7 @@ export function applyHiddenCharacters(verdict: Verdict, args: unknown, mode: Hid
   if (mode === 'allow') return verdict;
   const hidden = findHiddenDeep(args);
   if (hidden.length === 0) return verdict;
-  if (RANK[verdict.tier] > RANK[mode]) return { ...verdict, trustable: false };
+  if (tierRank(verdict.tier) > tierRank(mode)) return { ...verdict, trustable: false };
   const what = `the arguments contain hidden characters (${describeHidden(hidden)}) that can make a reviewer read something other than what will run`;
   const interrupting = mode === 'approve' || mode === 'escalate';
   return {

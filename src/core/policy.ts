@@ -1,32 +1,12 @@
 import { z } from 'zod';
 import { ConfigError } from './errors.ts';
 import { toMs, type Duration } from './duration.ts';
+import { TIERS, TIMEOUT_DECISIONS, tierRank, isInterrupting, type Tier, type TimeoutDecision, type Verdict } from './tiers.ts';
 import { applyHiddenCharacters, HIDDEN_CHARACTERS_MODES, type HiddenCharactersMode } from './policy-hidden.ts';
 
 export { HIDDEN_CHARACTERS_MODES, HIDDEN_CHARACTERS_RULE, type HiddenCharactersMode } from './policy-hidden.ts';
 
-/** How much human attention a tool call needs, from least to most. */
-export const TIERS = ['auto', 'notify', 'approve', 'escalate', 'block'] as const;
-export type Tier = (typeof TIERS)[number];
-
-/** What happens to a request nobody decided before it expired. */
-export const TIMEOUT_DECISIONS = ['reject', 'approve', 'escalate', 'abort'] as const;
-export type TimeoutDecision = (typeof TIMEOUT_DECISIONS)[number];
-
-/** Numeric rank of a tier: higher means more restrictive. */
-export function tierRank(t: Tier): number {
-  return TIERS.indexOf(t);
-}
-
-/** The more restrictive of two tiers. */
-export function maxTier(a: Tier, b: Tier): Tier {
-  return tierRank(a) >= tierRank(b) ? a : b;
-}
-
-/** True when the tier pauses the call for a person. */
-export function isInterrupting(t: Tier): boolean {
-  return t === 'approve' || t === 'escalate';
-}
+export { TIERS, TIMEOUT_DECISIONS, tierRank, maxTier, isInterrupting, type Tier, type TimeoutDecision, type Verdict } from './tiers.ts';
 
 /** A proposed tool call. */
 export interface ToolCall {
@@ -134,22 +114,6 @@ export interface PolicyConfig {
   hiddenCharacters?: HiddenCharactersMode;
 }
 
-/** The outcome of evaluating one call. */
-export interface Verdict {
-  tier: Tier;
-  ruleId: string;
-  reason: string;
-  role: string | null;
-  approvalsRequired: number;
-  timeoutMs: number;
-  onTimeout: TimeoutDecision;
-  escalateTo: { role: string; approvals: number; timeoutMs: number } | null;
-  trustable: boolean;
-  /** Ids of every rule that matched, most restrictive first. */
-  matched: string[];
-  /** Set when a triage evaluator raised the tier. */
-  raisedBy?: 'triage';
-}
 
 /** A validated, ready-to-evaluate policy. */
 export interface Policy {
