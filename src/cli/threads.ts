@@ -1,12 +1,23 @@
+import { userInfo } from 'node:os';
+import { redactMessages } from '../core/index.ts';
 import { EXIT, UsageError, iso, type Io } from './output.ts';
 import { engine, flags, str } from './shared.ts';
 
 type PrintedMessage = { role: string; content: Array<{ type: string; text?: string; toolName?: string; input?: unknown; output?: { value: unknown } }> };
 
+/** Who ran the CLI, for the audit of a raw read (the CLI has the database, not a reviewer token). */
+function cliActor(): string {
+  try {
+    return `cli:${userInfo().username}`;
+  } catch {
+    return 'cli';
+  }
+}
+
 /** `interlock threads start|show|abort`. */
 export async function threads(argv: string[], io: Io): Promise<number> {
   const [sub, ...rest] = argv;
-  const { values, positionals } = flags(rest, { agent: { type: 'string' }, input: { type: 'string' }, thread: { type: 'string' }, json: { type: 'boolean' }, config: { type: 'string' } });
+  const { values, positionals } = flags(rest, { agent: { type: 'string' }, input: { type: 'string' }, thread: { type: 'string' }, json: { type: 'boolean' }, raw: { type: 'boolean' }, config: { type: 'string' } });
   const withAgents = sub === 'start' || sub === 'abort';
   const { store, agents: built } = await engine(io, withAgents ? ((values.config as string | undefined) ?? true) : undefined);
   try {
@@ -38,17 +49,23 @@ export async function threads(argv: string[], io: Io): Promise<number> {
     }
     if (sub === 'show') {
       const id = positionals[0];
-      if (!id) throw new UsageError('usage: interlock threads show <thread-id> [--json]');
+      if (!id) throw new UsageError('usage: interlock threads show <thread-id> [--json] [--raw]');
       const t = await store.getThread(id);
       if (!t) {
         io.err(`no thread ${id}`);
         return EXIT.refused;
       }
-      const messages = (await store.listMessages(id)) as PrintedMessage[];
+      const stored = (await store.listMessages(id)) as PrintedMessage[];
+      // Personal data is masked as on the review card; --raw shows the stored text, and the audit log says who read it.
+      let messages = redactMessages(stored);
+      if (values.raw) {
+        await store.transaction((tx) => tx.appendAudit([{ type: 'raw_viewed', actor: cliActor(), threadId: id, payload: { surface: 'cli', what: 'thread messages' } }], Date.now()));
+        messages = stored;
+      }
       const pending = await store.listRequests({ threadId: id, status: 'pending' });
       if (values.json) io.out(JSON.stringify({ thread: t, messages, pending: pending.items }, null, 2));
       else {
-        io.out(`${t.id}  ${t.status}  agent ${t.agent}@${t.agentVersion}  updated ${iso(t.updatedAt)}`);
+        io.out(`${t.id}  ${t.status}  agent ${t.agent}@${t.agentVersion}  updated ${iso(t.updatedAt)}${values.raw ? '' : '  (personal data masked; --raw shows it, audited)'}`);
         for (const m of messages) {
           for (const p of m.content) {
             if (p.type === 'text') io.out(`${m.role}: ${p.text}`);
@@ -60,7 +77,7 @@ export async function threads(argv: string[], io: Io): Promise<number> {
       }
       return EXIT.ok;
     }
-    throw new UsageError('usage: interlock threads start --agent NAME --input TEXT | show ID | abort ID');
+    throw new UsageError('usage: interlock threads start --agent NAME --input TEXT | show ID [--raw] | abort ID');
   } finally {
     await store.close();
   }
