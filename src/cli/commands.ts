@@ -1,40 +1,13 @@
-import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { readFileSync } from 'node:fs';
-import { createInterlock, type Interlock } from '../engine/index.ts';
 import { openStore } from '../store/index.ts';
-import type { Store } from '../store/types.ts';
-import { createReviewer, hashToken } from '../server/index.ts';
-import { toMs, type ChainHead, type Decision, type DecisionType, type Duration, type PolicyConfig } from '../core/index.ts';
-import { loadConfig, startService, type InterlockConfig } from '../service/index.ts';
+import { createReviewer } from '../server/index.ts';
+import { toMs, type ChainHead, type Duration } from '../core/index.ts';
+import { loadConfig, startService } from '../service/index.ts';
 import { EXIT, UsageError, iso, table, type Output } from './output.ts';
+import { engine, flags, str } from './shared.ts';
 
-type Flags = Record<string, string | boolean | undefined>;
-
-function flags(argv: string[], options: ParseArgsOptionsConfig): { values: Flags; positionals: string[] } {
-  try {
-    const r = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
-    return { values: r.values as Flags, positionals: r.positionals };
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
-}
-
-function str(v: Flags[string], name: string): string {
-  if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
-  return v;
-}
-
-/** The engine over the configured database, with the config's policy (or an empty one for read-only commands). */
-async function engine(io: Output, withConfig = false): Promise<{ interlock: Interlock; store: Store; config?: InterlockConfig }> {
-  const store = await openStore(io.env.DATABASE_URL);
-  let policy: PolicyConfig = { tools: {} };
-  let config: InterlockConfig | undefined;
-  if (withConfig) {
-    config = (await loadConfig(undefined, io.env)).config;
-    policy = config.policy;
-  }
-  return { interlock: createInterlock({ store, policy }), store, ...(config ? { config } : {}) };
-}
+export { approvals } from './approvals.ts';
+export { threads } from './threads.ts';
 
 export async function serve(argv: string[], io: Output, worker = true): Promise<number> {
   const { values } = flags(argv, { port: { type: 'string' }, 'seed-demo': { type: 'boolean' }, config: { type: 'string' }, 'no-worker': { type: 'boolean' }, host: { type: 'string' } });
@@ -121,161 +94,6 @@ export async function reviewers(argv: string[], io: Output): Promise<number> {
       return EXIT.ok;
     }
     throw new UsageError('usage: interlock reviewers add --name NAME --roles a,b | list | revoke ID');
-  } finally {
-    await store.close();
-  }
-}
-
-const DECISIONS: Record<string, DecisionType> = { approve: 'approve', reject: 'reject', respond: 'respond', edit: 'edit' };
-
-export async function approvals(argv: string[], io: Output): Promise<number> {
-  const [sub, ...rest] = argv;
-  const { values, positionals } = flags(rest, {
-    status: { type: 'string' },
-    role: { type: 'string' },
-    tool: { type: 'string' },
-    thread: { type: 'string' },
-    limit: { type: 'string' },
-    json: { type: 'boolean' },
-    approve: { type: 'boolean' },
-    reject: { type: 'boolean' },
-    respond: { type: 'boolean' },
-    edit: { type: 'boolean' },
-    message: { type: 'string' },
-    args: { type: 'string' },
-    trust: { type: 'boolean' },
-    token: { type: 'string' },
-  });
-  const { interlock, store } = await engine(io, sub === 'decide');
-  try {
-    if (sub === 'list') {
-      const { items } = await interlock.listRequests({
-        status: ((values.status as string | undefined) ?? 'pending') as never,
-        ...(values.role ? { roles: [values.role as string] } : {}),
-        ...(values.tool ? { tool: values.tool as string } : {}),
-        ...(values.thread ? { threadId: values.thread as string } : {}),
-        order: 'expiry',
-        limit: Number(values.limit ?? 50),
-      });
-      if (values.json) io.json(items);
-      else io.out(table([['id', 'tool', 'tier', 'role', 'approvals', 'expires', 'reason'], ...items.map((r) => [r.id, r.tool, r.tier, r.role, `${r.approvalsReceived}/${r.approvalsRequired}`, iso(r.expiresAt), r.reason])]));
-      return EXIT.ok;
-    }
-    if (sub === 'show') {
-      const id = positionals[0];
-      if (!id) throw new UsageError('usage: interlock approvals show <request-id>');
-      const story = await interlock.explain(id);
-      if (values.json) {
-        io.json(story);
-        return EXIT.ok;
-      }
-      const r = story.request;
-      io.out(`${r.id}  ${r.status}  v${r.version}`);
-      io.out(`tool:     ${r.tool}`);
-      io.out(`args:     ${JSON.stringify(r.args)}`);
-      io.out(`reason:   ${r.reason} (rule ${r.ruleId}, tier ${r.tier})`);
-      io.out(`role:     ${r.role}, approvals ${r.approvalsReceived}/${r.approvalsRequired}`);
-      io.out(`expires:  ${iso(r.expiresAt)} (then: ${r.onTimeout})`);
-      io.out(`hash:     ${r.actionHash}`);
-      io.out(`evidence (untrusted, redacted): ${JSON.stringify(r.evidence)}`);
-      for (const d of story.decisions) io.out(`decision: ${d.type} by ${d.by} at ${iso(d.at)}`);
-      for (const e of story.executions) io.out(`executed: ${e.status} (attempts ${e.attempts}, key ${e.key})`);
-      return EXIT.ok;
-    }
-    if (sub === 'decide') {
-      const id = positionals[0];
-      const chosen = Object.keys(DECISIONS).filter((k) => values[k] === true);
-      if (!id || chosen.length !== 1) throw new UsageError('usage: interlock approvals decide <request-id> --approve|--reject|--respond|--edit [--message TEXT] [--args JSON] [--trust] --token TOKEN (or INTERLOCK_TOKEN)');
-      const token = (values.token as string | undefined) ?? io.env.INTERLOCK_TOKEN;
-      if (!token) throw new UsageError('a reviewer token is needed: --token TOKEN or INTERLOCK_TOKEN');
-      const reviewer = await store.getReviewerByTokenHash(hashToken(token));
-      if (!reviewer || reviewer.revoked) {
-        io.err(reviewer ? 'this token was revoked' : 'unknown token; create one with interlock reviewers add');
-        return EXIT.refused;
-      }
-      const req = await interlock.getRequestOrThrow(id);
-      let args: Record<string, unknown> | undefined;
-      if (values.args !== undefined) {
-        try {
-          args = JSON.parse(values.args as string) as Record<string, unknown>;
-        } catch {
-          throw new UsageError('--args must be JSON, e.g. --args \'{"orderId":"ORD-1","amount":40}\'');
-        }
-      }
-      const decision: Decision = {
-        type: DECISIONS[chosen[0]!]!,
-        expectedVersion: req.version,
-        actionHash: req.actionHash,
-        ...(args ? { args } : {}),
-        ...(values.message !== undefined ? { message: values.message as string } : {}),
-        ...(values.trust ? { trust: true } : {}),
-      };
-      const r = await interlock.decide(id, decision, reviewer);
-      io.out(`${r.outcome}: ${id} is ${r.request.status}${r.newRequest ? `; new request ${r.newRequest.id} (${r.newRequest.tier}, ${r.newRequest.role})` : ''}`);
-      return EXIT.ok;
-    }
-    throw new UsageError('usage: interlock approvals list|show ID|decide ID …');
-  } finally {
-    await store.close();
-  }
-}
-
-export async function threads(argv: string[], io: Output): Promise<number> {
-  const [sub, ...rest] = argv;
-  const { values, positionals } = flags(rest, { agent: { type: 'string' }, input: { type: 'string' }, thread: { type: 'string' }, json: { type: 'boolean' } });
-  const { interlock, store, config } = await engine(io, sub === 'start' || sub === 'abort');
-  try {
-    if (sub === 'start' || sub === 'abort') {
-      const agents = new Map((await config!.agents({ interlock })).map((a) => [a.name, a]));
-      if (sub === 'abort') {
-        const id = positionals[0];
-        if (!id) throw new UsageError('usage: interlock threads abort <thread-id>');
-        const t = await store.getThread(id);
-        if (!t) {
-          io.err(`no thread ${id}`);
-          return EXIT.refused;
-        }
-        await agents.get(t.agent)?.abort(id, 'cli');
-        io.out(`abort requested for ${id}`);
-        return EXIT.ok;
-      }
-      const name = (values.agent as string | undefined) ?? [...agents.keys()][0];
-      const agent = name ? agents.get(name) : undefined;
-      if (!agent) throw new UsageError(`--agent must be one of: ${[...agents.keys()].join(', ')}`);
-      const r = await agent.invoke(str(values.input, 'input'), values.thread ? { threadId: values.thread as string } : {});
-      if (values.json) io.json(r);
-      else {
-        io.out(`${r.threadId}: ${r.stopReason}`);
-        if (r.text) io.out(`agent: ${r.text}`);
-        for (const i of r.interrupts) io.out(`waiting: ${i.id} ${i.name} (${i.tier}, ${i.role}) - ${i.message}`);
-      }
-      return EXIT.ok;
-    }
-    if (sub === 'show') {
-      const id = positionals[0];
-      if (!id) throw new UsageError('usage: interlock threads show <thread-id>');
-      const t = await store.getThread(id);
-      if (!t) {
-        io.err(`no thread ${id}`);
-        return EXIT.refused;
-      }
-      const messages = await store.listMessages(id);
-      const pending = await store.listRequests({ threadId: id, status: 'pending' });
-      if (values.json) io.json({ thread: t, messages, pending: pending.items });
-      else {
-        io.out(`${t.id}  ${t.status}  agent ${t.agent}@${t.agentVersion}  updated ${iso(t.updatedAt)}`);
-        for (const m of messages as Array<{ role: string; content: Array<{ type: string; text?: string; toolName?: string; input?: unknown; output?: { value: unknown } }> }>) {
-          for (const p of m.content) {
-            if (p.type === 'text') io.out(`${m.role}: ${p.text}`);
-            else if (p.type === 'tool-call') io.out(`${m.role}: -> ${p.toolName}(${JSON.stringify(p.input)})`);
-            else if (p.type === 'tool-result') io.out(`tool: <- ${p.toolName}: ${JSON.stringify(p.output?.value)}`);
-          }
-        }
-        for (const r of pending.items) io.out(`waiting: ${r.id} ${r.tool} (${r.tier}, ${r.role}) until ${iso(r.expiresAt)}`);
-      }
-      return EXIT.ok;
-    }
-    throw new UsageError('usage: interlock threads start --agent NAME --input TEXT | show ID | abort ID');
   } finally {
     await store.close();
   }

@@ -22,7 +22,9 @@ export type AuditType =
   | 'thread_started'
   | 'thread_completed'
   | 'reviewer_added'
-  | 'reviewer_revoked';
+  | 'reviewer_revoked'
+  /** Someone read personal data unmasked (GET /threads/:id?raw=1, `threads show --raw`). */
+  | 'raw_viewed';
 
 /** The content of an event, before it is chained. */
 export interface AuditEventInput {

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { redact, redactText } from './redact.ts';
+import { redact, redactMessages, redactText } from './redact.ts';
 
 /** The digit that makes `payload + digit` pass the Luhn check. */
 function luhnDigit(payload: string): number {
@@ -287,5 +287,29 @@ describe('redact', () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('redactMessages: the conversation as reviewers see it', () => {
+  const pii = 'card 4111 1111 1111 1111, call +1 415 555 0100, mail jane.doe@example.com';
+  const messages = [
+    { role: 'user', content: [{ type: 'text', text: pii }] },
+    { role: 'assistant', content: [{ type: 'text', text: `You said: ${pii}` }, { type: 'tool-call', toolCallId: 'c1', toolName: 'send_email', input: { to: 'jane.doe@example.com' } }] },
+    { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'look_up_order', output: { type: 'json', value: { email: 'jane.doe@example.com' } } }] },
+    { role: 'user', content: `legacy string content ${pii}` },
+  ];
+
+  it('masks text and tool results as the card masks evidence, and keeps tool-call inputs exact', () => {
+    const out = JSON.stringify(redactMessages(messages));
+    assert.ok(!out.includes('4111 1111 1111 1111') && !out.includes('555 0100'), out);
+    assert.equal(out.match(/jane\.doe@example\.com/g)?.length, 1, 'only the tool-call input keeps the address: it is what runs');
+    assert.match(out, /\[card \*\*\*\*1111\]/);
+    assert.match(out, /j\*\*\*@example\.com/);
+  });
+
+  it('leaves the stored messages unchanged', () => {
+    const before = JSON.stringify(messages);
+    redactMessages(messages);
+    assert.equal(JSON.stringify(messages), before);
   });
 });

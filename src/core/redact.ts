@@ -74,3 +74,30 @@ export function redact<T>(value: T): T {
   }
   return value;
 }
+
+/** The parts of a stored conversation message that redaction looks at (the agent layer's `Message`). */
+interface MessageLike {
+  role: string;
+  content: string | ReadonlyArray<{ type: string; [key: string]: unknown }>;
+}
+
+/**
+ * A conversation as reviewers may see it, with the masking the review card
+ * applies to evidence: text (the customer's, the model's) and tool results
+ * (an order look-up returns the customer's e-mail) are redacted. Tool-call
+ * inputs are kept as they are: they are the arguments that ran or will run,
+ * which the card shows exactly so that a reviewer approves what executes.
+ * The stored messages are not changed; operators can read them raw, audited.
+ */
+export function redactMessages<M extends MessageLike>(messages: readonly M[]): M[] {
+  return messages.map((m) => ({
+    ...m,
+    content: typeof m.content === 'string' ? redactText(m.content) : m.content.map((part) => {
+      if (part.type === 'text' && typeof part.text === 'string') return { ...part, text: redactText(part.text) };
+      if (part.type === 'tool-result') return { ...part, output: redact(part.output) };
+      if (part.type === 'tool-call') return part;
+      // A part of a kind this version does not know: masked whole rather than shown raw.
+      return redact(part);
+    }),
+  }));
+}

@@ -30,3 +30,14 @@ export async function visibleThread(deps: RouteDeps, p: Principal, id: string): 
   }
   return thread;
 }
+
+/**
+ * Record that `p` read a thread's personal data unmasked (`raw_viewed`), before
+ * the answer leaves: an unaudited raw read never happens.
+ */
+export async function auditRawView(deps: RouteDeps, p: Principal, threadId: string, surface: 'api' | 'web'): Promise<void> {
+  const { interlock } = deps;
+  await interlock.store.transaction((tx) =>
+    tx.appendAudit([{ type: 'raw_viewed', actor: `reviewer:${p.id}`, threadId, payload: { surface, what: 'thread messages' } }], interlock.context.now()),
+  );
+}

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DECISION_TYPES, REQUEST_STATUSES, TIMEOUT_DECISIONS } from '../core/index.ts';
-import { auditQuery, decisionBody, listQuery, startThreadBody } from './schemas.ts';
+import { auditQuery, decisionBody, listQuery, startThreadBody, threadQuery } from './schemas.ts';
 
 /**
  * The OpenAPI 3.1 document of the HTTP API. Request bodies and query
@@ -150,7 +150,11 @@ export function openApiDocument(opts: { baseUrl?: string; version?: string } = {
         },
       },
       '/api/v1/threads/{id}': {
-        get: { summary: 'A thread', parameters: [idParam('thread')], responses: { 200: json({ type: 'object' }, 'The thread.'), ...errors(401, 403, 404) } },
+        get: {
+          summary: 'A thread; personal data in its messages is masked unless an operator asks for raw=1 (audited as raw_viewed)',
+          parameters: [idParam('thread'), ...queryParams(threadQuery)],
+          responses: { 200: json({ type: 'object' }, 'The thread.'), ...errors(400, 401, 403, 404) },
+        },
       },
       '/api/v1/threads/{id}/abort': {
         post: { summary: 'Abort a thread (operators; needs a threads adapter)', parameters: [idParam('thread')], responses: { 200: json({ type: 'object' }, 'Abort requested.'), ...errors(401, 403, 404, 501) } },

@@ -47,3 +47,8 @@ export const auditQuery = z.strictObject({
   afterSeq: z.coerce.number().int().min(0).optional().describe('Events after this sequence number (nextAfterSeq of the previous page).'),
   limit: z.coerce.number().int().min(1).max(5000).optional(),
 });
+
+/** Query of GET /threads/:id: `raw=1` (operators only, audited) shows personal data unmasked. */
+export const threadQuery = z.strictObject({
+  raw: z.enum(['0', '1'], { message: 'raw must be 1 (show personal data unmasked; operators only, audited) or 0' }).optional(),
+});

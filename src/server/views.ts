@@ -1,6 +1,7 @@
-import { decisionsFor as coreDecisionsFor, type ApprovalRequest, type DecisionType, type Resolution } from '../core/index.ts';
-import type { Principal } from './auth.ts';
+import { decisionsFor as coreDecisionsFor, redactMessages, type ApprovalRequest, type DecisionType, type Resolution } from '../core/index.ts';
+import { canSeeRole, type Principal } from './auth.ts';
 import type { ThreadRow } from '../store/types.ts';
+import type { ThreadView } from './types.ts';
 
 /**
  * What the API shows of a request. Times are ISO strings; the application
@@ -87,4 +88,19 @@ export function threadView(t: ThreadRow) {
     createdAt: new Date(t.createdAt).toISOString(),
     updatedAt: new Date(t.updatedAt).toISOString(),
   };
+}
+
+/**
+ * A threads adapter's view as `viewer` may see it: the conversation with
+ * personal data masked as on the review card (unless `raw`, which the route
+ * allows operators only, audited), and only the pending approvals of roles the
+ * viewer may see.
+ */
+export function reviewerThreadView(view: ThreadView, viewer: Principal, opts: { raw: boolean }): ThreadView {
+  const out: ThreadView = { ...view };
+  if (Array.isArray(view.messages) && !opts.raw) out.messages = redactMessages(view.messages as Parameters<typeof redactMessages>[0]);
+  if (Array.isArray(view.pendingApprovals)) {
+    out.pendingApprovals = (view.pendingApprovals as Array<{ role?: unknown }>).filter((r) => typeof r.role === 'string' && canSeeRole(viewer, r.role));
+  }
+  return out;
 }

@@ -1,11 +1,11 @@
 import { Hono } from 'hono';
 import { NotFoundError } from '../../core/index.ts';
-import { threadView } from '../views.ts';
-import { visibleThread } from '../access.ts';
+import { reviewerThreadView, threadView } from '../views.ts';
+import { auditRawView, visibleThread } from '../access.ts';
 import { requireOperator } from '../auth.ts';
 import { NotImplementedError } from '../errors.ts';
-import { readJson } from '../input.ts';
-import { startThreadBody } from '../schemas.ts';
+import { readJson, readQuery } from '../input.ts';
+import { startThreadBody, threadQuery } from '../schemas.ts';
 import type { AppEnv, RouteDeps, ThreadsAdapter } from '../types.ts';
 
 function adapterOrThrow(deps: RouteDeps): ThreadsAdapter {
@@ -34,12 +34,16 @@ export function threadRoutes(deps: RouteDeps): Hono<AppEnv> {
   app.get('/threads/:id', async (c) => {
     const id = c.req.param('id');
     const p = c.var.principal;
+    // Personal data is masked for everyone; operators may ask for the stored text, and that read is audited.
+    const raw = readQuery(c, threadQuery).raw === '1';
+    if (raw) requireOperator(p, 'read a thread unmasked (raw=1)');
     if (!deps.threads) return c.json(threadView(await visibleThread(deps, p, id)));
     // A thread just started may not be in the store yet; operators ask the adapter directly.
     if (!p.operator) await visibleThread(deps, p, id);
     const view = await deps.threads.get(id);
     if (!view) throw new NotFoundError('thread', id);
-    return c.json(view);
+    if (raw) await auditRawView(deps, p, id, 'api');
+    return c.json(reviewerThreadView(view, p, { raw }));
   });
 
   app.post('/threads/:id/abort', async (c) => {

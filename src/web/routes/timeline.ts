@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { hashEvent, type AuditEvent } from '../../core/index.ts';
+import { hashEvent, redactMessages, type AuditEvent } from '../../core/index.ts';
 import { visibleThread } from '../../server/access.ts';
 import { canSeeRole } from '../../server/auth.ts';
 import type { AppEnv, RouteDeps } from '../../server/types.ts';
@@ -51,7 +51,8 @@ export function timelineRoutes(deps: RouteDeps): Hono<AppEnv> {
     const actors = Object.fromEntries(reviewers.filter((r) => events.some((e) => e.actor === `reviewer:${r.id}`)).map((r) => [`reviewer:${r.id}`, r.name]));
     return c.json({
       thread: threadView(thread),
-      messages,
+      // Masked as on the review card; operators read the stored text through GET /api/v1/threads/:id?raw=1 (audited).
+      messages: redactMessages(messages as Parameters<typeof redactMessages>[0]),
       // Oldest first, as the conversation reads; requests of roles the caller lacks stay hidden, as in the queue.
       requests: requests.items
         .filter((r) => canSeeRole(p, r.role))
