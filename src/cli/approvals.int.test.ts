@@ -3,7 +3,10 @@ import assert from 'node:assert/strict';
 import { allBackends } from '../testing/backends.ts';
 import { createInterlock, type Interlock } from '../engine/index.ts';
 import type { Store } from '../store/types.ts';
-import { PAYMENTS_CONFIG, runCli } from './test-helpers.ts';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PAYMENTS_CONFIG, runCli, runCliIntoClosedPipe } from './test-helpers.ts';
 
 for (const backend of allBackends()) {
   describe(`interlock approvals on ${backend.name}`, () => {
@@ -41,6 +44,44 @@ for (const backend of allBackends()) {
       assert.equal(bad.code, 3, bad.err);
       assert.match(bad.err, /amount/);
       assert.equal((await il.getRequestOrThrow(other.id)).status, 'pending');
+    });
+
+    it('decides only what the reviewer saw: --version and --hash from approvals show, a stale one refused', async () => {
+      const req = await pending();
+      const stale = await runCli(['approvals', 'decide', req.id, '--approve', '--version', String(req.version + 1), '--hash', req.actionHash], { ...env, INTERLOCK_TOKEN: token });
+      assert.equal(stale.code, 3, stale.err);
+      assert.match(stale.err, /stale_version/);
+      const wrongHash = await runCli(['approvals', 'decide', req.id, '--approve', '--version', String(req.version), '--hash', 'f'.repeat(64)], { ...env, INTERLOCK_TOKEN: token });
+      assert.match(wrongHash.err, /action_hash_mismatch/);
+      assert.equal((await il.getRequestOrThrow(req.id)).status, 'pending', 'refusals change nothing');
+      const ok = await runCli(['approvals', 'decide', req.id, '--approve', '--version', String(req.version), '--hash', req.actionHash], { ...env, INTERLOCK_TOKEN: token });
+      assert.equal(ok.code, 0, ok.err);
+      assert.doesNotMatch(ok.out, /decided on the current version/);
+      assert.equal((await il.getRequestOrThrow(req.id)).status, 'authorized');
+    });
+
+    it('takes the token from INTERLOCK_TOKEN or --token-file, and warns when it is on the command line', async () => {
+      const file = join(mkdtempSync(join(tmpdir(), 'il-token-')), 'token');
+      writeFileSync(file, `${token}\n`, { mode: 0o600 });
+      const a = await pending();
+      const fromFile = await runCli(['approvals', 'decide', a.id, '--reject', '--message', 'no', '--token-file', file], env);
+      assert.equal(fromFile.code, 0, fromFile.err);
+      assert.doesNotMatch(fromFile.err, /visible to other users/);
+      const b = await pending();
+      const inline = await runCli(['approvals', 'decide', b.id, '--reject', '--token', token], env);
+      assert.equal(inline.code, 0, inline.err);
+      assert.match(inline.err, /visible to other users in `ps`/);
+      const none = await runCli(['approvals', 'decide', b.id, '--reject'], env);
+      assert.equal(none.code, 2);
+      assert.match(none.err, /INTERLOCK_TOKEN/);
+    });
+
+    it('stops quietly when its output is piped into a reader that hangs up (| head -1)', async () => {
+      // More than a pipe buffer (64 KiB) of output, so writes after the hang-up fail with EPIPE.
+      for (let i = 0; i < 80; i++) await pending(100 + i);
+      const r = await runCliIntoClosedPipe(['approvals', 'list', '--status', 'pending', '--limit', '500', '--json'], env);
+      assert.doesNotMatch(r.err, /EPIPE|Error:|\n\s+at /, r.err);
+      assert.ok([0, 141].includes(r.code), `exit ${r.code}`);
     });
   });
 }

@@ -2,7 +2,7 @@
 import { InterlockSystemError, InterlockUsageError, InterlockError } from '../core/index.ts';
 import * as commands from './commands.ts';
 import { init } from './init.ts';
-import { EXIT, UsageError, forPeople, processIo, type Io } from './output.ts';
+import { EXIT, UsageError, forPeople, processIo, stopQuietlyOnClosedPipe, type Io } from './output.ts';
 
 const HELP = `interlock - durable human approval for AI agents
 
@@ -16,9 +16,12 @@ usage: interlock <command> [options]
   reviewers list | revoke ID
   approvals list [--status S] [--role R] [--tool T] [--thread ID] [--json]
   approvals show ID [--json]                       what was proposed, who decided, what ran
-  approvals decide ID --approve|--reject|--respond|--edit [--message M] [--args JSON] [--trust] --token T
+  approvals decide ID --approve|--reject|--respond|--edit [--message M] [--args JSON] [--trust]
+                   [--version N --hash H]          (as approvals show printed them; a stale one is refused)
+                   token: INTERLOCK_TOKEN=…, --token-file FILE, or --token T (visible in ps)
   threads start --agent NAME --input TEXT | show ID | abort ID
-  audit verify [--json]                            walk the hash chain; exit 1 if broken
+  audit verify [--json] [--against SAVED.json]     walk the hash chains; exit 1 if broken or if a chain
+                                                   no longer holds the heads an earlier --json saved
   audit show --thread ID | --request ID
   metrics [--window 24h] [--json]                  per-tool roll-up
 
@@ -28,6 +31,7 @@ Exit codes: 0 ok, 1 check failed, 2 usage error, 3 refused, 4 system error.`;
 /** Run the CLI with `argv` (without node and script); returns the exit code. */
 export async function main(argv: string[], raw: Io = processIo): Promise<number> {
   const [cmd, ...rest] = argv;
+  if (raw === processIo) stopQuietlyOnClosedPipe();
   const io = forPeople(raw);
   try {
     switch (cmd) {

@@ -33,6 +33,24 @@ export const processIo: Io = {
   env: process.env,
 };
 
+let pipeWatched = false;
+/**
+ * `interlock … | head -1`: once the reader has gone, writes fail with EPIPE. That
+ * is the reader saying it has seen enough, not an error of the command: stop
+ * quietly, as Unix tools do on SIGPIPE (Node ignores the signal, so it arrives
+ * as an 'error' event that would otherwise print a stack trace).
+ */
+export function stopQuietlyOnClosedPipe(): void {
+  if (pipeWatched) return;
+  pipeWatched = true;
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      throw err;
+    });
+  }
+}
+
 /** What commands write through: {@link forPeople}. */
 export interface Output extends Io {
   /** Print `value` as JSON with its exact values (pretty unless `compact`); warn on stderr if it holds hidden characters. */

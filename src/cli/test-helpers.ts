@@ -25,18 +25,17 @@ export function runCli(args: string[], env: Record<string, string>, node = proce
 }
 
 /**
- * Run `interlock ARGS` with a stdout whose reader goes away after the first
- * chunk, as `interlock … | head -1` does: the CLI must stop quietly (no stack trace).
+ * Run `interlock ARGS | head -c 200` through a shell, as a person pipes output
+ * into a reader that stops early: the CLI's later writes fail with EPIPE and it
+ * must stop quietly (no stack trace). `code` is the CLI's own exit status.
  */
 export function runCliIntoClosedPipe(args: string[], env: Record<string, string>): Promise<CliRun> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const quoted = [process.execPath, CLI, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
+    const child = spawn('bash', ['-c', `${quoted} | head -c 200; exit \${PIPESTATUS[0]}`], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
-    child.stdout.once('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      child.stdout.destroy(); // the reader hangs up: further writes of the child fail with EPIPE
-    });
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
     child.on('close', (code) => resolve({ code: code ?? 99, out, err }));
   });
