@@ -77,7 +77,7 @@ export interface Interlock {
   explain(requestId: string): Promise<RequestStory>;
   verifyAudit(opts?: VerifyOptions): Promise<ChainVerification>;
   /** Per-tool interrupts, decisions, time to decision and resume success for requests created since `since`. */
-  rollup(since: number, until?: number): Promise<Rollup>;
+  rollup(since: number, until?: number, opts?: { roles?: readonly string[] }): Promise<Rollup>;
   /** Subscribe to events emitted after commits; returns an unsubscribe function. */
   on(listener: (e: EngineEvent) => void): () => void;
   /** The shared context, for layers built on the engine (agent, worker). */
@@ -139,7 +139,7 @@ export function createInterlock(options: InterlockOptions): Interlock {
     listRequests: (q) => ctx.store.listRequests(q),
     explain: (id) => explain(ctx, id),
     verifyAudit: (o) => verifyAudit(ctx, o),
-    rollup: (since, until) => rollup(ctx, since, until),
+    rollup: (since, until, o) => rollup(ctx, since, until, o),
     on: hub.on,
   };
 }

@@ -12,12 +12,13 @@ function median(xs: number[]): number | null {
 }
 
 /** Interrupts, decisions and time to decision per tool for requests created in [since, until). */
-export async function rollup(ctx: EngineContext, since: number, until = ctx.now()): Promise<Rollup> {
+export async function rollup(ctx: EngineContext, since: number, until = ctx.now(), opts: { roles?: readonly string[] } = {}): Promise<Rollup> {
   const byTool = new Map<string, ApprovalRequest[]>();
   let cursor: string | undefined;
   // Newest first, stopping at the window's start: the cost follows the window, not the table.
   for (;;) {
-    const page = await ctx.store.listRequests({ order: 'newest', limit: 500, ...(cursor ? { cursor } : {}) });
+    // `roles`: only requests of these roles (what a reviewer may see), the same filter as the queue.
+    const page = await ctx.store.listRequests({ order: 'newest', limit: 500, ...(opts.roles ? { roles: [...opts.roles] } : {}), ...(cursor ? { cursor } : {}) });
     let done = false;
     for (const r of page.items) {
       if (r.createdAt < since) {

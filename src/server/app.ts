@@ -3,7 +3,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { z } from 'zod';
 import { ConfigError, ValidationError } from '../core/index.ts';
 import type { Interlock } from '../engine/index.ts';
-import { authenticate, requireOperator, storeReviewerAuth, type ReviewerAuth } from './auth.ts';
+import { authenticate, requireOperator, safeEqual, storeReviewerAuth, type ReviewerAuth } from './auth.ts';
 import { errorHandler, PayloadTooLargeError, RouteNotFoundError, type ServerLogger } from './errors.ts';
 import { createMetrics, type MetricsOptions } from './metrics.ts';
 import { openApiDocument } from './openapi.ts';
@@ -34,8 +34,14 @@ export interface AppOptions {
   maxBodyBytes?: number;
   /** Interval of the event stream's keep-alive comment (default 15 s). */
   heartbeatMs?: number;
-  /** `public: false` requires an operator token for /metrics (default: public, for scrapers on a private network). */
-  metrics?: MetricsOptions & { public?: boolean };
+  /**
+   * Who may read /metrics. Default: anyone who reaches the port (scrapers on a private network).
+   * `token`: a scraper's bearer token (`Authorization: Bearer …`; the service reads INTERLOCK_METRICS_TOKEN);
+   * operators' own tokens are accepted too. `public: false` without a token: operators only.
+   */
+  metrics?: MetricsOptions & { public?: boolean; token?: string };
+  /** Live event streams one reviewer may hold open at once (default 8); more are refused with 429 `too_many_streams`. */
+  maxStreamsPerReviewer?: number;
   /** Where unexpected errors are reported (default `console`). */
   logger?: ServerLogger;
   /** A user interface served by the same app, with browser sessions: `createWebUi()` from the web layer. */
@@ -161,14 +167,22 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route('/api/v1', approvalRoutes(deps, limiter));
   app.route('/api/v1', auditRoutes(deps));
   app.route('/api/v1', threadRoutes(deps));
-  app.route('/api/v1', eventRoutes(deps, { heartbeatMs: options.heartbeatMs ?? 15_000, maxBuffered: 1000, open: streams }));
+  app.route('/api/v1', eventRoutes(deps, { heartbeatMs: options.heartbeatMs ?? 15_000, maxBuffered: 1000, open: streams, maxPerReviewer: options.maxStreamsPerReviewer ?? 8 }));
   app.route('/', healthRoutes(interlock.store, { readyTimeoutMs: 2000 }));
 
-  if (options.metrics?.public === false) {
-    app.use('/metrics', auth, async (c, next) => {
-      requireOperator(c.var.principal, 'read metrics');
-      await next();
-    });
+  const scraperToken = options.metrics?.token;
+  if (scraperToken !== undefined && scraperToken.length < 16) throw new ConfigError('metrics.token (INTERLOCK_METRICS_TOKEN) must be at least 16 characters; generate one with `openssl rand -hex 24`.');
+  if (scraperToken !== undefined || options.metrics?.public === false) {
+    const metricsAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
+      // The scraper's own token, compared in constant time; otherwise an operator's credentials.
+      const sent = /^Bearer (.+)$/.exec(c.req.header('authorization') ?? '')?.[1];
+      if (scraperToken !== undefined && sent !== undefined && safeEqual(sent, scraperToken)) return next();
+      return auth(c, async () => {
+        requireOperator(c.var.principal, 'read metrics');
+        await next();
+      });
+    };
+    app.use('/metrics', metricsAuth);
   }
   app.get('/metrics', async (c) => c.body(await metrics.render(), 200, { 'Content-Type': metrics.contentType }));
   app.get('/openapi.json', (c) => c.json(openapi));

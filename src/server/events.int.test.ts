@@ -53,12 +53,14 @@ for (const backend of allBackends()) {
       const decided = await alice.nextEvent('approval.decided', 3000);
       assert.deepEqual(JSON.parse(decided.data), { type: 'approval.decided', requestId: req.id, threadId: req.threadId, decision: 'approve', status: 'authorized' });
 
-      // Carol (finance) gets the decision, which carries only ids and statuses, but not the supervisor request itself.
-      const first = await carol.nextEvent('approval.decided', 3000);
-      assert.equal(data(first).requestId, req.id);
+      // Carol (finance) hears nothing of the supervisor request: not its creation, not its decision
+      // (the same rule as reading it). The first events she gets are her own role's.
       const wire = await f.pauseWire();
       const carolCreated = await carol.nextEvent('approval.created', 3000);
       assert.equal(data(carolCreated).requestId, wire.id, 'the first approval.created carol sees is her own role\'s');
+      await f.call(`/api/v1/approvals/${wire.id}/decision`, 'carol', { body: { type: 'reject', message: 'no', ...guard(wire) } });
+      const carolDecided = await carol.nextEvent('approval.decided', 3000);
+      assert.equal(data(carolDecided).requestId, wire.id, 'the first approval.decided carol sees is her own request\'s, not the supervisor one');
     });
 
     it('sends approval.expired and a heartbeat comment while idle', async () => {

@@ -104,7 +104,16 @@ export async function startService(o: ServiceOptions): Promise<Service> {
   let server: RunningServer | undefined;
   let baseUrl = o.baseUrl ?? process.env.INTERLOCK_BASE_URL;
   if (o.http !== false) {
-    const app = createApp({ ...(jwt ? { reviewers: withJwtAuth(storeReviewerAuth(store), jwt) } : {}), interlock, threads, ui: createWebUi(), ...(baseUrl ? { baseUrl } : {}) });
+    // /metrics: open unless INTERLOCK_METRICS_TOKEN is set; then scrapers send it as a bearer token (operators' tokens work too).
+    const metricsToken = process.env.INTERLOCK_METRICS_TOKEN;
+    const app = createApp({
+      ...(jwt ? { reviewers: withJwtAuth(storeReviewerAuth(store), jwt) } : {}),
+      interlock,
+      threads,
+      ui: createWebUi(),
+      ...(baseUrl ? { baseUrl } : {}),
+      ...(metricsToken ? { metrics: { token: metricsToken } } : {}),
+    });
     server = await serve({ app, port: o.port ?? 3000, hostname: o.hostname ?? process.env.HOST ?? '127.0.0.1' });
     baseUrl ??= `http://localhost:${server.port}`;
   }

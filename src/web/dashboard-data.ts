@@ -45,18 +45,18 @@ export function queueDepthSeries(requests: readonly Pick<ApprovalRequest, 'creat
   return out;
 }
 
-/** The metrics page's data for `window` ending now. */
-export async function dashboardData(interlock: Interlock, window: DashboardWindow): Promise<DashboardData> {
+/** The metrics page's data for `window` ending now; with `roles`, only requests of those roles (a reviewer's view). */
+export async function dashboardData(interlock: Interlock, window: DashboardWindow, roles?: readonly string[]): Promise<DashboardData> {
   const until = interlock.context.now();
   const since = until - DASHBOARD_WINDOWS[window];
   // The roll-up's end is exclusive: +1 keeps requests created this very millisecond.
-  const rollup = await interlock.rollup(since, until + 1);
+  const rollup = await interlock.rollup(since, until + 1, roles ? { roles } : {});
   const requests: ApprovalRequest[] = [];
   let cursor: string | undefined;
   let truncated = false;
   // Newest first, back to the oldest request that could still have been pending in the window.
   for (;;) {
-    const page = await interlock.listRequests({ order: 'newest', limit: 500, ...(cursor ? { cursor } : {}) });
+    const page = await interlock.listRequests({ order: 'newest', limit: 500, ...(roles ? { roles: [...roles] } : {}), ...(cursor ? { cursor } : {}) });
     let done = false;
     for (const r of page.items) {
       if (r.createdAt < since - LOOKBACK_MS) {

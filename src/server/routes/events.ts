@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { EngineEvent } from '../../engine/index.ts';
+import { InterlockUsageError } from '../../core/index.ts';
 import { canSeeRole, type Principal } from '../auth.ts';
 import type { AppEnv, RouteDeps } from '../types.ts';
 
@@ -12,12 +13,53 @@ export interface EventStreamOptions {
   maxBuffered: number;
   /** Open streams, each with the function that ends it; the app ends them all when it closes. */
   open: Set<() => void>;
+  /** Streams one reviewer may hold open at once; more are refused with 429 `too_many_streams`. */
+  maxPerReviewer: number;
 }
 
-/** New requests are shown to their role; workers' deferrals to operators; other events carry only ids and statuses, and go to everyone. */
-function visible(p: Principal, e: EngineEvent): boolean {
-  if (e.type === 'job.deferred') return p.operator;
-  return e.type === 'approval.created' ? canSeeRole(p, e.role) : true;
+/** A reviewer opened more live streams than allowed; nothing was opened. */
+export class TooManyStreamsError extends InterlockUsageError {
+  constructor(max: number) {
+    super('too_many_streams', `You already have ${max} live event streams open; close one (a browser tab) and try again.`, { details: { max }, status: 429 });
+  }
+}
+
+/**
+ * Whether `p` may see event `e`: the same rule as reading the request or the thread
+ * it names (server/access.ts). Operators see everything; other reviewers see events
+ * of requests of their roles and of threads that have such a request; workers'
+ * deferrals go to operators only. `requestRole` and `threadVisible` look the
+ * request or thread up (and may cache).
+ */
+async function visible(
+  p: Principal,
+  e: EngineEvent,
+  requestRole: (id: string) => Promise<string | undefined>,
+  threadVisible: (id: string) => Promise<boolean>,
+): Promise<boolean> {
+  if (p.operator) return true;
+  switch (e.type) {
+    case 'job.deferred':
+      return false;
+    case 'approval.created':
+      return canSeeRole(p, e.role);
+    case 'approval.decided':
+    case 'approval.expired': {
+      const role = await requestRole(e.requestId);
+      return role !== undefined && canSeeRole(p, role);
+    }
+    case 'execution.finished': {
+      if (e.requestId) {
+        const role = await requestRole(e.requestId);
+        return role !== undefined && canSeeRole(p, role);
+      }
+      return e.threadId !== null && threadVisible(e.threadId);
+    }
+    case 'thread.status':
+      return threadVisible(e.threadId);
+    default:
+      return false;
+  }
 }
 
 /**
@@ -28,8 +70,34 @@ function visible(p: Principal, e: EngineEvent): boolean {
  */
 export function eventRoutes(deps: RouteDeps, opts: EventStreamOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  const perReviewer = new Map<string, number>();
   app.get('/events', (c) => {
     const p = c.var.principal;
+    const held = perReviewer.get(p.id) ?? 0;
+    if (held >= opts.maxPerReviewer) throw new TooManyStreamsError(opts.maxPerReviewer);
+    perReviewer.set(p.id, held + 1);
+    const release = () => {
+      const n = (perReviewer.get(p.id) ?? 1) - 1;
+      if (n <= 0) perReviewer.delete(p.id);
+      else perReviewer.set(p.id, n);
+    };
+    // Roles of requests and visibility of threads, looked up once per stream (a role never changes;
+    // a thread only becomes visible, so only that answer is kept).
+    const roles = new Map<string, string | undefined>();
+    const threads = new Set<string>();
+    const requestRole = async (id: string) => {
+      if (!roles.has(id)) {
+        if (roles.size > 5000) roles.clear();
+        roles.set(id, (await deps.interlock.getRequest(id))?.role);
+      }
+      return roles.get(id);
+    };
+    const threadVisible = async (id: string) => {
+      if (threads.has(id)) return true;
+      const mine = await deps.interlock.listRequests({ threadId: id, roles: p.roles, limit: 1 });
+      if (mine.items.length > 0) threads.add(id);
+      return mine.items.length > 0;
+    };
     c.header('X-Accel-Buffering', 'no'); // stop reverse proxies from buffering the stream
     return streamSSE(c, async (stream) => {
       const queue: EngineEvent[] = [];
@@ -40,7 +108,7 @@ export function eventRoutes(deps: RouteDeps, opts: EventStreamOptions): Hono<App
         wake?.();
       };
       const off = deps.interlock.on((e) => {
-        if (ended || !visible(p, e)) return;
+        if (ended) return;
         if (queue.length >= opts.maxBuffered) return end();
         queue.push(e);
         wake?.();
@@ -54,6 +122,7 @@ export function eventRoutes(deps: RouteDeps, opts: EventStreamOptions): Hono<App
         while (!ended && !stream.aborted) {
           const e = queue.shift();
           if (e) {
+            if (!(await visible(p, e, requestRole, threadVisible))) continue;
             await stream.writeSSE({ event: e.type, id: String(++seq), data: JSON.stringify(e) });
             continue;
           }
@@ -72,6 +141,7 @@ export function eventRoutes(deps: RouteDeps, opts: EventStreamOptions): Hono<App
       } finally {
         off();
         opts.open.delete(end);
+        release();
       }
     });
   });

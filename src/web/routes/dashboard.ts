@@ -12,14 +12,16 @@ export const dashboardQuery = z.strictObject({
 /**
  * GET /dashboard?window=24h: per-tool interrupts, approval and correction
  * rates, median time to decision, resume success and queue depth over time,
- * for the metrics page. Any signed-in reviewer may read it: the same figures
- * are on /metrics.
+ * for the metrics page: operators see every tool, other reviewers the requests
+ * of their roles (as in the queue).
  */
 export function dashboardRoutes(deps: RouteDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.get('/dashboard', async (c) => {
     const q = readQuery(c, dashboardQuery);
-    return c.json(await dashboardData(deps.interlock, q.window ?? '24h'));
+    const p = c.var.principal;
+    // Reviewers see the figures of their roles' requests; operators see every tool.
+    return c.json(await dashboardData(deps.interlock, q.window ?? '24h', p.operator ? undefined : p.roles));
   });
   return app;
 }
