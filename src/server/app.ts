@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ConfigError, ValidationError } from '../core/index.ts';
 import type { Interlock } from '../engine/index.ts';
 import { authenticate, requireOperator, safeEqual, storeReviewerAuth, type ReviewerAuth } from './auth.ts';
-import { errorHandler, PayloadTooLargeError, RouteNotFoundError, type ServerLogger } from './errors.ts';
+import { errorHandler, MethodNotAllowedError, methodsByPath, PayloadTooLargeError, RouteNotFoundError, type ServerLogger } from './errors.ts';
 import { createMetrics, type MetricsOptions } from './metrics.ts';
 import { openApiDocument } from './openapi.ts';
 import { createRateLimiter, type RateLimiter, type RateLimitOptions } from './rate-limit.ts';
@@ -136,7 +136,15 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const onError = errorHandler(logger);
   app.onError(onError);
-  app.notFound((c) => onError(new RouteNotFoundError(c.req.method, c.req.path), c));
+  const allowed = methodsByPath(openapi.paths as Record<string, unknown>);
+  app.notFound((c) => {
+    const allow = allowed(c.req.path);
+    if (allow && allow.length > 0 && !allow.includes(c.req.method)) {
+      c.header('Allow', allow.join(', '));
+      return onError(new MethodNotAllowedError(c.req.method, c.req.path, allow), c);
+    }
+    return onError(new RouteNotFoundError(c.req.method, c.req.path), c);
+  });
 
   app.use('*', async (c, next) => {
     await next();

@@ -54,6 +54,27 @@ export class RouteNotFoundError extends InterlockUsageError {
   }
 }
 
+/** The path exists, but not for this method; `allow` lists the methods it answers. */
+export class MethodNotAllowedError extends InterlockUsageError {
+  constructor(method: string, path: string, allow: readonly string[]) {
+    super('method_not_allowed', `${path} does not answer ${method}; it answers ${allow.join(', ')}. See /openapi.json.`, { details: { method, path, allow }, status: 405 });
+  }
+}
+
+/**
+ * Which methods each documented path answers, from the OpenAPI document's path
+ * items (`/api/v1/approvals/{id}` matches any one segment for `{id}`), so a wrong
+ * method gets 405 with `Allow` instead of a 404.
+ */
+export function methodsByPath(paths: Record<string, unknown>): (path: string) => string[] | undefined {
+  const HTTP = ['get', 'post', 'put', 'patch', 'delete'];
+  const table = Object.entries(paths).map(([template, item]) => ({
+    re: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}$`),
+    methods: Object.keys(item as object).filter((m) => HTTP.includes(m)).map((m) => m.toUpperCase()),
+  }));
+  return (path) => table.find((t) => t.re.test(path))?.methods;
+}
+
 /** Zod issues as the per-field list the API returns, paths prefixed with where the input came from. */
 export function fieldIssues(error: z.core.$ZodError, prefix?: string): FieldIssue[] {
   return error.issues.map((i) => ({

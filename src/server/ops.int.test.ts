@@ -150,6 +150,24 @@ for (const backend of allBackends()) {
       assert.ok(decision.properties.args);
     });
 
+    it('a wrong method on a known path is 405 method_not_allowed with Allow; an unknown path stays 404', async () => {
+      const req = await f.pauseRefund(600);
+      const del = await fetch(`${f.url}/api/v1/approvals/${req.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${f.tokens.alice}` } });
+      assert.equal(del.status, 405);
+      assert.equal(del.headers.get('allow'), 'GET');
+      const body = (await del.json()) as { error: { code: string; message: string } };
+      assert.equal(body.error.code, 'method_not_allowed');
+      assert.match(body.error.message, /answers GET/);
+      const getDecision = await fetch(`${f.url}/api/v1/approvals/${req.id}/decision`, { headers: { authorization: `Bearer ${f.tokens.alice}` } });
+      assert.equal(getDecision.status, 405);
+      assert.equal(getDecision.headers.get('allow'), 'POST');
+      await getDecision.body?.cancel();
+      const unknown = await fetch(`${f.url}/api/v1/nothing-here`, { headers: { authorization: `Bearer ${f.tokens.alice}` } });
+      assert.equal(unknown.status, 404);
+      await unknown.body?.cancel();
+      assert.equal((await f.interlock.getRequestOrThrow(req.id)).status, 'pending');
+    });
+
     it('verifies the audit chain for operators only, and names the first broken event', async () => {
       const no = await f.call<ErrorBody>('/api/v1/audit/verify', 'alice');
       assert.equal(no.status, 403);
