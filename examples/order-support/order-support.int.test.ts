@@ -47,6 +47,26 @@ for (const backend of allBackends()) {
       assert.match(more.interrupts[0].reason, /within 24 h/);
     });
 
+    it('shows the reviewer earlier refunds of the order and customer, and refuses refunds that add up past the order total', async () => {
+      const { shop, agent } = setup();
+      const first = await agent.invoke('partial refund of $60 for order ORD-506', { threadId: `os-${backend.name}-cum-1` });
+      assert.equal(first.stopReason, 'end_turn');
+      // $60 already refunded on the $95 order: the next $50 pauses (velocity) and the card shows what was refunded.
+      const second = await agent.invoke('partial refund of $50 for order ORD-506', { threadId: `os-${backend.name}-cum-2` });
+      assert.equal(second.stopReason, 'interrupt');
+      const req = await il.getRequestOrThrow(second.interrupts[0]!.id);
+      assert.deepEqual(
+        { total: req.evidence.orderTotal, refunded: req.evidence.refundedOnThisOrder, customer: req.evidence.earlierRefundsOfThisCustomer },
+        { total: 95, refunded: 60, customer: ['ORD-506: $60'] },
+      );
+      // Approved anyway, the shop refuses it: $60 + $50 would pass the $95 total. Nothing more is refunded.
+      const done = await agent.invoke(null, { threadId: second.threadId, responses: { [second.interrupts[0]!.id]: { type: 'approve' } }, reviewer: supervisor });
+      assert.equal(done.stopReason, 'end_turn');
+      assert.deepEqual(shop.refunds.map((r) => r.amount), [60]);
+      const audit = await store.listAudit({ requestId: req.id });
+      assert.match(String(audit.find((e) => e.type === 'failed')?.payload.error), /on top of \$60 already refunded exceeds the order total \$95/);
+    });
+
     it('offers store credit after a rejection', async () => {
       const { shop, agent } = setup();
       const r = await agent.invoke('I need a full refund for order ORD-999', { threadId: `os-${backend.name}-3` });

@@ -44,9 +44,22 @@ export function orderSupportTools(shop: ShopBackend): Tool[] {
       execute: async ({ orderId, amount }, { idempotencyKey }) => {
         const o = ORDERS[orderId];
         if (!o) throw new Error(`no order ${orderId}`);
-        if (amount > o.amount) throw new Error(`refund $${amount} exceeds the order total $${o.amount}`);
+        // Refunds add up: all of an order's refunds together may not pass its total (a retry of this one is not counted twice).
+        const earlier = shop.refunds.filter((r) => r.orderId === orderId && r.idempotencyKey !== idempotencyKey).reduce((sum, r) => sum + r.amount, 0);
+        if (earlier + amount > o.amount) throw new Error(`refund $${amount} on top of $${earlier} already refunded exceeds the order total $${o.amount}`);
         const r = once(shop.refunds, { orderId, amount, idempotencyKey });
         return { refundId: `RF-${r.idempotencyKey.slice(-6).toUpperCase()}`, orderId, amount };
+      },
+      // What a reviewer needs beside the amount: what this order and this customer were already refunded.
+      evidence: ({ orderId, customerId }) => {
+        const o = ORDERS[orderId];
+        const ofOrder = shop.refunds.filter((r) => r.orderId === orderId);
+        const ofCustomer = shop.refunds.filter((r) => ORDERS[r.orderId]?.customerId === customerId);
+        return {
+          orderTotal: o ? o.amount : 'unknown order',
+          refundedOnThisOrder: ofOrder.reduce((sum, r) => sum + r.amount, 0),
+          earlierRefundsOfThisCustomer: ofCustomer.map((r) => `${r.orderId}: $${r.amount}`),
+        };
       },
     }),
     tool({

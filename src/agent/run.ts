@@ -408,7 +408,7 @@ export class Run {
         return 'done';
       }
       if (tierRank(verdict.tier) >= tierRank('approve')) {
-        const w = this.newWaitFromVerdict(call, args, verdict);
+        const w = this.newWaitFromVerdict(call, args, verdict, await this.toolEvidence(tool, args));
         this.wait(call, w, fresh);
         return 'waiting';
       }
@@ -475,12 +475,22 @@ export class Run {
     return { customerMessage: textOf(lastUser), agentSaid: textOf(lastAssistant), ...(extra ?? {}) };
   }
 
-  private newWaitFromVerdict(call: PendingCall, args: Record<string, unknown>, verdict: GateVerdict): NewWait {
+  private newWaitFromVerdict(call: PendingCall, args: Record<string, unknown>, verdict: GateVerdict, extra?: Record<string, unknown>): NewWait {
     const requestId = newId<string>('apr');
     return {
       wait: { kind: 'approval', requestId, name: call.toolName, reason: verdict.reason },
-      item: { requestId, call: { tool: call.toolName, args }, toolCallId: call.toolCallId, verdict, evidence: this.evidence(), app: this.state.appState },
+      item: { requestId, call: { tool: call.toolName, args }, toolCallId: call.toolCallId, verdict, evidence: this.evidence(extra), app: this.state.appState },
     };
+  }
+
+  /** The tool's own evidence for a reviewer, if it gives any; a failure is shown, never fatal to the pause. */
+  private async toolEvidence(tool: Tool, args: Record<string, unknown>): Promise<Record<string, unknown> | undefined> {
+    if (!tool.evidence) return undefined;
+    try {
+      return await tool.evidence(args, { threadId: this.threadId });
+    } catch (err) {
+      return { evidenceError: `could not read the tool's evidence: ${err instanceof Error ? err.message : String(err)}` };
+    }
   }
 
   private newWait(

@@ -54,6 +54,13 @@ export interface Tool<S extends z.ZodType<Record<string, unknown>> = z.ZodType<R
   description: string;
   schema: S;
   execute(args: z.infer<S>, ctx: ToolContext): Promise<unknown>;
+  /**
+   * Facts a reviewer needs beside the arguments when this call pauses for approval,
+   * read from your systems (e.g. earlier refunds of the order and the customer).
+   * Shown on the review card with the customer message, redacted like it; a
+   * failure is shown as such and does not stop the pause.
+   */
+  evidence?(args: z.infer<S>, ctx: { threadId: string }): Promise<Record<string, unknown>> | Record<string, unknown>;
 }
 
 /**

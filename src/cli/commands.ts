@@ -31,6 +31,12 @@ export async function serve(argv: string[], io: Output, worker = true): Promise<
     io.out('Demo reviewers (tokens are shown once; only their hashes are stored):');
     io.out(table([['name', 'roles', 'token'], ...svc.demoTokens.map((t) => [t.name, t.roles.join(','), t.token])]));
     io.out(`Sign in at ${svc.url} with a token. Start conversations: npm start -- --seed-demo`);
+  } else if (config.demo?.reviewers?.length) {
+    // Demo tokens are printed once, when the reviewers are created; on later starts say how to get one.
+    io.out('');
+    io.out(`Reviewers exist already: their tokens were printed when they were created, and only hashes are kept.`);
+    io.out(`A new token: ${cliName()} reviewers add --name "Your Name" --roles ${config.roles?.join(',') ?? 'supervisor'}`);
+    io.out(`(or start on a fresh database: INTERLOCK_DATA_DIR=./data-fresh, and the demo reviewers are created again)`);
   }
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
@@ -40,6 +46,11 @@ export async function serve(argv: string[], io: Output, worker = true): Promise<
   io.out('stopping: finishing work in hand…');
   await svc.close();
   return EXIT.ok;
+}
+
+/** How to run this command where the user is: `npm run interlock --` inside Interlock's repository, `npx interlock` elsewhere. */
+function cliName(): string {
+  return process.env.npm_lifecycle_event === 'start' || process.env.npm_lifecycle_event === 'interlock' ? 'npm run interlock --' : 'npx interlock';
 }
 
 export async function worker(argv: string[], io: Output): Promise<number> {
