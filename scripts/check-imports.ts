@@ -35,8 +35,8 @@ if (cycles.length > 0) problems.push(`Import cycles (break each, e.g. move the s
 
 for (const [file, deps] of Object.entries(tree)) {
   const from = layerOf(file);
-  // Tests and their fixtures may reach any layer: they build whole services to test one part.
-  if (!from || !deps || /\.test\.ts$|-fixture\.ts$|\/test-helpers\.ts$/.test(file)) continue;
+  // Tests may reach any layer: they build whole services to test one part (their fixtures live in test/support/).
+  if (!from || !deps || /\.test\.ts$/.test(file)) continue;
   for (const d of deps) {
     const to = d.id ? layerOf(d.id) : undefined;
     if (!to || to === from) continue;

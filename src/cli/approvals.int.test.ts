@@ -6,7 +6,7 @@ import type { Store } from '../store/types.ts';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PAYMENTS_CONFIG, runCli, runCliIntoClosedPipe } from './test-helpers.ts';
+import { PAYMENTS_CONFIG, runCli, runCliIntoClosedPipe } from '../../test/support/cli-helpers.ts';
 
 for (const backend of allBackends()) {
   describe(`interlock approvals on ${backend.name}`, () => {

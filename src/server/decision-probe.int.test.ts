@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { allBackends } from '../testing/backends.ts';
-import { guard, startServerFixture, type ServerFixture } from './test-fixture.ts';
+import { guard, startServerFixture, type ServerFixture } from '../../test/support/server-fixture.ts';
 
 type ErrorBody = { error: { code: string; message: string; details?: Record<string, unknown> } };
 

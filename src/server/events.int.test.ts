@@ -4,7 +4,7 @@ import { allBackends } from '../testing/backends.ts';
 import { sseReader, type SseReader } from '../testing/http.ts';
 import { createApp } from './app.ts';
 import { serve } from './serve.ts';
-import { guard, startServerFixture, type ServerFixture, type Who } from './test-fixture.ts';
+import { guard, startServerFixture, type ServerFixture, type Who } from '../../test/support/server-fixture.ts';
 
 const data = (m: { data: string }) => JSON.parse(m.data) as Record<string, unknown>;
 

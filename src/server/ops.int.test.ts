@@ -4,7 +4,7 @@ import { allBackends } from '../testing/backends.ts';
 import { fetchJson } from '../testing/http.ts';
 import { createApp } from './app.ts';
 import { serve } from './serve.ts';
-import { guard, startServerFixture, type ServerFixture } from './test-fixture.ts';
+import { guard, startServerFixture, type ServerFixture } from '../../test/support/server-fixture.ts';
 import type { ThreadsAdapter } from './types.ts';
 
 type ErrorBody = { error: { code: string; message: string; details?: Record<string, unknown> } };

@@ -4,7 +4,7 @@ import { allBackends } from '../testing/backends.ts';
 import { sseReader, type SseReader } from '../testing/http.ts';
 import { createApp } from './app.ts';
 import { createWebUi } from '../web/index.ts';
-import { guard, startServerFixture, type ServerFixture, type Who } from './test-fixture.ts';
+import { guard, startServerFixture, type ServerFixture, type Who } from '../../test/support/server-fixture.ts';
 
 const METRICS_TOKEN = 'scraper-secret-0123456789';
 

@@ -6,7 +6,7 @@ import { createInterlock, type Interlock } from '../engine/index.ts';
 import type { Store } from '../store/types.ts';
 import { createApp, createReviewer, serve, type RunningServer } from '../server/index.ts';
 import { createWebUi } from '../web/index.ts';
-import { runCli } from '../cli/test-helpers.ts';
+import { runCli } from '../../test/support/cli-helpers.ts';
 import { createThreadsAdapter } from './threads.ts';
 
 const CARD = '4111 1111 1111 1111';

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { allBackends } from '../testing/backends.ts';
-import { guard, startServerFixture, type ServerFixture } from '../server/test-fixture.ts';
+import { guard, startServerFixture, type ServerFixture } from '../../test/support/server-fixture.ts';
 import { batchDigest } from './batch-digest.ts';
 import { createWebUi } from './web-ui.ts';
 

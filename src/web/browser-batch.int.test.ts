@@ -6,7 +6,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
-import { launchChromium, newPage, signInAs, startUiWorld, type UiWorld } from './browser-fixture.ts';
+import { launchChromium, newPage, signInAs, startUiWorld, type UiWorld } from '../../test/support/browser-fixture.ts';
 
 for (const backend of ['sqlite', 'postgres'] as const) {
   describe(`batch review in Chromium on ${backend}`, () => {

@@ -6,7 +6,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium, newPage, signInAs, startUiWorld, type UiWorld } from './browser-fixture.ts';
+import { launchChromium, newPage, signInAs, startUiWorld, type UiWorld } from '../../test/support/browser-fixture.ts';
 
 /** Every decision the page POSTs, by path. */
 function decisionPosts(page: Page): string[] {

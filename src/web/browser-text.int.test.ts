@@ -7,7 +7,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
-import { js, launchChromium, newPage, signInAs, startUiWorld, type UiWorld } from './browser-fixture.ts';
+import { js, launchChromium, newPage, signInAs, startUiWorld, type UiWorld } from '../../test/support/browser-fixture.ts';
 
 /** The page's width, and the widest element, when it is wider than the window. */
 async function overflow(page: Page): Promise<{ scrollWidth: number; innerWidth: number; widest: string }> {

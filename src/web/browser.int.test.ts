@@ -6,7 +6,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { js, launchChromium, newPage, signInAs, startUiWorld, type UiWorld } from './browser-fixture.ts';
+import { js, launchChromium, newPage, signInAs, startUiWorld, type UiWorld } from '../../test/support/browser-fixture.ts';
 
 /** One attribute of every element a locator matches. */
 async function attrs(locator: Locator, name: string): Promise<Array<string | null>> {

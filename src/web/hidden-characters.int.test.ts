@@ -18,7 +18,7 @@ import { startService, type Service } from '../service/service.ts';
 import { TEST_DATABASE_URL } from '../testing/backends.ts';
 import { fetchJson } from '../testing/http.ts';
 import { scriptedModel } from '../testing/scripted-model.ts';
-import { launchChromium, newPage, signInAs } from './browser-fixture.ts';
+import { launchChromium, newPage, signInAs } from '../../test/support/browser-fixture.ts';
 
 const SPOOF = '\u202e24-CCA';
 const MARKED = '⟨U+202E RIGHT-TO-LEFT OVERRIDE⟩24-CCA';

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
-import { js, launchChromium, newPage, signInAs, startUiWorld, type UiWorld } from './browser-fixture.ts';
+import { js, launchChromium, newPage, signInAs, startUiWorld, type UiWorld } from '../../test/support/browser-fixture.ts';
 
 const DOCS = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
 

@@ -3,11 +3,11 @@ import assert from 'node:assert/strict';
 import { ConfigError } from '../core/index.ts';
 import { createApp } from '../server/app.ts';
 import { hashToken, storeReviewerAuth } from '../server/auth.ts';
-import { guard, startServerFixture, type ServerFixture } from '../server/test-fixture.ts';
+import { guard, startServerFixture, type ServerFixture } from '../../test/support/server-fixture.ts';
 import { allBackends, sqliteBackend } from '../testing/backends.ts';
 import { CONTENT_SECURITY_POLICY } from './security-headers.ts';
 import { createSessions } from './sessions.ts';
-import { postSignIn, setCookie, signIn } from './test-helpers.ts';
+import { postSignIn, setCookie, signIn } from '../../test/support/web-helpers.ts';
 import { createWebUi } from './web-ui.ts';
 
 type ErrorBody = { error: { code: string; message: string } };

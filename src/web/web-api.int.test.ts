@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ApprovalRequest } from '../core/index.ts';
-import { guard, startServerFixture, type ServerFixture } from '../server/test-fixture.ts';
+import { guard, startServerFixture, type ServerFixture } from '../../test/support/server-fixture.ts';
 import { allBackends } from '../testing/backends.ts';
 import { batchDigest } from './batch-digest.ts';
 import { createWebUi } from './web-ui.ts';

@@ -2,10 +2,10 @@ import { execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 /** The CLI's entry point, run as a child process the way users run it. */
-export const CLI = fileURLToPath(new URL('./main.ts', import.meta.url));
+export const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 
 /** Fixture deployment: every refund needs a supervisor; the tool has a schema, so edits can be checked. */
-export const PAYMENTS_CONFIG = fileURLToPath(new URL('../testing/fixtures/payments.config.ts', import.meta.url));
+export const PAYMENTS_CONFIG = fileURLToPath(new URL('../../src/testing/fixtures/payments.config.ts', import.meta.url));
 
 /** What a CLI run printed and returned. */
 export interface CliRun {

@@ -13,10 +13,10 @@ import { createOrderSupportAgent } from '../../examples/order-support/agent.ts';
 import { orderSupportPolicy } from '../../examples/order-support/policy.ts';
 import { orderSupportScriptedModel } from '../../examples/order-support/scripted-support-model.ts';
 import { createShopBackend, type ShopBackend } from '../../examples/order-support/tools.ts';
-import { defineConfig } from '../service/config.ts';
-import { startService, type Service } from '../service/service.ts';
-import { TEST_DATABASE_URL } from '../testing/backends.ts';
-import { fetchJson } from '../testing/http.ts';
+import { defineConfig } from '../../src/service/config.ts';
+import { startService, type Service } from '../../src/service/service.ts';
+import { TEST_DATABASE_URL } from '../../src/testing/backends.ts';
+import { fetchJson } from '../../src/testing/http.ts';
 
 /** Debian's Chromium; never a downloaded browser. */
 export const CHROMIUM = '/usr/bin/chromium';

@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import type { ApprovalRequest, PolicyConfig } from '../core/index.ts';
-import { createInterlock, type Interlock } from '../engine/index.ts';
-import type { Store } from '../store/types.ts';
-import type { BackendInitializer } from '../testing/backends.ts';
-import { manualClock, type ManualClock } from '../testing/clock.ts';
-import { fetchJson, type JsonResponse } from '../testing/http.ts';
-import { createApp, type AppOptions } from './app.ts';
-import { createReviewer } from './auth.ts';
-import { serve, type RunningServer } from './serve.ts';
+import type { ApprovalRequest, PolicyConfig } from '../../src/core/index.ts';
+import { createInterlock, type Interlock } from '../../src/engine/index.ts';
+import type { Store } from '../../src/store/types.ts';
+import type { BackendInitializer } from '../../src/testing/backends.ts';
+import { manualClock, type ManualClock } from '../../src/testing/clock.ts';
+import { fetchJson, type JsonResponse } from '../../src/testing/http.ts';
+import { createApp, type AppOptions } from '../../src/server/app.ts';
+import { createReviewer } from '../../src/server/auth.ts';
+import { serve, type RunningServer } from '../../src/server/serve.ts';
 
 /** The server's integration tests share this world: a policy, reviewers, a running server. Not part of the API. */
 
