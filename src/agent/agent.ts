@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { ConfigError, InterlockUsageError, newId, NotFoundError, type ApprovalRequest } from '../core/index.ts';
-import type { StoreTx, ThreadRow } from '../store/types.ts';
-import { endThread } from '../engine/index.ts';
+import type { ThreadRow } from '../store/types.ts';
 import type { Message } from './messages.ts';
 import { Run, type AgentRuntime } from './run.ts';
 import { initialState, readState, sameMajor } from './state.ts';
@@ -63,38 +62,45 @@ export function createAgent(opts: AgentOptions): Agent {
     maxIterations: opts.maxIterations ?? 20,
   };
   const il = opts.interlock;
-  const store = il.store;
-  const leaseMs = opts.leaseMs ?? opts.interlock.context.leaseMs;
+  const threads = il.threads;
+  const leaseMs = opts.leaseMs ?? opts.interlock.leaseMs;
   const compatible = opts.compatibleVersions ?? sameMajor;
 
+  /** The thread row a first run creates, and the lease a run takes (see {@link claim}). */
+  function claimSpec(threadId: string, runOwner: string) {
+    const now = il.now();
+    const row = { id: threadId, agent: opts.name, agentVersion: opts.version, status: 'running' as const, messageCount: 0, abortRequested: false, metadata: {}, createdAt: now, updatedAt: now };
+    return { row, owner: runOwner, leaseUntil: now + leaseMs, now };
+  }
+
   /** Take the thread's lease for one run (creating the thread on first use). */
-  function claim(tx: StoreTx, threadId: string, runOwner: string): Promise<Claim> {
-    const now = il.context.now();
-    return tx.claimThread({ id: threadId, agent: opts.name, agentVersion: opts.version, status: 'running', messageCount: 0, abortRequested: false, metadata: {}, createdAt: now, updatedAt: now }, runOwner, now + leaseMs, now);
+  function claim(threadId: string, runOwner: string): Promise<Claim> {
+    const c = claimSpec(threadId, runOwner);
+    return threads.claimThread(c.row, c.owner, c.leaseUntil, c.now);
   }
 
   /** Start a run: with the lease `claimed` already taken (in a decision's transaction), or take it now. */
   async function start(threadId: string, runOwner: string, taken?: Claim, known?: Map<string, ApprovalRequest>): Promise<Run | AgentResult> {
-    const now = il.context.now();
-    const { claimed, thread } = taken ?? (await claim(store, threadId, runOwner));
+    const now = il.now();
+    const { claimed, thread } = taken ?? (await claim(threadId, runOwner));
     if (thread.agent !== opts.name) {
-      if (claimed) await store.releaseThread(threadId, runOwner, now);
+      if (claimed) await threads.releaseThread(threadId, runOwner, now);
       throw new InterlockUsageError('wrong_agent', `Thread ${threadId} belongs to agent "${thread.agent}", not "${opts.name}".`, { details: { threadId }, status: 409 });
     }
     let run: Run;
     try {
-      const { checkpoint: cp, messages } = await store.loadLatest(threadId);
+      const { checkpoint: cp, messages } = await threads.loadLatest(threadId);
       const state = cp ? readState(cp.state, opts.version, compatible, threadId) : initialState(opts.version, opts.system);
       run = new Run(rt, threadId, runOwner, state, messages as Message[], thread, known);
     } catch (err) {
       // A checkpoint this build refuses (schema or agent version) must not leave the
       // thread leased: a compatible build has to be able to resume it right away.
-      if (claimed) await store.releaseThread(threadId, runOwner, now).catch(() => undefined);
+      if (claimed) await threads.releaseThread(threadId, runOwner, now).catch(() => undefined);
       throw err;
     }
     if (!claimed) return run.result('busy', thread.status);
     if (thread.status === 'aborted' || thread.status === 'failed') {
-      await store.releaseThread(threadId, runOwner, now);
+      await threads.releaseThread(threadId, runOwner, now);
       return run.result('aborted', thread.status);
     }
     return run;
@@ -105,7 +111,7 @@ export function createAgent(opts: AgentOptions): Agent {
     // Each run leases the thread under its own name, not the process's: a lease
     // already "ours" is re-granted, so two runs in one process (a worker handling
     // two resume jobs of a thread) would otherwise both run the loop.
-    const runOwner = `${il.context.owner}:${newId<string>('run')}`;
+    const runOwner = `${il.owner}:${newId<string>('run')}`;
     let claimed: Claim | undefined;
     // Requests this invoke resolved, as their decisions left them: the run reads them from here, not the store.
     const known = new Map<string, ApprovalRequest>();
@@ -118,7 +124,9 @@ export function createAgent(opts: AgentOptions): Agent {
         if (req.threadId !== threadId) throw new NotFoundError('interrupt', id);
         // The last decision's transaction also takes the lease for the run that follows: one commit, not two.
         const last = i === responses.length - 1;
-        const d = await il.decide(id, { ...resp, expectedVersion: req.version, actionHash: req.actionHash }, o.reviewer, last ? { alsoInTransaction: async (tx) => void (claimed = await claim(tx, threadId, runOwner)) } : {});
+        const spec = claimSpec(threadId, runOwner);
+        const d = await il.decide(id, { ...resp, expectedVersion: req.version, actionHash: req.actionHash }, o.reviewer, last ? { claimThread: { row: spec.row, owner: spec.owner, leaseUntil: spec.leaseUntil } } : {});
+        if (d.claim) claimed = d.claim;
         // Only a resolved request is final for the run (a quorum still pending may gain votes meanwhile).
         if (d.outcome === 'authorized' || d.outcome === 'rejected' || d.outcome === 'responded') known.set(id, d.request);
       }
@@ -126,7 +134,7 @@ export function createAgent(opts: AgentOptions): Agent {
     const started = await start(threadId, runOwner, claimed, claimed ? known : undefined);
     if (!(started instanceof Run)) return started;
     // A run may outlive its lease (a slow model or tool): renew it while the run goes on.
-    const renewal = setInterval(() => void store.renewThreadLease(threadId, runOwner, il.context.now() + leaseMs).catch(() => undefined), Math.max(50, leaseMs / 3));
+    const renewal = setInterval(() => void threads.renewThreadLease(threadId, runOwner, il.now() + leaseMs).catch(() => undefined), Math.max(50, leaseMs / 3));
     renewal.unref();
     try {
       started.mergeApp(o.app);
@@ -139,7 +147,7 @@ export function createAgent(opts: AgentOptions): Agent {
       return await started.loop();
     } catch (err) {
       // Give the lease back (if still ours) so another attempt can run the thread; the checkpoint already holds what finished.
-      await store.releaseThread(threadId, runOwner, il.context.now()).catch(() => undefined);
+      await threads.releaseThread(threadId, runOwner, il.now()).catch(() => undefined);
       throw err;
     } finally {
       clearInterval(renewal);
@@ -152,23 +160,12 @@ export function createAgent(opts: AgentOptions): Agent {
     invoke,
     resume: (threadId) => invoke(null, { threadId }),
     async abort(threadId, by = 'operator') {
-      const now = il.context.now();
-      const thread = await store.getThread(threadId);
-      if (!thread) throw new NotFoundError('thread', threadId);
-      await store.transaction(async (tx) => {
-        if (thread.status === 'interrupted') {
-          // Paused: it stops now, and its open requests (pending or authorized) are cancelled with it.
-          await endThread(tx, threadId, { status: 'aborted', actor: by, reason: 'the thread was aborted', payload: { requested: true, stoppedNow: true } }, now);
-        } else {
-          // Running: the run stops at its next boundary and cancels what is open then.
-          await tx.updateThread(threadId, { abortRequested: true }, now);
-          await tx.appendAudit([{ type: 'aborted', actor: by, threadId, payload: { requested: true, stoppedNow: false } }], now);
-        }
-      });
-      il.context.emit({ type: 'thread.status', threadId, status: thread.status === 'interrupted' ? 'aborted' : thread.status });
+      // Paused: it stops now, its open requests cancelled with it; running: it stops at its next boundary.
+      if (!(await threads.getThread(threadId))) throw new NotFoundError('thread', threadId);
+      await threads.abort(threadId, by);
     },
     async messages(threadId) {
-      return (await store.listMessages(threadId)) as Message[];
+      return (await threads.listMessages(threadId)) as Message[];
     },
   };
 }

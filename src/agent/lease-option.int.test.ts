@@ -95,8 +95,8 @@ for (const backend of allBackends()) {
           worker: false,
           log: () => undefined,
         });
-        assert.equal(svc.interlock.context.leaseMs, LEASE);
-        assert.equal(seen?.context.leaseMs, LEASE, 'the config builds its agents on that engine');
+        assert.equal(svc.interlock.leaseMs, LEASE);
+        assert.equal(seen?.leaseMs, LEASE, 'the config builds its agents on that engine');
         await svc.close();
         process.env.INTERLOCK_LEASE_MS = 'sixty seconds';
         await assert.rejects(startService({ config: defineConfig({ policy, agents: () => [] }), databaseUrl: `sqlite:${join(dir, 'lease2.db')}`, http: false, worker: false }), { code: 'invalid_config' });

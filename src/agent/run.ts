@@ -1,5 +1,5 @@
 import { newId, peopleOfRole, tierRank, type ApprovalRequest, type AuditEventInput, type Duration, type TimeoutDecision } from '../core/index.ts';
-import { cancelOpenRequests, idempotencyKey, type ExecuteOptions, type GateVerdict, type PauseItem } from '../engine/index.ts';
+import { idempotencyKey, type ExecuteOptions, type GateVerdict, type PauseItem } from '../engine/index.ts';
 import type { ThreadRow, ThreadStatus } from '../store/types.ts';
 import type { HookCall } from './hooks.ts';
 import { textOf, userMessage, type JsonValue, type Message, type ToolOutput } from './messages.ts';
@@ -69,7 +69,7 @@ export class Run {
   }
 
   private resolve(wait: Wait) {
-    return resolveWait(this.il.store, wait, this.seen, this.known);
+    return resolveWait(this.il, wait, this.seen, this.known);
   }
 
   private get il() {
@@ -126,7 +126,7 @@ export class Run {
   /** Run until the thread ends, pauses or stops. */
   async loop(): Promise<AgentResult> {
     for (;;) {
-      const thread = this.claimedRow ?? (await this.il.store.getThread(this.threadId));
+      const thread = this.claimedRow ?? (await this.il.threads.getThread(this.threadId));
       this.claimedRow = undefined;
       if (thread?.abortRequested) return this.finish('aborted', 'aborted');
 
@@ -232,8 +232,7 @@ export class Run {
 
   private async cancelPending(): Promise<void> {
     // Every open request of the thread, not only this run's waits: an aborted thread resumes no more.
-    const now = this.il.context.now();
-    await this.il.store.transaction((tx) => cancelOpenRequests(tx, this.threadId, this.rt.identity, 'the thread was aborted', now));
+    await this.il.threads.cancelOpenRequests(this.threadId, this.rt.identity, 'the thread was aborted');
   }
 
 

@@ -1,6 +1,6 @@
 import type { ApprovalRequest, TimeoutDecision, Verdict } from '../core/index.ts';
 import { toMs, type Duration } from '../core/index.ts';
-import type { Store } from '../store/types.ts';
+import type { Interlock } from '../engine/index.ts';
 import type { Wait } from './state.ts';
 import type { InterruptAnswer } from './tool.ts';
 
@@ -18,7 +18,7 @@ export type WaitOutcome =
  * escalated, a timeout that escalated) to the request that now stands.
  * Updates `wait.requestId` when it moved.
  */
-export async function resolveWait(store: Store, wait: Wait, seen: Map<string, ApprovalRequest>, known?: Map<string, ApprovalRequest>): Promise<WaitOutcome> {
+export async function resolveWait(store: Pick<Interlock, 'getRequest'>, wait: Wait, seen: Map<string, ApprovalRequest>, known?: Map<string, ApprovalRequest>): Promise<WaitOutcome> {
   for (let hops = 0; hops < 20; hops++) {
     // `known`: requests the caller just resolved, as committed; each is used once, later reads go to the store.
     const fresh = known?.get(wait.requestId);

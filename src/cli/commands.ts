@@ -57,7 +57,7 @@ export async function worker(argv: string[], io: Output): Promise<number> {
   const { values } = flags(argv, { config: { type: 'string' } });
   const { config } = await loadConfig(values.config as string | undefined, io.env);
   const svc = await startService({ config, http: false, worker: true, demoReviewers: false, log: (l) => io.out(l) });
-  io.out(`worker ${svc.interlock.context.owner} running on ${svc.store.name}`);
+  io.out(`worker ${svc.interlock.owner} running on ${svc.store.name}`);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
@@ -76,19 +76,19 @@ export async function migrate(_argv: string[], io: Output): Promise<number> {
 export async function reviewers(argv: string[], io: Output): Promise<number> {
   const [sub, ...rest] = argv;
   const { values, positionals } = flags(rest, { name: { type: 'string' }, roles: { type: 'string' }, json: { type: 'boolean' } });
-  const store = await openStore(io.env.DATABASE_URL);
+  const { interlock, store } = await engine(io);
   try {
     if (sub === 'add') {
       const roles = str(values.roles, 'roles').split(',').map((r) => r.trim()).filter(Boolean);
-      const { reviewer, token } = await createReviewer(store, { name: str(values.name, 'name'), roles });
-      await store.transaction((tx) => tx.appendAudit([{ type: 'reviewer_added', actor: 'cli', payload: { reviewerId: reviewer.id, name: reviewer.name, roles: reviewer.roles } }], Date.now()));
+      const { reviewer, token } = await createReviewer(interlock.reviewers, { name: str(values.name, 'name'), roles });
+      await interlock.audit.record([{ type: 'reviewer_added', actor: 'cli', payload: { reviewerId: reviewer.id, name: reviewer.name, roles: reviewer.roles } }]);
       io.out(`reviewer ${reviewer.id} (${reviewer.name}; roles ${reviewer.roles.join(', ')})`);
       io.out(`token: ${token}`);
       io.out('The token is shown once; only its hash is stored. Send it as "Authorization: Bearer <token>".');
       return EXIT.ok;
     }
     if (sub === 'list') {
-      const all = await store.listReviewers();
+      const all = await interlock.reviewers.listReviewers();
       if (values.json) io.json(all.map(({ tokenHash: _t, ...r }) => r));
       else io.out(table([['id', 'name', 'roles', 'status', 'created'], ...all.map((r) => [r.id, r.name, r.roles.join(','), r.revoked ? 'revoked' : 'active', iso(r.createdAt)])]));
       return EXIT.ok;
@@ -96,11 +96,11 @@ export async function reviewers(argv: string[], io: Output): Promise<number> {
     if (sub === 'revoke') {
       const id = positionals[0];
       if (!id) throw new UsageError('usage: interlock reviewers revoke <reviewer-id>');
-      if (!(await store.revokeReviewer(id))) {
+      if (!(await interlock.reviewers.revokeReviewer(id))) {
         io.err(`no active reviewer ${id}; see interlock reviewers list`);
         return EXIT.refused;
       }
-      await store.transaction((tx) => tx.appendAudit([{ type: 'reviewer_revoked', actor: 'cli', payload: { reviewerId: id } }], Date.now()));
+      await interlock.audit.record([{ type: 'reviewer_revoked', actor: 'cli', payload: { reviewerId: id } }]);
       io.out(`revoked ${id}`);
       return EXIT.ok;
     }

@@ -19,7 +19,7 @@ export async function threads(argv: string[], io: Output): Promise<number> {
   const [sub, ...rest] = argv;
   const { values, positionals } = flags(rest, { agent: { type: 'string' }, input: { type: 'string' }, thread: { type: 'string' }, json: { type: 'boolean' }, raw: { type: 'boolean' }, config: { type: 'string' } });
   const withAgents = sub === 'start' || sub === 'abort';
-  const { store, agents: built } = await engine(io, withAgents ? ((values.config as string | undefined) ?? true) : undefined);
+  const { interlock, store, agents: built } = await engine(io, withAgents ? ((values.config as string | undefined) ?? true) : undefined);
   try {
     if (withAgents) {
       const agents = new Map((built ?? []).map((a) => [a.name, a]));
@@ -59,7 +59,7 @@ export async function threads(argv: string[], io: Output): Promise<number> {
       // Personal data is masked as on the review card; --raw shows the stored text, and the audit log says who read it.
       let messages = redactMessages(stored);
       if (values.raw) {
-        await store.transaction((tx) => tx.appendAudit([{ type: 'raw_viewed', actor: cliActor(), threadId: id, payload: { surface: 'cli', what: 'thread messages' } }], Date.now()));
+        await interlock.audit.record([{ type: 'raw_viewed', actor: cliActor(), threadId: id, payload: { surface: 'cli', what: 'thread messages' } }]);
         messages = stored;
       }
       const pending = await store.listRequests({ threadId: id, status: 'pending' });

@@ -16,7 +16,7 @@ import {
   type Decision,
   type Reviewer,
 } from '../core/index.ts';
-import type { StoreTx } from '../store/types.ts';
+import type { StoreTx, ThreadRow } from '../store/types.ts';
 import type { EngineContext } from './context.ts';
 import { gate } from './gate.ts';
 import { newRequest, openRequest } from './pause.ts';
@@ -32,18 +32,20 @@ export interface DecisionResult {
    */
   outcome: 'authorized' | 'rejected' | 'responded' | 'pending' | 'superseded';
   newRequest?: ApprovalRequest;
+  /** The thread lease taken in the same transaction, when {@link DecideOptions.claimThread} asked for it. */
+  claim?: { claimed: boolean; thread: ThreadRow };
 }
 
 /** Options of {@link decide}. */
 export interface DecideOptions {
   /**
-   * More work for the decision's transaction (the agent taking the thread's
-   * lease to resume it at once): one commit instead of two. It runs first,
-   * before the request is locked, so rows are locked in the order every run's
-   * transaction uses (thread, request, audit chain) and the two cannot
-   * deadlock. If it or the decision throws, neither is recorded.
+   * Take the thread's run lease in the decision's transaction (the agent resuming
+   * the thread at once): one commit instead of two. The claim runs first, before
+   * the request is locked, so rows are locked in the order every run's
+   * transaction uses (thread, request, audit chain) and the two cannot deadlock.
+   * If the claim or the decision throws, neither is recorded.
    */
-  alsoInTransaction?: (tx: StoreTx) => Promise<void>;
+  claimThread?: { row: Omit<ThreadRow, 'leaseOwner' | 'leaseUntil'>; owner: string; leaseUntil: number };
 }
 
 const actorOf = (r: Reviewer) => `reviewer:${r.id}`;
@@ -99,7 +101,7 @@ export async function decide(ctx: EngineContext, requestId: string, decision: De
   let result: DecisionResult;
   try {
     result = await ctx.store.transaction(async (tx) => {
-      if (opts.alsoInTransaction) await opts.alsoInTransaction(tx);
+      const claim = opts.claimThread ? await tx.claimThread(opts.claimThread.row, opts.claimThread.owner, opts.claimThread.leaseUntil, now) : undefined;
       const req = await tx.getRequest(requestId, { forUpdate: true });
       if (!req) throw new NotFoundError('approval_request', requestId);
       const voters = req.approvalsRequired > 1 ? await tx.listVoters(requestId) : [];
@@ -182,7 +184,7 @@ export async function decide(ctx: EngineContext, requestId: string, decision: De
         if (created.approvalsReceived > 0) await tx.insertVote({ requestId: created.id, reviewer: reviewer.id, type: 'approve', version: 1, createdAt: now });
       }
       if (outcome === 'authorized' || outcome === 'rejected' || outcome === 'responded') await resolve(tx, next, now);
-      return { request: next, outcome, ...(created ? { newRequest: created } : {}) };
+      return { request: next, outcome, ...(created ? { newRequest: created } : {}), ...(claim ? { claim } : {}) };
     });
   } catch (err) {
     // Security refusals are recorded; the refused decision itself changed nothing.

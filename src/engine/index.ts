@@ -6,4 +6,5 @@ export type { DecisionResult } from './decide.ts';
 export { idempotencyKey, type ExecutionInput, type ExecutionOutcome, type ExecuteOptions } from './execute.ts';
 export type { RequestStory } from './audit.ts';
 export type { Rollup, ToolRollup } from './rollup.ts';
-export { cancelOpenRequests, endThread } from './end-thread.ts';
+
+export { ThreadExistsError, type ThreadOps, type JobOps, type AuditOps, type ReviewerOps, type SessionOps, type RequestReads } from './state-ops.ts';

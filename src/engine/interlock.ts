@@ -15,6 +15,7 @@ import { definePolicy } from '../core/index.ts';
 import type { RequestQuery, Store } from '../store/types.ts';
 import type { EngineContext, EngineEvent, ToolSchemaEntry } from './context.ts';
 import { createEventHub } from './event-hub.ts';
+import { auditOps, directOps, jobOps, threadOps, type AuditOps, type JobOps, type RequestReads, type ReviewerOps, type SessionOps, type ThreadOps } from './state-ops.ts';
 import { gate, type GateContext, type GateVerdict } from './gate.ts';
 import { checkpoint, pause, type CheckpointInput, type CheckpointOptions, type PauseInput, type PauseResult, type ThreadRef } from './pause.ts';
 import { decide, type DecideOptions, type DecisionResult } from './decide.ts';
@@ -50,10 +51,38 @@ export interface InterlockOptions {
 /** Default of {@link InterlockOptions.leaseMs}. */
 export const DEFAULT_LEASE_MS = 60_000;
 
-/** The engine: gate, pause, decide, expire, execute once, audit. */
+/**
+ * The engine: gate, pause, decide, expire, execute once, audit — and the one door
+ * to state for every layer above it (docs/architecture.md). It exposes no store
+ * and no transaction: reads and writes go through the operations below.
+ */
 export interface Interlock {
-  readonly store: Store;
   readonly policy: Policy;
+  /** Threads: reads, the run lease, start and abort (engine/state-ops.ts). */
+  readonly threads: ThreadOps;
+  /** Work items (resume, notify): claim, renew, settle. */
+  readonly jobs: JobOps;
+  /** The audit log: reads, and `record` for events that are not a side product of an engine step. */
+  readonly audit: AuditOps;
+  /** Reviewer accounts. */
+  readonly reviewers: ReviewerOps;
+  /** Browser sessions of the web UI. */
+  readonly sessions: SessionOps;
+  /** Request reads beyond get/list: quorum voters, pending counts by role. */
+  readonly requests: RequestReads;
+  /** The engine's clock (epoch ms). */
+  now(): number;
+  /** Lease owner name of this process. */
+  readonly owner: string;
+  /** How long leases last unless renewed (thread runs, execution claims, jobs). */
+  readonly leaseMs: number;
+  /** Which backend holds the state: `sqlite` or `postgres`. */
+  readonly storeName: Store['name'];
+  /** The registered argument schema of a tool, if any. */
+  toolSchema(tool: string): ToolSchemaEntry | undefined;
+  /** Publish a live event (after a commit) to this process's and other processes' listeners. */
+  emit(e: EngineEvent): void;
+
   /** Evaluate the policy for a call. */
   gate(call: ToolCall, ctx?: GateContext): Promise<GateVerdict>;
   /** Checkpoint + approval requests + audit + notification jobs, in one transaction. */
@@ -80,8 +109,6 @@ export interface Interlock {
   rollup(since: number, until?: number, opts?: { roles?: readonly string[] }): Promise<Rollup>;
   /** Subscribe to events emitted after commits; returns an unsubscribe function. */
   on(listener: (e: EngineEvent) => void): () => void;
-  /** The shared context, for layers built on the engine (agent, worker). */
-  readonly context: EngineContext;
 }
 
 /**
@@ -117,10 +144,19 @@ export function createInterlock(options: InterlockOptions): Interlock {
     leaseMs,
     emit: hub.emit,
   };
+  const direct = directOps(options.store);
   return {
-    store: options.store,
     policy,
-    context: ctx,
+    threads: threadOps(ctx),
+    jobs: jobOps(ctx),
+    audit: auditOps(ctx),
+    ...direct,
+    now: () => ctx.now(),
+    owner,
+    leaseMs: ctx.leaseMs,
+    storeName: options.store.name,
+    toolSchema: (tool) => tools.get(tool),
+    emit: hub.emit,
     gate: (call, g) => gate(ctx, call, g),
     pause: (input) => pause(ctx, input),
     checkpoint: (thread, cp, status, audit, o) => checkpoint(ctx, thread, cp, status, audit, o),

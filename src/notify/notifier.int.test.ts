@@ -335,7 +335,7 @@ for (const backend of allBackends()) {
       for (let i = 0; i < 6; i++) reqs.push(await pauseCall('issue_refund', { orderId: `ORD-P${i}`, amount: 501 + i }));
       const hooks = hookServer.received.length;
       const a = notifier({ routes: { supervisor: ['hook'] } }, { owner: 'notifier-a' });
-      const b = createNotifier({ store: store2, now: clock.now, baseUrl: BASE, owner: 'notifier-b', routing: { channels, routes: { supervisor: ['hook'] } } });
+      const b = createNotifier({ interlock: createInterlock({ store: store2, policy: { tools: {} }, now: clock.now }), baseUrl: BASE, owner: 'notifier-b', routing: { channels, routes: { supervisor: ['hook'] } } });
       const [ra, rb] = await Promise.all([a.runOnce(10), b.runOnce(10)]);
       assert.equal(ra.delivered + rb.delivered, 6);
       const ids = hookServer.received.slice(hooks).map((r) => (r.json() as WebhookBody).message.id);

@@ -68,8 +68,7 @@ export interface Notifier {
 
 const schema = z
   .object({
-    interlock: z.custom<Interlock>((v) => typeof v === 'object' && v !== null && 'store' in v, 'must be the engine from createInterlock()').optional(),
-    store: z.custom<Store>((v) => typeof v === 'object' && v !== null && typeof (v as { claimJobs?: unknown }).claimJobs === 'function', 'must be a migrated store').optional(),
+    interlock: z.custom<Interlock>((v) => typeof v === 'object' && v !== null && 'jobs' in v && 'audit' in v, 'must be the engine from createInterlock()').optional(),
     now: z.custom<() => number>((v) => typeof v === 'function', 'must be a function returning epoch ms').optional(),
     routing: z.custom<Routing | RoutingConfig>((v) => typeof v === 'object' && v !== null, 'must be { channels, routes, default? }'),
     baseUrl: z.string().refine(isHttpUrl, 'must be the public http(s) URL of the reviewer UI, such as "https://interlock.example.com"'),
@@ -80,7 +79,7 @@ const schema = z
       .object({ maxAttempts: z.number().int().min(1).optional(), baseDelayMs: z.number().int().positive().optional(), maxDelayMs: z.number().int().positive().optional() })
       .optional(),
   })
-  .refine((o) => o.interlock !== undefined || o.store !== undefined, { message: 'pass "interlock" (from createInterlock) or "store"', path: ['interlock'] })
+  .refine((o) => o.interlock !== undefined, { message: 'pass "interlock" (from createInterlock): the notifier claims and settles jobs through the engine', path: ['interlock'] })
   .refine((o) => (o.leaseMs ?? 60_000) > (o.sendTimeoutMs ?? 30_000), { message: 'must be longer than sendTimeoutMs, or a slow delivery is claimed and sent twice', path: ['leaseMs'] });
 
 type Outcome = 'delivered' | 'retried' | 'dead' | 'skipped' | 'lost';
@@ -99,9 +98,10 @@ type Outcome = 'delivered' | 'retried' | 'dead' | 'skipped' | 'lost';
  * setInterval(() => void notifier.runOnce().catch(console.error), 2000);
  */
 export function createNotifier(options: NotifierOptions): Notifier {
-  const o = parseOptions(schema, options, 'createNotifier', 'it needs { interlock (or store), routing, baseUrl }.');
-  const store: Store = o.interlock?.store ?? o.store!;
-  const now = o.now ?? o.interlock?.context.now ?? Date.now;
+  const o = parseOptions(schema, options, 'createNotifier', 'it needs { interlock, routing, baseUrl }.');
+  const il = o.interlock!;
+  const { jobs } = il;
+  const now = o.now ?? (() => il.now());
   const routing: Routing = 'channelsFor' in o.routing ? o.routing : createRouting(o.routing);
   const owner = o.owner ?? `notifier:${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   const leaseMs = o.leaseMs ?? 60_000;
@@ -110,11 +110,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
   const baseUrl = o.baseUrl;
 
   async function giveUp(job: JobRow, error: string, extra: Record<string, unknown>): Promise<Outcome> {
-    const ok = await store.transaction(async (tx) => {
-      if (!(await tx.failJob(job.id, owner, error, null, now()))) return false;
-      await tx.appendAudit([audit('notify_failed', job, { delivery: true, jobId: job.id, attempts: job.attempts, error, ...extra })], now());
-      return true;
-    });
+    const ok = await jobs.settle(job.id, owner, { status: 'dead', error }, [audit('notify_failed', job, { delivery: true, jobId: job.id, attempts: job.attempts, error, ...extra })]);
     return ok ? 'dead' : 'lost';
   }
 
@@ -125,10 +121,10 @@ export function createNotifier(options: NotifierOptions): Notifier {
       message = fyiMessage(job, baseUrl);
     } else {
       if (job.requestId === null) return giveUp(job, 'notify job has no approval request id', {});
-      const req = await store.getRequest(job.requestId);
+      const req = await il.getRequest(job.requestId);
       if (!req) return giveUp(job, `approval request ${job.requestId} does not exist`, {});
       // Nobody needs to be asked about a request that can no longer be decided.
-      if (req.status !== 'pending' || now() >= req.expiresAt) return (await store.completeJob(job.id, owner, now())) ? 'skipped' : 'lost';
+      if (req.status !== 'pending' || now() >= req.expiresAt) return (await jobs.completeJob(job.id, owner, now())) ? 'skipped' : 'lost';
       message = approvalRequestedMessage(req, baseUrl, typeof job.payload.role === 'string' ? job.payload.role : req.role);
     }
     const role = message.role;
@@ -141,18 +137,14 @@ export function createNotifier(options: NotifierOptions): Notifier {
     const failed = results.filter((r) => r.error !== undefined);
     const sent = results.filter((r) => r.error === undefined).map((r) => r.name);
     if (failed.length === 0) {
-      const ok = await store.transaction(async (tx) => {
-        if (!(await tx.completeJob(job.id, owner, now()))) return false;
-        await tx.appendAudit([audit('notified', job, { channels: sent, role, ...(fyi ? { fyi: true } : {}), attempts: job.attempts })], now());
-        return true;
-      });
+      const ok = await jobs.settle(job.id, owner, { status: 'done' }, [audit('notified', job, { channels: sent, role, ...(fyi ? { fyi: true } : {}), attempts: job.attempts })]);
       return ok ? 'delivered' : 'lost';
     }
 
     const error = truncate(failed.map((f) => f.error).join('; '), 2000);
     const delay = retryDelay(job.attempts, retry);
     if (delay === null) return giveUp(job, error, { role, channels: failed.map((f) => f.name), succeeded: sent });
-    return (await store.failJob(job.id, owner, error, now() + delay, now())) ? 'retried' : 'lost';
+    return (await jobs.failJob(job.id, owner, error, now() + delay, now())) ? 'retried' : 'lost';
   }
 
   async function sendOne(r: RoutedChannel, message: NotificationMessage, job: JobRow): Promise<{ name: string; error?: string }> {
@@ -176,9 +168,9 @@ export function createNotifier(options: NotifierOptions): Notifier {
     owner,
     async runOnce(limit = 10) {
       const t = now();
-      const jobs = await store.claimJobs([NOTIFY_JOB_KIND], owner, t, t + leaseMs, limit);
-      const settled = await Promise.allSettled(jobs.map(deliver));
-      const result: NotifyRunResult = { claimed: jobs.length, delivered: 0, retried: 0, dead: 0, skipped: 0, lost: 0 };
+      const claimed = await jobs.claimJobs([NOTIFY_JOB_KIND], owner, t, t + leaseMs, limit);
+      const settled = await Promise.allSettled(claimed.map(deliver));
+      const result: NotifyRunResult = { claimed: claimed.length, delivered: 0, retried: 0, dead: 0, skipped: 0, lost: 0 };
       for (const s of settled) if (s.status === 'fulfilled') result[s.value]++;
       const failure = settled.find((s) => s.status === 'rejected');
       // A store failure leaves the job leased; it is claimed again when the lease runs out.

@@ -20,7 +20,7 @@ export async function visibleRequest(deps: RouteDeps, p: Principal, id: string):
 
 /** The thread, if `p` may see it: 404 when there is none, 403 when none of its requests is for `p`'s roles. */
 export async function visibleThread(deps: RouteDeps, p: Principal, id: string): Promise<ThreadRow> {
-  const thread = await deps.interlock.store.getThread(id);
+  const thread = await deps.interlock.threads.getThread(id);
   if (!thread) throw new NotFoundError('thread', id);
   if (!p.operator) {
     const mine = await deps.interlock.listRequests({ threadId: id, roles: p.roles, limit: 1 });
@@ -37,7 +37,5 @@ export async function visibleThread(deps: RouteDeps, p: Principal, id: string): 
  */
 export async function auditRawView(deps: RouteDeps, p: Principal, threadId: string, surface: 'api' | 'web'): Promise<void> {
   const { interlock } = deps;
-  await interlock.store.transaction((tx) =>
-    tx.appendAudit([{ type: 'raw_viewed', actor: `reviewer:${p.id}`, threadId, payload: { surface, what: 'thread messages' } }], interlock.context.now()),
-  );
+  await interlock.audit.record([{ type: 'raw_viewed', actor: `reviewer:${p.id}`, threadId, payload: { surface, what: 'thread messages' } }]);
 }

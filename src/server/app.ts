@@ -89,7 +89,7 @@ function argsSchemaResolver(interlock: Interlock, toolSchemas: ToolSchemas | und
   const cache = new Map<string, Record<string, unknown> | null>();
   return (tool) => {
     if (cache.has(tool)) return cache.get(tool) ?? null;
-    const schema = toolSchemas?.[tool] ?? interlock.context.tools.get(tool)?.schema;
+    const schema = toolSchemas?.[tool] ?? interlock.toolSchema(tool)?.schema;
     let out: Record<string, unknown> | null = null;
     if (schema) {
       try {
@@ -127,7 +127,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const metrics = createMetrics(interlock, options.metrics);
   const streams = new Set<() => void>();
   const deps: RouteDeps = { interlock, threads: options.threads, argsSchema: argsSchemaResolver(interlock, options.toolSchemas) };
-  const baseReviewers = options.reviewers ?? storeReviewerAuth(interlock.store);
+  const baseReviewers = options.reviewers ?? storeReviewerAuth(interlock.reviewers);
   const reviewers = options.ui ? options.ui.withSessions(baseReviewers, interlock) : baseReviewers;
   const auth = authenticate(reviewers, options.baseUrl ? new URL(options.baseUrl).origin : undefined);
   const openapi = openApiDocument(options.baseUrl ? { baseUrl: options.baseUrl } : {});
@@ -176,7 +176,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route('/api/v1', auditRoutes(deps));
   app.route('/api/v1', threadRoutes(deps));
   app.route('/api/v1', eventRoutes(deps, { heartbeatMs: options.heartbeatMs ?? 15_000, maxBuffered: 1000, open: streams, maxPerReviewer: options.maxStreamsPerReviewer ?? 8 }));
-  app.route('/', healthRoutes(interlock.store, { readyTimeoutMs: 2000 }));
+  app.route('/', healthRoutes({ name: interlock.storeName, getAuditHeads: () => interlock.audit.getAuditHeads() }, { readyTimeoutMs: 2000 }));
 
   const scraperToken = options.metrics?.token;
   if (scraperToken !== undefined && scraperToken.length < 16) throw new ConfigError('metrics.token (INTERLOCK_METRICS_TOKEN) must be at least 16 characters; generate one with `openssl rand -hex 24`.');

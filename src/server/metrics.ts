@@ -88,8 +88,8 @@ export function createMetrics(interlock: Interlock, opts: MetricsOptions = {}): 
     contentType: registry.contentType,
     async render() {
       await Promise.allSettled([...lookups]);
-      const rows = await interlock.store.countPendingByRole();
-      const now = interlock.context.now();
+      const rows = await interlock.requests.countPendingByRole();
+      const now = interlock.now();
       queueDepth.reset();
       oldest.reset();
       for (const r of rows) {

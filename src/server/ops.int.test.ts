@@ -40,8 +40,7 @@ for (const backend of allBackends()) {
 
     it('/readyz is 503 not_ready when the store does not answer', async () => {
       // The same engine over a store whose database has gone away.
-      const down = new Proxy(f.store, { get: (t, p): unknown => (p === 'getAuditHeads' ? () => Promise.reject(new Error('connection refused')) : Reflect.get(t, p)) });
-      const app = createApp({ interlock: { ...f.interlock, store: down }, logger: { error: () => undefined } });
+      const app = createApp({ interlock: { ...f.interlock, audit: { ...f.interlock.audit, getAuditHeads: () => Promise.reject(new Error('connection refused')) } }, logger: { error: () => undefined } });
       const server = await serve({ app, port: 0 });
       try {
         const r = await fetchJson<ErrorBody>(`${server.url}/readyz`);
@@ -56,9 +55,8 @@ for (const backend of allBackends()) {
       const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
       const restarting = Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
       for (const failure of [refused, restarting, new Error('Connection terminated unexpectedly')]) {
-        const down = new Proxy(f.store, { get: (t, p): unknown => (p === 'listRequests' ? () => Promise.reject(failure) : Reflect.get(t, p)) });
         const logged: unknown[] = [];
-        const app = createApp({ interlock: { ...f.interlock, store: down, listRequests: (q) => down.listRequests(q) }, logger: { error: (...a: unknown[]) => void logged.push(a) } });
+        const app = createApp({ interlock: { ...f.interlock, listRequests: () => Promise.reject(failure) }, logger: { error: (...a: unknown[]) => void logged.push(a) } });
         const server = await serve({ app, port: 0 });
         try {
           const r = await fetch(`${server.url}/api/v1/approvals`, { headers: { authorization: `Bearer ${f.tokens.olga}` } });

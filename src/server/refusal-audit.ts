@@ -26,9 +26,7 @@ export function auditAuthRefusals(interlock: Interlock, limit: Omit<RateLimitOpt
     try {
       const req = await interlock.getRequest(requestId);
       if (!req) return;
-      await interlock.store.transaction((tx) =>
-        tx.appendAudit([{ type: 'refused', actor, threadId: req.threadId, requestId, payload: { decision: null, code: err.code } }], interlock.context.now()),
-      );
+      await interlock.audit.record([{ type: 'refused', actor, threadId: req.threadId, requestId, payload: { decision: null, code: err.code } }]);
     } catch {
       // The 401 stands: a store fault while recording it is not the caller's answer.
     }

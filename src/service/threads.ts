@@ -1,17 +1,9 @@
-import { InterlockError, InterlockUsageError, newId, NotFoundError, ValidationError } from '../core/index.ts';
+import { InterlockError, newId, NotFoundError, ValidationError } from '../core/index.ts';
 import type { Agent, Interrupt } from '../agent/index.ts';
 import type { Interlock } from '../engine/index.ts';
 import type { ThreadsAdapter, ThreadView } from '../server/index.ts';
 
-/** A start named a thread id that is already taken: starting never continues or replaces a thread. */
-export class ThreadExistsError extends InterlockUsageError {
-  constructor(threadId: string) {
-    super('thread_exists', `Thread ${threadId} already exists; a start never changes an existing thread. Start a new thread (omit "threadId" or pick an unused one), or decide its pending requests to let it continue.`, {
-      details: { threadId },
-      status: 409,
-    });
-  }
-}
+export { ThreadExistsError } from '../engine/index.ts';
 
 /** Options of {@link createThreadsAdapter}. */
 export interface ThreadsAdapterOptions {
@@ -39,7 +31,7 @@ export function createThreadsAdapter(
   opts: ThreadsAdapterOptions = {},
 ): ThreadsAdapter & { idle(): Promise<void> } {
   const running = new Set<Promise<unknown>>();
-  const recoverAfterMs = opts.recoverAfterMs ?? interlock.context.leaseMs;
+  const recoverAfterMs = opts.recoverAfterMs ?? interlock.leaseMs;
   return {
     async start(agentName, input, threadId) {
       const agent = agents.get(agentName);
@@ -47,18 +39,9 @@ export function createThreadsAdapter(
       const text = typeof input === 'string' ? input : typeof (input as { text?: unknown })?.text === 'string' ? (input as { text: string }).text : undefined;
       if (text === undefined || text.length === 0) throw new ValidationError('"input" must be the user message: a non-empty string or { text }.', [{ path: 'input', message: 'expected text' }]);
       const id = threadId ?? newId<string>('thr');
-      const now = interlock.context.now();
       // The row exists before the 202, so a GET right after finds the thread; the run takes its own lease.
-      const thread = await interlock.store.transaction(async (tx) => {
-        // A start never touches an existing thread: it may be paused on a person, and a second run
-        // with new input would fail it and strand its requests. New input goes to a new thread.
-        if (await tx.getThread(id)) throw new ThreadExistsError(id);
-        const row = { id, agent: agent.name, agentVersion: agent.version, status: 'running' as const, messageCount: 0, abortRequested: false, metadata: {}, createdAt: now, updatedAt: now };
-        await tx.insertThread(row);
-        // The recovery job: see above. It finds the thread paused or ended in the usual case, and does nothing.
-        await tx.enqueueJob({ id: newId('job'), kind: 'resume', threadId: id, requestId: null, payload: { start: true, input: text }, runAt: now + recoverAfterMs, createdAt: now });
-        return row;
-      });
+      // With it, the recovery job (see above): it finds the thread paused or ended in the usual case, and does nothing.
+      const thread = await interlock.threads.start({ id, agent: agent.name, agentVersion: agent.version, input: text, recoverAt: interlock.now() + recoverAfterMs });
       const p = agent
         .invoke(text, { threadId: id })
         .then(
@@ -74,9 +57,9 @@ export function createThreadsAdapter(
       return { threadId: id, status: thread.status };
     },
     async get(threadId) {
-      const thread = await interlock.store.getThread(threadId);
+      const thread = await interlock.threads.getThread(threadId);
       if (!thread) return undefined;
-      const [messages, pending] = await Promise.all([interlock.store.listMessages(threadId), interlock.store.listRequests({ threadId, status: 'pending', limit: 100 })]);
+      const [messages, pending] = await Promise.all([interlock.threads.listMessages(threadId), interlock.listRequests({ threadId, status: 'pending', limit: 100 })]);
       const view: ThreadView = {
         threadId,
         status: thread.status,
@@ -90,12 +73,12 @@ export function createThreadsAdapter(
       return view;
     },
     async abort(threadId) {
-      const thread = await interlock.store.getThread(threadId);
+      const thread = await interlock.threads.getThread(threadId);
       if (!thread) throw new NotFoundError('thread', threadId);
       const agent = agents.get(thread.agent);
       if (!agent) throw new NotFoundError('agent', thread.agent);
       await agent.abort(threadId);
-      return { threadId, status: (await interlock.store.getThread(threadId))?.status ?? 'aborted' };
+      return { threadId, status: (await interlock.threads.getThread(threadId))?.status ?? 'aborted' };
     },
     async idle() {
       while (running.size) await Promise.allSettled([...running]);

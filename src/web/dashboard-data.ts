@@ -47,7 +47,7 @@ export function queueDepthSeries(requests: readonly Pick<ApprovalRequest, 'creat
 
 /** The metrics page's data for `window` ending now; with `roles`, only requests of those roles (a reviewer's view). */
 export async function dashboardData(interlock: Interlock, window: DashboardWindow, roles?: readonly string[]): Promise<DashboardData> {
-  const until = interlock.context.now();
+  const until = interlock.now();
   const since = until - DASHBOARD_WINDOWS[window];
   // The roll-up's end is exclusive: +1 keeps requests created this very millisecond.
   const rollup = await interlock.rollup(since, until + 1, roles ? { roles } : {});

@@ -38,7 +38,7 @@ export function createWebUi(options: WebUiOptions = {}): AppUi {
   const sessionsOf = new WeakMap<ReviewerAuth, Sessions>();
   return {
     withSessions(reviewers, interlock) {
-      const sessions = createSessions(interlock.store, { now: interlock.context.now, ...(options.sessionTtlMs !== undefined && { ttlMs: options.sessionTtlMs }) });
+      const sessions = createSessions({ ...interlock.sessions, getReviewer: (id) => interlock.reviewers.getReviewer(id) }, { now: () => interlock.now(), ...(options.sessionTtlMs !== undefined && { ttlMs: options.sessionTtlMs }) });
       const auth = sessions.authWith(reviewers);
       sessionsOf.set(auth, sessions);
       return auth;

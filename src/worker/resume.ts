@@ -1,5 +1,5 @@
 import type { Agent } from '../agent/index.ts';
-import { endThread, type Interlock } from '../engine/index.ts';
+import type { Interlock } from '../engine/index.ts';
 import type { JobRow } from '../store/types.ts';
 import { InterlockError } from '../core/index.ts';
 import { backoffMs } from '../core/backoff.ts';
@@ -41,21 +41,21 @@ export interface ResumeOptions {
  * running ("busy") is retried shortly.
  */
 export async function handleResume(o: ResumeOptions, job: JobRow): Promise<JobOutcome> {
-  const { store } = o.interlock;
-  const now = () => o.interlock.context.now();
+  const { jobs, threads } = o.interlock;
+  const now = () => o.interlock.now();
   const threadId = job.threadId;
   if (!threadId) {
-    await store.completeJob(job.id, o.owner, now());
+    await jobs.completeJob(job.id, o.owner, now());
     return 'done';
   }
   try {
-    const thread = await store.getThread(threadId);
+    const thread = await threads.getThread(threadId);
     const agent = thread ? o.agents.get(thread.agent) : undefined;
     if (!thread) return await giveUp(o, job, `thread ${threadId} not found`);
     if (!agent) return await unknownAgent(o, job, thread.agent);
     if (job.payload.start === true && thread.status !== 'running') {
       // The recovery job of a thread start (see createThreadsAdapter): the run paused or ended; nothing to do.
-      await store.completeJob(job.id, o.owner, now());
+      await jobs.completeJob(job.id, o.owner, now());
       return 'done';
     }
     // A start cut short before its first checkpoint has nothing saved to continue from: run it from its input.
@@ -63,20 +63,20 @@ export async function handleResume(o: ResumeOptions, job: JobRow): Promise<JobOu
     const result = input === null ? await agent.resume(threadId) : await agent.invoke(input, { threadId });
     if (result.stopReason === 'busy') {
       // Another run has the thread: try again soon, and a wait is not a failed attempt.
-      await store.deferJob(job.id, o.owner, 'thread busy in another run', now() + 250, now());
+      await jobs.deferJob(job.id, o.owner, 'thread busy in another run', now() + 250, now());
       return 'retry';
     }
-    await store.completeJob(job.id, o.owner, now());
+    await jobs.completeJob(job.id, o.owner, now());
     return 'done';
   } catch (err) {
     if (err instanceof InterlockError && err.code === 'lease_lost') {
       // This run outlived its lease and another run has the thread: like busy, not a failure.
-      await store.deferJob(job.id, o.owner, 'thread taken over by another run', now() + 250, now());
+      await jobs.deferJob(job.id, o.owner, 'thread taken over by another run', now() + 250, now());
       return 'retry';
     }
     const message = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
     if (job.attempts >= (o.maxAttempts ?? 10)) return giveUp(o, job, message);
-    await store.failJob(job.id, o.owner, message, now() + backoffMs(job.attempts), now());
+    await jobs.failJob(job.id, o.owner, message, now() + backoffMs(job.attempts), now());
     return 'retry';
   }
 }
@@ -88,36 +88,26 @@ export async function handleResume(o: ResumeOptions, job: JobRow): Promise<JobOu
  * metric), and fail the thread only once `unknownAgentMs` has passed since the job was queued.
  */
 async function unknownAgent(o: ResumeOptions, job: JobRow, agent: string): Promise<JobOutcome> {
-  const { store } = o.interlock;
-  const now = o.interlock.context.now();
+  const { jobs } = o.interlock;
+  const now = o.interlock.now();
   const limit = o.unknownAgentMs ?? DEFAULT_UNKNOWN_AGENT_MS;
   const waited = now - job.createdAt;
   if (waited >= limit) {
     return giveUp(o, job, `no worker with an agent named "${agent}" took the thread's job within ${Math.round(limit / 1000)} s (INTERLOCK_UNKNOWN_AGENT_MS); register the agent in the config of the workers that share this database`);
   }
   const first = !job.lastError?.startsWith(UNKNOWN_AGENT_NOTE);
-  await store.deferJob(job.id, o.owner, `${UNKNOWN_AGENT_NOTE} worker ${o.owner} has no agent "${agent}"`, now + UNKNOWN_AGENT_RETRY_MS, now);
+  await jobs.deferJob(job.id, o.owner, `${UNKNOWN_AGENT_NOTE} worker ${o.owner} has no agent "${agent}"`, now + UNKNOWN_AGENT_RETRY_MS, now);
   if (first) {
     (o.warn ?? ((m: string) => process.emitWarning(m)))(
       `Interlock worker ${o.owner}: thread ${job.threadId} belongs to agent "${agent}", which this worker does not have; its job is left for a worker that has it (the thread fails if none takes it within ${Math.round(limit / 1000)} s). Register the agent in this worker's config, or give this worker its own database.`,
     );
   }
-  o.interlock.context.emit({ type: 'job.deferred', jobId: job.id, threadId: job.threadId, reason: 'unknown_agent', agent });
+  o.interlock.emit({ type: 'job.deferred', jobId: job.id, threadId: job.threadId, reason: 'unknown_agent', agent });
   return 'deferred';
 }
 
 async function giveUp(o: ResumeOptions, job: JobRow, why: string): Promise<JobOutcome> {
-  const { store } = o.interlock;
-  const at = o.interlock.context.now();
-  await store.transaction(async (tx) => {
-    await tx.failJob(job.id, o.owner, why, null, at);
-    // A thread another run holds a live lease on is that run's: it is not marked failed under it.
-    const thread = job.threadId ? await tx.getThread(job.threadId) : undefined;
-    const heldElsewhere = thread?.leaseOwner && (thread.leaseUntil ?? 0) > at;
-    if (job.threadId && !heldElsewhere) {
-      // Its open requests are cancelled with it: none stays decidable, none stays authorized with no run to come.
-      await endThread(tx, job.threadId, { status: 'failed', actor: `system:${o.owner}`, reason: `the thread failed: ${why}`, requestId: job.requestId, payload: { resume: true, error: why, attempts: job.attempts } }, at);
-    }
-  });
+  // The job fails for good, and its thread with it (unless another run holds it), cancelling its open requests.
+  await o.interlock.jobs.giveUpResume(job, o.owner, why);
   return 'dead';
 }

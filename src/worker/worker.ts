@@ -50,10 +50,10 @@ export interface Worker {
  */
 export function createWorker(o: WorkerOptions): Worker {
   const il = o.interlock;
-  const owner = il.context.owner;
+  const owner = il.owner;
   const agents = new Map(o.agents.map((a) => [a.name, a]));
   const pollMs = o.pollMs ?? 200;
-  const leaseMs = o.leaseMs ?? il.context.leaseMs;
+  const leaseMs = o.leaseMs ?? il.leaseMs;
   const batch = o.batch ?? 8;
   const sweepMs = o.sweepMs ?? 1000;
   const onError = o.onError ?? ((err: unknown) => console.error('interlock worker:', err));
@@ -69,22 +69,22 @@ export function createWorker(o: WorkerOptions): Worker {
 
   async function runOnce(): Promise<number> {
     let handled = 0;
-    const now = il.context.now();
+    const now = il.now();
     if (sweepMs > 0 && now - lastSweep >= sweepMs) {
       lastSweep = now;
       stats.expired += (await il.expireDue({ batch: 500, max: 5000 })).length;
     }
-    const jobs = await il.store.claimJobs(['resume'], owner, now, now + leaseMs, batch);
+    const jobs = await il.jobs.claimJobs(['resume'], owner, now, now + leaseMs, batch);
     // The jobs run one after another: keep the leases of those not finished yet alive meanwhile,
     // so a long run does not let other workers re-claim the rest (or its own job).
     const open = new Set(jobs.map((j) => j.id));
-    const renewal = setInterval(() => void il.store.renewJobs([...open], owner, il.context.now() + leaseMs).catch(() => undefined), Math.max(50, leaseMs / 3));
+    const renewal = setInterval(() => void il.jobs.renewJobs([...open], owner, il.now() + leaseMs).catch(() => undefined), Math.max(50, leaseMs / 3));
     renewal.unref();
     try {
       for (const job of jobs) {
         if (!running && loop) {
           // Stopping: give back what we claimed but did not start.
-          await il.store.failJob(job.id, owner, 'worker stopped before starting it', il.context.now(), il.context.now());
+          await il.jobs.failJob(job.id, owner, 'worker stopped before starting it', il.now(), il.now());
           open.delete(job.id);
           continue;
         }

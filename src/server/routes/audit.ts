@@ -14,7 +14,7 @@ export function auditRoutes(deps: RouteDeps): Hono<AppEnv> {
     const thread = await visibleThread(deps, c.var.principal, c.req.param('id'));
     const q = readQuery(c, auditQuery);
     const limit = q.limit ?? 1000;
-    const events = await interlock.store.listAudit({ threadId: thread.id, limit, ...(q.afterSeq !== undefined && { afterSeq: q.afterSeq }) });
+    const events = await interlock.audit.listAudit({ threadId: thread.id, limit, ...(q.afterSeq !== undefined && { afterSeq: q.afterSeq }) });
     const last = events[events.length - 1];
     return c.json({
       threadId: thread.id,

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import type { Store } from '../../store/types.ts';
 
 /** Probes, without authentication: /healthz (the process answers), /readyz (the store answers in time). */
-export function healthRoutes(store: Store, opts: { readyTimeoutMs: number }): Hono {
+export function healthRoutes(store: Pick<Store, 'name' | 'getAuditHeads'>, opts: { readyTimeoutMs: number }): Hono {
   const app = new Hono();
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', async (c) => {

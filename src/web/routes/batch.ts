@@ -82,11 +82,11 @@ export function batchRoutes(deps: RouteDeps, limiter: RateLimiter | undefined): 
       ...(p.operator ? {} : { roles: p.roles }),
       ...(q.threadId ? { threadId: q.threadId } : { tool: q.tool! }),
     });
-    const now = interlock.context.now();
+    const now = interlock.now();
     const items: ApprovalRequest[] = [];
     const excluded: Array<{ id: string; tool: string; reason: string }> = [];
     for (const r of page.items) {
-      const why = cannotApprove(r, p, await interlock.store.listVoters(r.id), now);
+      const why = cannotApprove(r, p, await interlock.requests.listVoters(r.id), now);
       if (why === undefined && items.length < MAX_BATCH) items.push(r);
       else excluded.push({ id: r.id, tool: r.tool, reason: why ?? `batches hold at most ${MAX_BATCH} requests` });
     }

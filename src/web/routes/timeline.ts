@@ -35,10 +35,10 @@ export function timelineRoutes(deps: RouteDeps): Hono<AppEnv> {
     const p = c.var.principal;
     const thread = await visibleThread(deps, p, c.req.param('id'));
     const [messages, requests, events, reviewers] = await Promise.all([
-      interlock.store.listMessages(thread.id),
+      interlock.threads.listMessages(thread.id),
       interlock.listRequests({ threadId: thread.id, order: 'newest', limit: 500 }),
-      interlock.store.listAudit({ threadId: thread.id, limit: MAX_EVENTS }),
-      interlock.store.listReviewers(),
+      interlock.audit.listAudit({ threadId: thread.id, limit: MAX_EVENTS }),
+      interlock.reviewers.listReviewers(),
     ]);
     let chain: TimelineChain;
     if (p.operator) {

@@ -1,0 +1,157 @@
+import { InterlockUsageError, type ApprovalRequest, type AuditEventInput } from '../core/index.ts';
+import type { JobRow, Store, ThreadRow } from '../store/types.ts';
+import type { EngineContext } from './context.ts';
+import { cancelOpenRequests, endThread } from './end-thread.ts';
+
+/**
+ * The engine's door to state for the layers above it (agent, worker, notify,
+ * server, web, cli): reads, lease bookkeeping, and every write that needs a
+ * transaction or an audit row, as one engine operation each. Nothing above the
+ * engine opens a transaction or appends audit rows itself.
+ *
+ * Read and one-statement operations keep the store's names and signatures, so a
+ * component typed against `Pick<Store, …>` accepts either.
+ */
+
+/** A thread id is taken; nothing was changed. */
+export class ThreadExistsError extends InterlockUsageError {
+  constructor(threadId: string) {
+    super('thread_exists', `Thread ${threadId} already exists; a start never changes an existing thread. Start a new thread (omit "threadId" or pick an unused one), or decide its pending requests to let it continue.`, {
+      details: { threadId },
+      status: 409,
+    });
+  }
+}
+
+/** Threads: reads, the run lease, and the writes that start and end them. */
+export interface ThreadOps extends Pick<Store, 'getThread' | 'listMessages' | 'loadLatest' | 'claimThread' | 'renewThreadLease' | 'releaseThread'> {
+  /**
+   * Create a thread row and its recovery job (a resume job at `recoverAt`, so a start cut short is
+   * run by a worker), in one transaction. Refuses an existing id ({@link ThreadExistsError}).
+   */
+  start(t: { id: string; agent: string; agentVersion: string; input: string; recoverAt: number }): Promise<ThreadRow>;
+  /**
+   * Abort a thread: a paused one ends now (its open requests are cancelled); a running one is
+   * flagged and stops at its next boundary. Returns the row as it was before.
+   */
+  abort(threadId: string, by: string): Promise<ThreadRow>;
+  /** Cancel a thread's open (pending or authorized) requests, each with a `cancelled` audit event. */
+  cancelOpenRequests(threadId: string, actor: string, reason: string): Promise<ApprovalRequest[]>;
+}
+
+/** Jobs: claiming and settling work items (resume, notify). */
+export interface JobOps extends Pick<Store, 'claimJobs' | 'renewJobs' | 'completeJob' | 'deferJob' | 'failJob' | 'getJob' | 'listJobs' | 'countJobs'> {
+  /**
+   * Settle a claimed job and record why, in one transaction: `done` completes it, `retry` fails it
+   * with a next attempt at `retryAt`, `dead` fails it for good. Returns false (and records nothing)
+   * when the job is no longer this owner's.
+   */
+  settle(jobId: string, owner: string, outcome: { status: 'done' } | { status: 'retry' | 'dead'; error: string; retryAt?: number }, audit?: AuditEventInput[]): Promise<boolean>;
+  /**
+   * Give up a resume job for good and fail its thread with it (unless another run holds the
+   * thread's lease), cancelling the thread's open requests.
+   */
+  giveUpResume(job: JobRow, owner: string, why: string): Promise<void>;
+}
+
+/** The audit log: reads, and one typed door for events that are not a side product of an engine step. */
+export interface AuditOps extends Pick<Store, 'listAudit' | 'getAuditHeads'> {
+  /** Append events (refusals, notifications, sign-ins, raw reads) in a transaction of their own. */
+  record(events: AuditEventInput[]): Promise<void>;
+}
+
+/** Reviewer accounts and browser sessions (one statement each). */
+export type ReviewerOps = Pick<Store, 'insertReviewer' | 'getReviewerByTokenHash' | 'getReviewer' | 'listReviewers' | 'revokeReviewer'>;
+export type SessionOps = Pick<Store, 'insertSession' | 'getSession' | 'deleteSession' | 'deleteExpiredSessions'>;
+/** Request reads beyond get/list. */
+export type RequestReads = Pick<Store, 'listVoters' | 'countPendingByRole'>;
+
+function pick<K extends keyof Store>(store: Store, keys: readonly K[]): Pick<Store, K> {
+  return Object.fromEntries(keys.map((k) => [k, (store[k] as (...a: unknown[]) => unknown).bind(store)])) as Pick<Store, K>;
+}
+
+/** Build the thread operations over the engine's context. */
+export function threadOps(ctx: EngineContext): ThreadOps {
+  const { store } = ctx;
+  return {
+    ...pick(store, ['getThread', 'listMessages', 'loadLatest', 'claimThread', 'renewThreadLease', 'releaseThread'] as const),
+    async start(t) {
+      const now = ctx.now();
+      const row: Omit<ThreadRow, 'leaseOwner' | 'leaseUntil'> = { id: t.id, agent: t.agent, agentVersion: t.agentVersion, status: 'running', messageCount: 0, abortRequested: false, metadata: {}, createdAt: now, updatedAt: now };
+      await store.transaction(async (tx) => {
+        // A start never touches an existing thread: it may be paused on a person, and a second run
+        // with new input would fail it and strand its requests.
+        if (await tx.getThread(t.id)) throw new ThreadExistsError(t.id);
+        await tx.insertThread(row);
+        await tx.enqueueJob({ id: `job_start_${t.id}`, kind: 'resume', threadId: t.id, requestId: null, payload: { start: true, input: t.input }, runAt: t.recoverAt, createdAt: now });
+      });
+      return { ...row, leaseOwner: null, leaseUntil: null };
+    },
+    async abort(threadId, by) {
+      const now = ctx.now();
+      const thread = await store.getThread(threadId);
+      if (!thread) throw new InterlockUsageError('thread_not_found', `Thread ${threadId} does not exist.`, { details: { threadId }, status: 404 });
+      await store.transaction(async (tx) => {
+        if (thread.status === 'interrupted') {
+          // Paused: it stops now, and its open requests (pending or authorized) are cancelled with it.
+          await endThread(tx, threadId, { status: 'aborted', actor: by, reason: 'the thread was aborted', payload: { requested: true, stoppedNow: true } }, now);
+        } else {
+          // Running: the run stops at its next boundary and cancels what is open then.
+          await tx.updateThread(threadId, { abortRequested: true }, now);
+          await tx.appendAudit([{ type: 'aborted', actor: by, threadId, payload: { requested: true, stoppedNow: false } }], now);
+        }
+      });
+      ctx.emit({ type: 'thread.status', threadId, status: thread.status === 'interrupted' ? 'aborted' : thread.status });
+      return thread;
+    },
+    cancelOpenRequests: (threadId, actor, reason) => store.transaction((tx) => cancelOpenRequests(tx, threadId, actor, reason, ctx.now())),
+  };
+}
+
+/** Build the job operations over the engine's context. */
+export function jobOps(ctx: EngineContext): JobOps {
+  const { store } = ctx;
+  return {
+    ...pick(store, ['claimJobs', 'renewJobs', 'completeJob', 'deferJob', 'failJob', 'getJob', 'listJobs', 'countJobs'] as const),
+    settle(jobId, owner, outcome, audit = []) {
+      return store.transaction(async (tx) => {
+        const now = ctx.now();
+        const ok = outcome.status === 'done' ? await tx.completeJob(jobId, owner, now) : await tx.failJob(jobId, owner, outcome.error, outcome.status === 'retry' ? (outcome.retryAt ?? now) : null, now);
+        if (!ok) return false;
+        if (audit.length) await tx.appendAudit(audit, now);
+        return true;
+      });
+    },
+    async giveUpResume(job, owner, why) {
+      const at = ctx.now();
+      await store.transaction(async (tx) => {
+        await tx.failJob(job.id, owner, why, null, at);
+        // A thread another run holds a live lease on is that run's: it is not marked failed under it.
+        const thread = job.threadId ? await tx.getThread(job.threadId) : undefined;
+        const heldElsewhere = thread?.leaseOwner && (thread.leaseUntil ?? 0) > at;
+        if (job.threadId && !heldElsewhere) {
+          // Its open requests are cancelled with it: none stays decidable, none stays authorized with no run to come.
+          await endThread(tx, job.threadId, { status: 'failed', actor: `system:${owner}`, reason: `the thread failed: ${why}`, requestId: job.requestId, payload: { resume: true, error: why, attempts: job.attempts } }, at);
+        }
+      });
+    },
+  };
+}
+
+/** Build the audit operations over the engine's context. */
+export function auditOps(ctx: EngineContext): AuditOps {
+  const { store } = ctx;
+  return {
+    ...pick(store, ['listAudit', 'getAuditHeads'] as const),
+    record: (events) => store.transaction(async (tx) => void (await tx.appendAudit(events, ctx.now()))),
+  };
+}
+
+/** Reviewer, session and request reads, passed through. */
+export function directOps(store: Store): { reviewers: ReviewerOps; sessions: SessionOps; requests: RequestReads } {
+  return {
+    reviewers: pick(store, ['insertReviewer', 'getReviewerByTokenHash', 'getReviewer', 'listReviewers', 'revokeReviewer'] as const),
+    sessions: pick(store, ['insertSession', 'getSession', 'deleteSession', 'deleteExpiredSessions'] as const),
+    requests: pick(store, ['listVoters', 'countPendingByRole'] as const),
+  };
+}
