@@ -1,5 +1,6 @@
 import type { ApprovalRequest, RequestStatus, Resolution } from './approval.ts';
 import { InterlockUsageError } from './errors.ts';
+import type { TimeoutDecision } from './tiers.ts';
 
 /**
  * The request state machine, as one pure function. Every writer of a request row
@@ -23,8 +24,11 @@ export type RequestEvent =
   | { type: 'edit'; by: string; args: Record<string, unknown>; actionHash: string }
   /** An edit or timeout escalation that needs a new request: this one hands over to it. */
   | { type: 'supersede'; by: string; newRequestId: string; cause: 'edit' | 'timeout'; originalArgs?: Record<string, unknown> }
-  /** The request timed out; `applied` is the documented default that now applies. */
-  | { type: 'expire'; by: string; applied: 'approve' | 'reject' | 'abort' }
+  /**
+   * The request timed out; `applied` is the documented default that now applies (`approve`
+   * authorizes; the others expire it — an `escalate` with a target is a `supersede` instead).
+   */
+  | { type: 'expire'; by: string; applied: TimeoutDecision }
   /** The thread can no longer resume (failed, aborted, replaced): nobody may decide or run this. */
   | { type: 'cancel' }
   | { type: 'start_execution' }

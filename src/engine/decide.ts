@@ -15,6 +15,7 @@ import {
   type AuditEventInput,
   type Decision,
   type Reviewer,
+  transition,
 } from '../core/index.ts';
 import type { StoreTx, ThreadRow } from '../store/types.ts';
 import type { EngineContext } from './context.ts';
@@ -108,20 +109,18 @@ export async function decide(ctx: EngineContext, requestId: string, decision: De
       checkDecision(req, decision, reviewer, now, voters);
       const audit: AuditEventInput[] = [];
       const base = { actor: actorOf(reviewer), threadId: req.threadId, requestId: req.id };
-      const next: ApprovalRequest = { ...req, version: req.version + 1, updatedAt: now };
+      // The next row comes from core's state machine (transition), the one place request changes are defined.
+      let next: ApprovalRequest;
       let outcome: DecisionResult['outcome'];
       let created: ApprovalRequest | undefined;
 
       switch (decision.type) {
         case 'approve': {
           await tx.insertVote({ requestId: req.id, reviewer: reviewer.id, type: 'approve', version: req.version, createdAt: now });
-          next.approvalsReceived = req.approvalsReceived + 1;
-          const done = next.approvalsReceived >= req.approvalsRequired;
+          next = transition(req, { type: 'approve', by: reviewer.id, ...(decision.trust ? { trust: true } : {}) }, now);
+          const done = next.status === 'authorized';
           audit.push({ ...base, type: 'approved', payload: { version: req.version, actionHash: req.actionHash, approvals: next.approvalsReceived, required: req.approvalsRequired, trust: decision.trust === true } });
           if (done) {
-            next.status = 'authorized';
-            next.resolvedAt = now;
-            next.resolution = { type: 'approve', by: reviewer.id, at: now, ...(decision.trust ? { trust: true } : {}) };
             if (decision.trust) {
               await tx.insertTrust({ threadId: req.threadId, tool: req.tool, ruleId: req.ruleId, reviewer: reviewer.id, requestId: req.id, createdAt: now });
               audit.push({ ...base, type: 'trusted', payload: { tool: req.tool, ruleId: req.ruleId, scope: 'thread' } });
@@ -132,12 +131,10 @@ export async function decide(ctx: EngineContext, requestId: string, decision: De
         }
         case 'reject':
         case 'respond': {
-          next.status = decision.type === 'reject' ? 'rejected' : 'responded';
-          next.resolvedAt = now;
-          next.resolution = { type: decision.type, by: reviewer.id, at: now, ...(decision.message === undefined ? {} : { message: decision.message }) };
+          next = transition(req, { type: decision.type, by: reviewer.id, ...(decision.message === undefined ? {} : { message: decision.message }) }, now);
           await tx.insertVote({ requestId: req.id, reviewer: reviewer.id, type: decision.type, version: req.version, createdAt: now });
           audit.push({ ...base, type: decision.type === 'reject' ? 'rejected' : 'responded', payload: { version: req.version, message: decision.message ?? null } });
-          outcome = next.status;
+          outcome = decision.type === 'reject' ? 'rejected' : 'responded';
           break;
         }
         case 'edit': {
@@ -153,10 +150,7 @@ export async function decide(ctx: EngineContext, requestId: string, decision: De
             const v = raised ? verdict : { ...verdict, tier: req.tier, ruleId: req.ruleId, reason: req.reason, role: req.role, approvalsRequired: req.approvalsRequired, timeoutMs: req.expiresAt - req.createdAt, onTimeout: req.onTimeout, escalateTo: req.escalateTo, trustable: req.trustable };
             // The editor proposed what they wrote: they may not also be the one who approves it.
             created = newRequest(ctx, { threadId: req.threadId, checkpointId: req.checkpointId, proposer: reviewer.id, item: { call: { tool: req.tool, args }, ...(req.toolCallId ? { toolCallId: req.toolCallId } : {}), verdict: v, evidence: req.evidence, app: req.context }, now, parentId: req.id });
-            next.status = 'superseded';
-            next.supersededBy = created.id;
-            next.resolvedAt = now;
-            next.resolution = { type: 'edit', by: reviewer.id, at: now, originalArgs: req.args };
+            next = transition(req, { type: 'supersede', by: reviewer.id, newRequestId: created.id, cause: 'edit', originalArgs: req.args }, now);
             if (!raised) {
               // The editor has approved the edited action; it counts toward the new quorum.
               created.approvalsReceived = 1;
@@ -164,13 +158,8 @@ export async function decide(ctx: EngineContext, requestId: string, decision: De
             audit.push({ ...base, type: 'escalated', payload: { from: req.tier, to: created.tier, newRequestId: created.id, reason: raised ? verdict.reason : 'edited action needs a fresh quorum' } });
             outcome = 'superseded';
           } else {
-            next.args = args;
-            next.actionHash = hash;
             // The editor approved what they wrote: it counts, so the card does not read "0/1 approvals" once it ran.
-            next.approvalsReceived = req.approvalsReceived + 1;
-            next.status = 'authorized';
-            next.resolvedAt = now;
-            next.resolution = { type: 'edit', by: reviewer.id, at: now, originalArgs: req.args };
+            next = transition(req, { type: 'edit', by: reviewer.id, args, actionHash: hash }, now);
             outcome = 'authorized';
           }
           await tx.insertVote({ requestId: req.id, reviewer: reviewer.id, type: 'edit', version: req.version, createdAt: now });

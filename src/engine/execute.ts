@@ -1,4 +1,4 @@
-import { actionHash, InterlockUsageError, NotFoundError, type AuditEventInput } from '../core/index.ts';
+import { actionHash, InterlockUsageError, NotFoundError, transition, type AuditEventInput } from '../core/index.ts';
 import type { ExecutionRow, ThreadStatus } from '../store/types.ts';
 import type { EngineContext } from './context.ts';
 import { writeCheckpoint, type CheckpointInput, type ThreadRef } from './pause.ts';
@@ -86,7 +86,7 @@ export async function executeOnce<T>(
         throw new InterlockUsageError('action_hash_mismatch', `The action to run does not match the one authorized on request ${req.id}; run exactly the authorized arguments.`, { details: { requestId: req.id }, status: 409 });
       }
       const c = await tx.claimExecution({ key: input.key, requestId: input.requestId, threadId: input.threadId ?? null, tool: input.tool, args: input.args, actionHash: hash, leaseOwner: ctx.owner, leaseUntil: now + leaseMs, createdAt: now }, now);
-      if (c.claimed && req.status === 'authorized') await tx.updateRequest({ ...req, status: 'executing', version: req.version + 1, updatedAt: now }, req.version);
+      if (c.claimed && req.status === 'authorized') await tx.updateRequest(transition(req, { type: 'start_execution' }, now), req.version);
       return c;
     }
     return tx.claimExecution({ key: input.key, requestId: null, threadId: input.threadId ?? null, tool: input.tool, args: input.args, actionHash: hash, leaseOwner: ctx.owner, leaseUntil: now + leaseMs, createdAt: now }, now);
@@ -115,7 +115,11 @@ export async function executeOnce<T>(
   const recorded = await ctx.store.transaction(async (tx) => {
     const ok = await tx.finishExecution(input.key, ctx.owner, outcome.status === 'succeeded' ? { status: 'succeeded', result: outcome.result ?? null } : { status: 'failed', error: outcome.error }, done);
     if (!ok) return false;
-    if (input.requestId) await tx.setRequestStatus(input.requestId, outcome.status === 'succeeded' ? 'executed' : 'failed', done);
+    if (input.requestId) {
+      const req = await tx.getRequest(input.requestId, { forUpdate: true });
+      // An execution finishes its request once; a request already final (a replay's) stays as it is.
+      if (req && (req.status === 'executing' || req.status === 'authorized')) await tx.updateRequest(transition(req, { type: 'finish_execution', ok: outcome.status === 'succeeded' }, done), req.version);
+    }
     const audit: AuditEventInput[] = [
       {
         type: outcome.status === 'succeeded' ? (input.auditType ?? 'executed') : 'failed',

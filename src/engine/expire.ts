@@ -1,4 +1,4 @@
-import { newId, type ApprovalRequest, type AuditEventInput } from '../core/index.ts';
+import { newId, transition, type ApprovalRequest, type AuditEventInput } from '../core/index.ts';
 import { cancelOpenRequests } from './end-thread.ts';
 import type { EngineContext } from './context.ts';
 import { newRequest, openRequest } from './pause.ts';
@@ -27,11 +27,10 @@ export async function expireDue(ctx: EngineContext, opts: { batch?: number; max?
       const audit: AuditEventInput[] = [];
       for (const req of due) {
         const applied = req.onTimeout;
-        const next: ApprovalRequest = { ...req, version: req.version + 1, updatedAt: now, resolvedAt: now, resolution: { type: 'timeout', by: SYSTEM, at: now, applied } };
+        let next: ApprovalRequest;
         const base = { actor: SYSTEM, threadId: req.threadId, requestId: req.id };
         let created: ApprovalRequest | undefined;
-        if (applied === 'approve') next.status = 'authorized';
-        else if (applied === 'escalate' && req.escalateTo) {
+        if (applied === 'escalate' && req.escalateTo) {
           const e = req.escalateTo;
           created = newRequest(ctx, {
             threadId: req.threadId,
@@ -47,9 +46,8 @@ export async function expireDue(ctx: EngineContext, opts: { batch?: number; max?
             now,
             parentId: req.id,
           });
-          next.status = 'superseded';
-          next.supersededBy = created.id;
-        } else next.status = 'expired';
+          next = transition(req, { type: 'supersede', by: SYSTEM, newRequestId: created.id, cause: 'timeout' }, now);
+        } else next = transition(req, { type: 'expire', by: SYSTEM, applied }, now);
         if (!(await tx.updateRequest(next, req.version))) continue;
         audit.push({ ...base, type: 'expired', payload: { applied, expiresAt: req.expiresAt, status: next.status } });
         if (created) {
