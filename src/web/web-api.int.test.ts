@@ -169,8 +169,12 @@ for (const backend of allBackends()) {
 
     it('the dashboard: per-tool figures and queue depth over time', async () => {
       type Dash = ErrorBody & { window: string; rollup: { tools: Array<{ tool: string; requests: number; pending: number }> }; queueDepth: Array<{ at: string; depth: number }>; pendingNow: number };
-      const r = await f.call<Dash>('/api/v1/dashboard?window=24h', 'carol');
+      const r = await f.call<Dash>('/api/v1/dashboard?window=24h', 'olga');
       assert.equal(r.status, 200);
+      // A reviewer sees the figures of their roles only (carol is finance; refunds are the supervisors').
+      const carol = await f.call<Dash>('/api/v1/dashboard?window=24h', 'carol');
+      assert.equal(carol.status, 200);
+      assert.ok(!carol.body.rollup.tools.some((x) => x.tool === 'issue_refund'));
       assert.equal(r.body.window, '24h');
       const refunds = r.body.rollup.tools.find((x) => x.tool === 'issue_refund')!;
       assert.ok(refunds.requests >= 10);
