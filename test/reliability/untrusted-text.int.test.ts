@@ -110,8 +110,8 @@ for (const backend of allBackends()) {
       const story = await f.call<{ proposed: { args: unknown }; events: Array<{ type: string; payload: { args?: unknown } }> }>(`/api/v1/approvals/${id}/story`, f.reviewers[0]!.token);
       assert.deepEqual(story.body.proposed.args, args);
       assert.deepEqual(story.body.events.find((e) => e.type === 'interrupted')?.payload.args, args, 'the audit event holds the same arguments');
-      const thread = await f.call<{ messages: Array<{ role: string; content: Array<{ text?: string }> }> }>(`/api/v1/threads/${threadId}`, f.operator.token);
-      assert.equal(thread.body.messages[0]?.content[0]?.text, input, 'the stored conversation holds the input as sent');
+      const thread = await f.call<{ messages: Array<{ role: string; content: Array<{ text?: string }> }> }>(`/api/v1/threads/${threadId}?raw=1`, f.operator.token);
+      assert.equal(thread.body.messages[0]?.content[0]?.text, input, 'the stored conversation holds the input as sent (raw=1: operators read it unmasked, audited)');
 
       const review = reviewUrl('https://interlock.example.com', id);
       const message: ApprovalRequestedMessage = {
