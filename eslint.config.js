@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'data/**', 'bench/node_modules/**', 'bench/results/**', 'dist/**'] },
+  { ignores: ['node_modules/**', 'data/**', 'bench/node_modules/**', 'bench/results/**', 'dist/**', 'test/package/consumer/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -6,23 +6,14 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
-import { launchChromium, newPage, signInAs, startUiWorld, type UiWorld } from '../../test/support/browser-fixture.ts';
+import { closeUiSuite, startUiSuite, newPage, signInAs, type UiWorld } from '../../test/support/browser-fixture.ts';
 
 for (const backend of ['sqlite', 'postgres'] as const) {
   describe(`batch review in Chromium on ${backend}`, () => {
     let w: UiWorld;
     let browser: Browser;
-    before(async () => {
-      const [world, chromium] = await Promise.allSettled([startUiWorld(backend), launchChromium()]);
-      if (world.status === 'fulfilled') w = world.value;
-      if (chromium.status === 'fulfilled') browser = chromium.value;
-      if (world.status === 'rejected') throw world.reason;
-      if (chromium.status === 'rejected') throw chromium.reason;
-    });
-    after(async () => {
-      await browser?.close();
-      await w?.close();
-    });
+    before(async () => ([w, browser] = await startUiSuite(backend)));
+    after(() => closeUiSuite(browser, w));
 
     it('reports each item, leaves a two-supervisor refund unticked until chosen, and warns about the same action twice', async () => {
       const big = await w.waitForRequest(await w.startThread('partial refund of $3000 for order ORD-78291'));

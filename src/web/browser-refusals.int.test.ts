@@ -6,7 +6,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium, newPage, signInAs, startUiWorld, type UiWorld } from '../../test/support/browser-fixture.ts';
+import { closeUiSuite, startUiSuite, newPage, signInAs, type UiWorld } from '../../test/support/browser-fixture.ts';
 
 /** Every decision the page POSTs, by path. */
 function decisionPosts(page: Page): string[] {
@@ -21,17 +21,8 @@ for (const backend of ['sqlite', 'postgres'] as const) {
   describe(`review card refusals in Chromium on ${backend}`, () => {
     let w: UiWorld;
     let browser: Browser;
-    before(async () => {
-      const [world, chromium] = await Promise.allSettled([startUiWorld(backend), launchChromium()]);
-      if (world.status === 'fulfilled') w = world.value;
-      if (chromium.status === 'fulfilled') browser = chromium.value;
-      if (world.status === 'rejected') throw world.reason;
-      if (chromium.status === 'rejected') throw chromium.reason;
-    });
-    after(async () => {
-      await browser?.close();
-      await w?.close();
-    });
+    before(async () => ([w, browser] = await startUiSuite(backend)));
+    after(() => closeUiSuite(browser, w));
 
     it('an open confirm dialog stops sending when another reviewer decides behind it', async () => {
       const req = await w.waitForRequest(await w.startThread('partial refund of $640 for order ORD-999'));

@@ -7,7 +7,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
-import { js, launchChromium, newPage, signInAs, startUiWorld, type UiWorld } from '../../test/support/browser-fixture.ts';
+import { closeUiSuite, startUiSuite, js, newPage, signInAs, type UiWorld } from '../../test/support/browser-fixture.ts';
 
 /** The page's width, and the widest element, when it is wider than the window. */
 async function overflow(page: Page): Promise<{ scrollWidth: number; innerWidth: number; widest: string }> {
@@ -22,17 +22,8 @@ for (const backend of ['sqlite', 'postgres'] as const) {
   describe(`page text in Chromium on ${backend}`, () => {
     let w: UiWorld;
     let browser: Browser;
-    before(async () => {
-      const [world, chromium] = await Promise.allSettled([startUiWorld(backend), launchChromium()]);
-      if (world.status === 'fulfilled') w = world.value;
-      if (chromium.status === 'fulfilled') browser = chromium.value;
-      if (world.status === 'rejected') throw world.reason;
-      if (chromium.status === 'rejected') throw chromium.reason;
-    });
-    after(async () => {
-      await browser?.close();
-      await w?.close();
-    });
+    before(async () => ([w, browser] = await startUiSuite(backend)));
+    after(() => closeUiSuite(browser, w));
 
     it('a 10,000-character message without spaces never makes a page wider than the window', async () => {
       const unbroken = 'x'.repeat(10_000);

@@ -156,3 +156,24 @@ export async function signInAs(page: Page, url: string, token: string, path = '/
   await page.waitForURL((u) => !u.pathname.startsWith('/signin'));
   await page.waitForSelector('#live[data-state="live"]');
 }
+
+/**
+ * A browser suite's world and Chromium, started side by side; if either fails, the
+ * other is closed and the failure is thrown. Pair with {@link closeUiSuite} in `after`.
+ * @example
+ * before(async () => ([w, browser] = await startUiSuite(backend)));
+ * after(() => closeUiSuite(browser, w));
+ */
+export async function startUiSuite(backend: 'sqlite' | 'postgres'): Promise<[UiWorld, Browser]> {
+  const [world, chromium] = await Promise.allSettled([startUiWorld(backend), launchChromium()]);
+  if (world.status === 'fulfilled' && chromium.status === 'fulfilled') return [world.value, chromium.value];
+  if (world.status === 'fulfilled') await world.value.close();
+  if (chromium.status === 'fulfilled') await chromium.value.close();
+  throw world.status === 'rejected' ? world.reason : (chromium as PromiseRejectedResult).reason;
+}
+
+/** Close what {@link startUiSuite} started (either may be missing when it failed). */
+export async function closeUiSuite(browser: Browser | undefined, w: UiWorld | undefined): Promise<void> {
+  await browser?.close();
+  await w?.close();
+}
