@@ -15,8 +15,48 @@
  * Layers (imports point down only): agent → engine → store → core (docs/architecture.md).
  */
 
-// Pure logic: policies, decisions, the request state machine, hashing, redaction, errors.
-export * from './core/index.ts';
+// Every error class: match on `code`, read `details`.
+export * from './core/errors.ts';
+// Policies and their vocabulary.
+export {
+  definePolicy,
+  TIERS,
+  TIMEOUT_DECISIONS,
+  HIDDEN_CHARACTERS_MODES,
+  type PolicyConfig,
+  type Policy,
+  type PolicyContext,
+  type RuleInput,
+  type Rule,
+  type ToolPolicy,
+  type AggregateSpec,
+  type EscalationTarget,
+  type Triage,
+  type TriageResult,
+  type ToolCall,
+  type Tier,
+  type TimeoutDecision,
+  type Verdict,
+  type HiddenCharactersMode,
+} from './core/policy.ts';
+export type { Duration } from './core/duration.ts';
+// Requests and decisions.
+export {
+  DECISION_TYPES,
+  REQUEST_STATUSES,
+  type ApprovalRequest,
+  type Decision,
+  type DecisionType,
+  type RequestStatus,
+  type Resolution,
+  type Reviewer,
+} from './core/approval.ts';
+export { actionHash, type Json } from './core/canonical.ts';
+export type { AuditEvent, AuditEventInput, AuditType, ChainVerification } from './core/audit-chain.ts';
+// For applications that show requests in their own screens: the same masking and hidden-character
+// reveal the reviewer surfaces use.
+export { redact, redactText } from './core/redact.ts';
+export { reveal, revealDeep, findHidden, hasHidden, type HiddenChar } from './core/reveal.ts';
 
 // Storage: the embedded SQLite store, and openStore (PostgreSQL loaded only when asked for).
 export type * from './store/types.ts';

@@ -1,11 +1,9 @@
-import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Store } from '../store/types.ts';
 import { createSqliteStore } from '../store/sqlite/sqlite-store.ts';
-import { createPostgresStore } from '../store/postgres/postgres-store.ts';
 
 /** How tests get a fresh, migrated store of one backend and clean it up. */
 export interface BackendInitializer {
@@ -56,6 +54,8 @@ export function postgresBackend(): BackendInitializer {
   return {
     name: 'postgres',
     async create() {
+      // Loaded when a PostgreSQL store is asked for: `interlock/testing` works without `pg` installed.
+      const { createPostgresStore } = await import('../store/postgres/postgres-store.ts');
       const s = createPostgresStore({ connectionString: TEST_DATABASE_URL, schema, max: 8 });
       await s.migrate();
       stores.push(s);
@@ -63,6 +63,7 @@ export function postgresBackend(): BackendInitializer {
     },
     async destroy() {
       for (const s of stores.splice(0)) await s.close();
+      const { default: pg } = await import('pg');
       const c = new pg.Client({ connectionString: TEST_DATABASE_URL });
       await c.connect();
       try {

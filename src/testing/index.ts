@@ -11,4 +11,3 @@ export type { ToolRun, ModelPrompt } from './scenario-recorder.ts';
 export { FakePayments, type PaymentEffect } from './fake-payments.ts';
 export { recordingChannel } from './fake-channel.ts';
 export { startFakeHttpServer } from './fake-http.ts';
-export { serviceProcess, freePort, CLI_PATH, type ServiceProcess, type ServiceProcessOptions } from './service-process.ts';

@@ -9,7 +9,8 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -34,6 +35,43 @@ function nodeBinary(major: string): string {
     execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', `node@${version}`], { cwd: dir, stdio: 'pipe' });
   }
   return bin;
+}
+
+/** A free TCP port on the loopback interface. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Run `interlock serve` from the installed package until /healthz answers; returns what it said. */
+async function serveUntilHealthy(node: string, bin: string, cwd: string, config: string): Promise<{ health: unknown; output: string }> {
+  const port = await freePort();
+  const child = spawn(node, [bin, 'serve', '--config', config, '--port', String(port)], { cwd, env: { ...process.env, NODE_OPTIONS: '', INTERLOCK_DATA_DIR: join(cwd, 'data'), DATABASE_URL: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+  try {
+    for (let i = 0; i < 150; i++) {
+      if (child.exitCode !== null) throw new Error(`interlock serve exited ${child.exitCode}: ${output}`);
+      try {
+        const r = await fetch(`http://127.0.0.1:${port}/healthz`);
+        if (r.ok) return { health: await r.json(), output };
+      } catch {
+        // not listening yet
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    throw new Error(`interlock serve did not answer /healthz within 30 s: ${output}`);
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+  }
 }
 
 function run(bin: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): { code: number; out: string; err: string } {
@@ -86,7 +124,7 @@ describe('the packed package, installed into another project', () => {
         const r = run(node, ['lean-root.mjs'], app);
         assert.equal(r.code, 0, r.err);
         const out = JSON.parse(r.out.trim()) as { exports: number; packages: string[] };
-        assert.ok(out.exports > 50, `the root exports the agent developer's API (${out.exports} names)`);
+        assert.ok(out.exports > 30 && out.exports < 80, `the root exports the agent developer's API, curated (${out.exports} names)`);
         for (const heavy of ['pg', 'hono', '@hono/node-server', 'nodemailer', 'prom-client', 'jose']) assert.ok(!out.packages.includes(heavy), `${heavy} was loaded: ${out.packages.join(', ')}`);
       });
 
@@ -109,6 +147,15 @@ describe('the packed package, installed into another project', () => {
         assert.equal(check.code, 0, check.err);
         assert.equal(check.out.trim(), 'issue_refund');
       });
+
+      it('interlock serve --config runs the starter config: /healthz answers', async () => {
+        const bin = join(app, 'node_modules', 'interlock', 'bin', 'interlock.mjs');
+        const dir = mkdtempSync(join(app, 'serve-'));
+        assert.equal(run(node, [bin, 'init', '--dir', dir], app).code, 0);
+        const { health, output } = await serveUntilHealthy(node, bin, dir, join(dir, 'interlock.config.ts'));
+        assert.deepEqual(health, { status: 'ok' }, output);
+        assert.match(output, /Interlock is running at http:\/\/localhost:\d+/);
+      });
     });
   }
 
@@ -116,5 +163,13 @@ describe('the packed package, installed into another project', () => {
     const r = run(nodeBinary('24'), [join(app, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], app);
     assert.equal(r.code, 0, r.out + r.err);
     assert.ok(readdirSync(join(app, 'node_modules', 'interlock', 'dist')).includes('server.d.ts'));
+  });
+
+  // Last: it removes packages from the consumer. The root must not need them at all, not merely not load them.
+  it('the root works with pg, hono, nodemailer and prom-client absent', () => {
+    for (const dep of ['pg', 'hono', '@hono', 'nodemailer', 'prom-client']) rmSync(join(app, 'node_modules', dep), { recursive: true, force: true });
+    const r = run(nodeBinary('24'), ['approve.mjs'], app);
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.out, /"ran":\[850\]/);
   });
 });
