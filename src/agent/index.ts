@@ -1,5 +1,5 @@
 export { createAgent, type Agent } from './agent.ts';
-export { tool, type Tool, type ToolContext, type InterruptRequest, type InterruptAnswer } from './tool.ts';
+export { tool, policyFor, type Tool, type ToolContext, type InterruptRequest, type InterruptAnswer } from './tool.ts';
 export type { AgentHooks, BeforeToolCallResult, BeforeToolBatchResult, HookCall } from './hooks.ts';
 export type { AgentOptions, AgentResult, InvokeOptions, Interrupt, InterruptResponse, StopReason, BudgetOptions, ConfidenceOptions } from './types.ts';
 export type { LanguageModel, ModelCallOptions, ModelResult } from './model.ts';

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { ConfigError } from '../core/index.ts';
-import type { Duration, TimeoutDecision } from '../core/index.ts';
+import type { Duration, Rule, TimeoutDecision, ToolPolicy } from '../core/index.ts';
 
 /** What a reviewer answered to an interrupt raised inside a tool. */
 export type InterruptAnswer =
@@ -73,7 +73,7 @@ export interface Tool<S extends z.ZodType<Record<string, unknown>> = z.ZodType<R
  *   execute: async ({ orderId, amount }, { idempotencyKey }) => payments.refund(orderId, amount, idempotencyKey),
  * });
  */
-export function tool<S extends z.ZodType<Record<string, unknown>>>(def: Tool<S>): Tool {
+export function tool<S extends z.ZodType<Record<string, unknown>>>(def: Tool<S>): Tool<S> {
   if (!def || typeof def.name !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/.test(def.name)) {
     throw new ConfigError(`tool(): "name" must be 1-64 letters, digits, "_" or "-" (got ${JSON.stringify(def?.name)}).`);
   }
@@ -92,4 +92,26 @@ export class ToolInterrupt extends Error {
     this.name = 'ToolInterrupt';
     this.request = request;
   }
+}
+
+/**
+ * A tool's policy entry with rules typed by the tool's schema: `when` and `reason`
+ * see `args` as the tool declares them (no `Number(args.amount)`). Spread the
+ * result into `definePolicy({ tools: { … } })`; a tool's name comes from the tool,
+ * so it cannot be misspelt. The name-keyed form keeps working for policies kept
+ * apart from code.
+ * @example
+ * definePolicy({ tools: {
+ *   ...policyFor(issueRefund, [
+ *     { id: 'large', tier: 'approve', role: 'supervisor', reason: 'over $500', when: ({ args }) => args.amount > 500 },
+ *     { id: 'small', tier: 'auto', reason: 'small refund' },
+ *   ]),
+ * } });
+ */
+export function policyFor<S extends z.ZodType<Record<string, unknown>>>(
+  t: Tool<S>,
+  rules: Rule<z.infer<S>>[] | ToolPolicy<z.infer<S>>,
+): Record<string, Rule[] | ToolPolicy> {
+  // The rules only ever see this tool's (validated) arguments, so widening their input type is sound here.
+  return { [t.name]: rules as Rule[] | ToolPolicy };
 }

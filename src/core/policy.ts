@@ -27,9 +27,10 @@ export interface PolicyContext {
 }
 
 /** Input of a rule condition. */
-export interface RuleInput {
+export interface RuleInput<A extends Record<string, unknown> = Record<string, unknown>> {
   tool: string;
-  args: Record<string, unknown>;
+  /** The call's arguments: typed as the tool's schema when the rules come from `policyFor(tool, rules)`. */
+  args: A;
   ctx: PolicyContext;
 }
 
@@ -59,15 +60,15 @@ export interface EscalationTarget {
   timeout?: Duration;
 }
 
-/** One policy rule for one tool. */
-export interface Rule {
+/** One policy rule for one tool (`A`: the tool's argument type, see `policyFor`). */
+export interface Rule<A extends Record<string, unknown> = Record<string, unknown>> {
   /** Stable id, recorded on requests and in the audit log. */
   id: string;
   tier: Tier;
   /** Condition; a rule without one always matches. Must be pure and fast. */
-  when?: (input: RuleInput) => boolean;
+  when?: (input: RuleInput<A>) => boolean;
   /** Why this tier: shown to reviewers and recorded. */
-  reason: string | ((input: RuleInput) => string);
+  reason: string | ((input: RuleInput<A>) => string);
   /** Role that may decide (approve / escalate tiers; also told for `notify`). */
   role?: string;
   /** Distinct reviewers needed to authorize (default 1). */
@@ -83,8 +84,8 @@ export interface Rule {
 }
 
 /** The rules of one tool, and the aggregates they read. */
-export interface ToolPolicy {
-  rules: Rule[];
+export interface ToolPolicy<A extends Record<string, unknown> = Record<string, unknown>> {
+  rules: Rule<A>[];
   aggregates?: Record<string, AggregateSpec>;
 }
 
