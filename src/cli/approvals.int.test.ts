@@ -83,5 +83,16 @@ for (const backend of allBackends()) {
       assert.doesNotMatch(r.err, /EPIPE|Error:|\n\s+at /, r.err);
       assert.ok([0, 141].includes(r.code), `exit ${r.code}`);
     });
+
+    it('audit show names reviewers and processes instead of printing their ids', async () => {
+      const req = await pending();
+      assert.equal((await runCli(['approvals', 'decide', req.id, '--reject', '--message', 'no'], { ...env, INTERLOCK_TOKEN: token })).code, 0);
+      const shown = await runCli(['audit', 'show', '--request', req.id], env);
+      assert.equal(shown.code, 0, shown.err);
+      assert.match(shown.out, /rejected\s+Maria Supervisor/);
+      assert.doesNotMatch(shown.out, /reviewer:rev_/);
+      const json = await runCli(['audit', 'show', '--request', req.id, '--json'], env);
+      assert.match(json.out, /"actor": "reviewer:rev_/, '--json keeps the recorded actor');
+    });
   });
 }

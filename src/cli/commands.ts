@@ -4,7 +4,7 @@ import { createReviewer } from '../server/index.ts';
 import { toMs, type ChainHead, type Duration } from '../core/index.ts';
 import { loadConfig, startService } from '../service/index.ts';
 import { EXIT, UsageError, iso, table, type Output } from './output.ts';
-import { engine, flags, str } from './shared.ts';
+import { actorNames, engine, flags, str } from './shared.ts';
 
 export { approvals } from './approvals.ts';
 export { threads } from './threads.ts';
@@ -155,7 +155,11 @@ export async function audit(argv: string[], io: Output): Promise<number> {
       if (!values.thread && !values.request) throw new UsageError('usage: interlock audit show --thread ID | --request ID');
       const events = await store.listAudit({ ...(values.thread ? { threadId: values.thread as string } : {}), ...(values.request ? { requestId: values.request as string } : {}) });
       if (values.json) io.json(events);
-      else io.out(table([['seq', 'time', 'type', 'actor', 'request', 'payload'], ...events.map((e) => [String(e.seq), iso(e.at), e.type, e.actor, e.requestId ?? '-', JSON.stringify(e.payload).slice(0, 100)])]));
+      else {
+        // Names, not ids: reviewers by name, processes as "system (host, pid)". --json keeps the recorded actor.
+        const name = await actorNames(store);
+        io.out(table([['seq', 'time', 'type', 'actor', 'request', 'payload'], ...events.map((e) => [String(e.seq), iso(e.at), e.type, name(e.actor), e.requestId ?? '-', JSON.stringify(e.payload).slice(0, 100)])]));
+      }
       return EXIT.ok;
     }
     throw new UsageError('usage: interlock audit verify [--json] [--against SAVED.json] | show --thread ID | --request ID');

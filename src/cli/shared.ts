@@ -103,9 +103,16 @@ export async function reviewerByToken(store: Store, token: string, io: Output): 
  * Names for actors: `reviewer:<id>` becomes the reviewer's name, so output says
  * "edited by Maria Supervisor"; other actors (agent:…, system:…, cli) speak for themselves.
  */
-export async function actorNames(store: Store): Promise<(actor: string) => string> {
+export async function actorNames(store: Pick<Store, 'listReviewers'>): Promise<(actor: string) => string> {
   const names = new Map((await store.listReviewers()).map((r) => [`reviewer:${r.id}`, r.name]));
-  return (actor) => names.get(actor) ?? actor;
+  return (actor) => {
+    const known = names.get(actor) ?? names.get(`reviewer:${actor}`);
+    if (known) return known;
+    // A process acting on its own: `system:host:pid:random` reads as "system (host, pid N)".
+    const sys = /^system:([^:]+):(\d+):[0-9a-f]+(?::run_\w+)?$/.exec(actor);
+    if (sys) return `system (${sys[1]}, pid ${sys[2]})`;
+    return actor;
+  };
 }
 
 /** `text` cut to `max` characters, with an ellipsis when cut: one table column stays one line. */
