@@ -1,128 +1,23 @@
-import { newId, peopleOfRole, tierRank, type ApprovalRequest, type AuditEventInput, type Duration, type TimeoutDecision } from '../core/index.ts';
-import { idempotencyKey, type ExecuteOptions, type GateVerdict, type PauseItem } from '../engine/index.ts';
-import type { ThreadRow, ThreadStatus } from '../store/types.ts';
+import { tierRank, type Duration, type TimeoutDecision } from '../core/index.ts';
+import { idempotencyKey } from '../engine/index.ts';
+import type { ThreadStatus } from '../store/types.ts';
 import type { HookCall } from './hooks.ts';
-import { textOf, userMessage, type JsonValue, type Message, type ToolOutput } from './messages.ts';
+import { textOf, userMessage, type ToolOutput } from './messages.ts';
 import { generate } from './model.ts';
-import { LOOP_STATE_VERSION, type LoopState, type PendingCall, type Wait, type WaitKind } from './state.ts';
-import { ToolInterrupt, type InterruptRequest, type Tool } from './tool.ts';
-import type { AgentOptions, AgentResult, Interrupt, StopReason } from './types.ts';
-import { controlVerdict, notRunText, resolveWait, toAnswer } from './waits.ts';
+import type { PendingCall, Wait } from './state.ts';
+import { ToolInterrupt, type InterruptRequest } from './tool.ts';
+import type { AgentResult, Interrupt, StopReason } from './types.ts';
+import { notRunText, toAnswer } from './waits.ts';
+import { RunBase } from './run-base.ts';
+import { toJson, toolEvidence, userFacing, type NewWait } from './new-waits.ts';
 
-/** A new question for a person, collected during a step and written in one pause. */
-interface NewWait {
-  wait: Wait;
-  item: PauseItem;
-}
-
-/** The agent's fixed parts, prepared once by createAgent. */
-export interface AgentRuntime {
-  opts: AgentOptions;
-  tools: Map<string, Tool>;
-  toolDefs: Array<{ type: 'function'; name: string; description: string; inputSchema: Record<string, unknown> }>;
-  identity: string;
-  interruptRole: string;
-  maxIterations: number;
-}
+export type { AgentRuntime } from './run-base.ts';
 
 /**
  * One run of the loop over one thread, from its latest checkpoint until it
  * ends, pauses, or stops. Holds the thread's lease for its duration.
  */
-export class Run {
-  private readonly rt: AgentRuntime;
-  private readonly threadId: string;
-  private state: LoopState;
-  private readonly messages: Message[];
-  /** Messages produced in this run and not yet checkpointed. */
-  private unsaved: Message[] = [];
-  private dirty = false;
-  private readonly seen = new Map<string, ApprovalRequest>();
-  private readonly audit: AuditEventInput[] = [];
-
-  /** The thread row as the run's lease claim returned it: the first boundary's abort check needs no read. */
-  private claimedRow: ThreadRow | undefined;
-
-  /** Requests resolved by this invoke's decisions, as they committed: read once from here instead of the store. */
-  private readonly known: Map<string, ApprovalRequest>;
-
-  /** The run's lease on the thread (its owner name). */
-  private readonly leaseOwner: string;
-
-  constructor(rt: AgentRuntime, threadId: string, leaseOwner: string, state: LoopState, messages: Message[], claimedRow?: ThreadRow, known?: Map<string, ApprovalRequest>) {
-    this.rt = rt;
-    this.leaseOwner = leaseOwner;
-    this.threadId = threadId;
-    this.state = state;
-    this.messages = messages;
-    this.claimedRow = claimedRow;
-    this.known = known ?? new Map<string, ApprovalRequest>();
-    this.decided = [...this.known.keys()];
-  }
-
-  /** Requests this invoke's decisions resolved: their resume jobs are moot once the run stops durably past them. */
-  private decided: string[];
-
-  /** The decided requests to settle with the next durable stop (once). */
-  private settle(): string[] {
-    return this.decided.splice(0);
-  }
-
-  private resolve(wait: Wait) {
-    return resolveWait(this.il, wait, this.seen, this.known);
-  }
-
-  private get il() {
-    return this.rt.opts.interlock;
-  }
-
-  /** The thread as this run writes it: every write is fenced by the run's lease. */
-  private thread() {
-    return { id: this.threadId, agent: this.rt.opts.name, agentVersion: this.rt.opts.version, leaseOwner: this.leaseOwner };
-  }
-
-  /** True while the thread waits on a person. */
-  isWaiting(): boolean {
-    return this.state.batch !== null || this.state.control !== null;
-  }
-
-  addUserInput(text: string): void {
-    this.push(userMessage(text));
-  }
-
-  mergeApp(app: Record<string, unknown> | undefined): void {
-    if (app && Object.keys(app).length) {
-      this.state.appState = { ...this.state.appState, ...app };
-      this.dirty = true;
-    }
-  }
-
-  private push(m: Message): void {
-    this.messages.push(m);
-    this.unsaved.push(m);
-    this.dirty = true;
-  }
-
-  /**
-   * What happened so far, to make durable before a side effect (a crash after it
-   * must not repeat a model call); it commits with the execution's claim.
-   * Undefined when nothing changed since the last checkpoint.
-   */
-  private pendingCheckpoint(): ExecuteOptions['checkpoint'] {
-    if (!this.dirty) return undefined;
-    return { thread: this.thread(), checkpoint: this.checkpointInput(), status: 'running', audit: this.audit.splice(0) };
-  }
-
-  /** The pending checkpoint committed (with the claim): nothing is unsaved any more. */
-  private saved(): void {
-    this.unsaved = [];
-    this.dirty = false;
-  }
-
-  private checkpointInput() {
-    return { newMessages: this.unsaved, state: this.state as unknown as Record<string, unknown>, schemaVersion: LOOP_STATE_VERSION };
-  }
-
+export class Run extends RunBase {
   /** Run until the thread ends, pauses or stops. */
   async loop(): Promise<AgentResult> {
     for (;;) {
@@ -407,7 +302,7 @@ export class Run {
         return 'done';
       }
       if (tierRank(verdict.tier) >= tierRank('approve')) {
-        const w = this.newWaitFromVerdict(call, args, verdict, await this.toolEvidence(tool, args));
+        const w = this.newWaitFromVerdict(call, args, verdict, await toolEvidence(tool, args, this.threadId));
         this.wait(call, w, fresh);
         return 'waiting';
       }
@@ -461,77 +356,6 @@ export class Run {
     }
   }
 
-  private wait(call: PendingCall, w: NewWait, fresh: NewWait[]): void {
-    call.status = 'waiting';
-    call.wait = w.wait;
-    this.dirty = true;
-    fresh.push(w);
-  }
-
-  private evidence(extra?: Record<string, unknown>): Record<string, unknown> {
-    const lastUser = [...this.messages].reverse().find((m) => m.role === 'user');
-    const lastAssistant = [...this.messages].reverse().find((m) => m.role === 'assistant');
-    return { customerMessage: textOf(lastUser), agentSaid: textOf(lastAssistant), ...(extra ?? {}) };
-  }
-
-  private newWaitFromVerdict(call: PendingCall, args: Record<string, unknown>, verdict: GateVerdict, extra?: Record<string, unknown>): NewWait {
-    const requestId = newId<string>('apr');
-    return {
-      wait: { kind: 'approval', requestId, name: call.toolName, reason: verdict.reason },
-      item: { requestId, call: { tool: call.toolName, args }, toolCallId: call.toolCallId, verdict, evidence: this.evidence(extra), app: this.state.appState },
-    };
-  }
-
-  /** The tool's own evidence for a reviewer, if it gives any; a failure is shown, never fatal to the pause. */
-  private async toolEvidence(tool: Tool, args: Record<string, unknown>): Promise<Record<string, unknown> | undefined> {
-    if (!tool.evidence) return undefined;
-    try {
-      return await tool.evidence(args, { threadId: this.threadId });
-    } catch (err) {
-      return { evidenceError: `could not read the tool's evidence: ${err instanceof Error ? err.message : String(err)}` };
-    }
-  }
-
-  private newWait(
-    kind: WaitKind,
-    name: string,
-    action: { tool: string; args: Record<string, unknown>; toolCallId?: string; evidence?: Record<string, unknown> | undefined },
-    v: Parameters<typeof controlVerdict>[0],
-  ): NewWait {
-    const requestId = newId<string>('apr');
-    return {
-      wait: { kind, requestId, name, reason: v.reason },
-      item: {
-        requestId,
-        call: { tool: action.tool, args: action.args },
-        ...(action.toolCallId ? { toolCallId: action.toolCallId } : {}),
-        verdict: controlVerdict(v),
-        evidence: this.evidence(action.evidence),
-        app: this.state.appState,
-      },
-    };
-  }
-
-  /** Budget: ask when spending reaches `askAt` of the (granted) budget. */
-  private checkBudget(): NewWait | undefined {
-    const b = this.rt.opts.budget;
-    if (!b) return undefined;
-    const scale = 1 + this.state.budgetGrants;
-    const u = this.state.usage;
-    const fractions = [
-      b.maxToolCalls ? u.toolCalls / (b.maxToolCalls * scale) : 0,
-      b.maxTokens ? (u.inputTokens + u.outputTokens) / (b.maxTokens * scale) : 0,
-      b.maxCost ? u.cost / (b.maxCost * scale) : 0,
-    ];
-    const used = Math.max(...fractions);
-    if (used < (b.askAt ?? 0.8)) return undefined;
-    return this.newWait(
-      'budget',
-      'budget',
-      { tool: 'loop:budget', args: { used: Math.round(used * 100) / 100, usage: { ...u }, limits: { maxToolCalls: b.maxToolCalls ?? null, maxTokens: b.maxTokens ?? null, maxCost: b.maxCost ?? null }, grants: this.state.budgetGrants } },
-      { id: 'loop:budget', reason: `The thread has used ${Math.round(used * 100)}% of its budget. Approve to extend it, respond to narrow the scope (your message goes to the agent), reject to stop.`, role: b.role, ...(b.timeout ? { timeout: b.timeout } : {}), onTimeout: b.onTimeout ?? 'abort' },
-    );
-  }
 
   /** A budget question: extend, narrow (message to the model) or stop. */
   private async resolveControl(): Promise<'wait' | 'continue' | 'abort'> {
@@ -552,15 +376,3 @@ export class Run {
   }
 }
 
-function toJson(v: unknown): JsonValue {
-  return v === undefined ? null : (JSON.parse(JSON.stringify(v)) as JsonValue);
-}
-
-function userFacing(kind: WaitKind, r: ApprovalRequest): string {
-  // "a finance reviewer", "2 supervisors": a role is an identifier, the customer reads a person.
-  const who = peopleOfRole(r.role, r.approvalsRequired);
-  if (kind === 'approval' && r.tier === 'escalate') return `I've escalated this for a quick review by ${who}; I'll continue as soon as it's decided.`;
-  if (kind === 'approval') return `This needs approval from ${who} before I can go ahead; I'll continue as soon as it's decided.`;
-  if (kind === 'budget') return `I've paused to check with ${who} before doing more.`;
-  return `I've asked ${who} to confirm; I'll continue once they answer.`;
-}
