@@ -8,14 +8,65 @@
  */
 export type ErrorDetails = Record<string, unknown>;
 
+/**
+ * Every code an Interlock refusal or failure carries: one closed list, so a
+ * caller can switch over them and a new code is a deliberate addition here.
+ * `<kind>_not_found` codes name what was missing (`approval_request_not_found`).
+ */
+export const ERROR_CODES = [
+  // the caller's input or configuration
+  'invalid_input',
+  'invalid_config',
+  'unknown_field',
+  'config_exists',
+  'payload_too_large',
+  'method_not_allowed',
+  'not_found',
+  // who may do what
+  'unauthorized',
+  'token_revoked',
+  'csrf_failed',
+  'forbidden_role',
+  'self_approval',
+  'duplicate_reviewer',
+  'decision_not_allowed',
+  'forbidden',
+  'policy_blocked',
+  'rate_limited',
+  'too_many_streams',
+  // the state of a request or thread
+  'stale_version',
+  'action_hash_mismatch',
+  'already_resolved',
+  'request_expired',
+  'not_authorized',
+  'illegal_transition',
+  'batch_digest_mismatch',
+  'thread_exists',
+  'thread_interrupted',
+  'wrong_agent',
+  'incompatible_agent_version',
+  'lease_lost',
+  // the model, the store, the deployment
+  'model_bad_tool_input',
+  'unsupported_schema_version',
+  'store_error',
+  'store_unavailable',
+  'not_ready',
+  'not_implemented',
+  'delivery_failed',
+  'internal',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number] | `${string}_not_found`;
+
 /** Base class: `name` follows the subclass, `code` is stable. */
 export class InterlockError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly details: ErrorDetails;
   /** Suggested HTTP status; the server maps errors to responses in one place. */
   readonly status: number;
 
-  constructor(code: string, message: string, opts: { details?: ErrorDetails; cause?: unknown; status?: number } = {}) {
+  constructor(code: ErrorCode, message: string, opts: { details?: ErrorDetails; cause?: unknown; status?: number } = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = new.target.name;
     this.code = code;
@@ -23,7 +74,7 @@ export class InterlockError extends Error {
     this.status = opts.status ?? 500;
   }
 
-  toJSON(): { code: string; message: string; details?: ErrorDetails } {
+  toJSON(): { code: ErrorCode; message: string; details?: ErrorDetails } {
     return Object.keys(this.details).length > 0
       ? { code: this.code, message: this.message, details: this.details }
       : { code: this.code, message: this.message };
