@@ -283,12 +283,15 @@ for (const backend of allBackends()) {
       await s.interlock.decide(id, { type: 'approve', expectedVersion: req.version, actionHash: req.actionHash }, sam);
     }
 
-    it('two concurrent resumes of a thread: one runs, the other is busy, the tool runs once', async () => {
+    it('two concurrent resumes of a thread: one runs, the other is busy or finds it done, the tool runs once', async () => {
       const { s, pay } = await make();
       const turn = await s.user('refund $850 please');
       await approveRefund(s, turn.interrupt('issue_refund').id);
       const [a, b] = await Promise.all([s.agent.resume(s.threadId), s.agent.resume(s.threadId)]);
-      assert.deepEqual([a.stopReason, b.stopReason].sort(), ['busy', 'end_turn']);
+      // Which one wins is timing: the other either finds the lease held (busy) or, if the first already
+      // finished, nothing left to do. The next test holds a run mid-loop to check `busy` deterministically.
+      const outcomes = [a.stopReason, b.stopReason].sort();
+      assert.ok(JSON.stringify(outcomes) === '["busy","end_turn"]' || JSON.stringify(outcomes) === '["end_turn","end_turn"]', String(outcomes));
       s.expectToolRan('issue_refund', { times: 1 });
       assert.equal(pay.count('refund'), 1);
       assert.equal(s.prompts.length, 2, 'the reply after the tool result is generated once');
