@@ -5,7 +5,16 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'data/**', 'bench/node_modules/**', 'bench/results/**', 'dist/**', 'test/package/consumer/**'] },
+  {
+    ignores: [
+      'node_modules/**',
+      'data/**',
+      'bench/node_modules/**',
+      'bench/results/**',
+      'dist/**',
+      'test/package/consumer/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -15,7 +24,15 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-floating-promises': [
         'error',
-        { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['describe', 'it', 'test', 'suite', 'before', 'after', 'beforeEach', 'afterEach'] }] },
+        {
+          allowForKnownSafeCalls: [
+            {
+              from: 'package',
+              package: 'node:test',
+              name: ['describe', 'it', 'test', 'suite', 'before', 'after', 'beforeEach', 'afterEach'],
+            },
+          ],
+        },
       ],
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/await-thenable': 'error',
@@ -32,9 +49,18 @@ export default tseslint.config(
     rules: {
       'no-restricted-properties': [
         'error',
-        { property: 'innerHTML', message: 'Build DOM nodes and use textContent: untrusted text must never be parsed as markup.' },
-        { property: 'outerHTML', message: 'Build DOM nodes and use textContent: untrusted text must never be parsed as markup.' },
-        { property: 'insertAdjacentHTML', message: 'Build DOM nodes and use textContent: untrusted text must never be parsed as markup.' },
+        {
+          property: 'innerHTML',
+          message: 'Build DOM nodes and use textContent: untrusted text must never be parsed as markup.',
+        },
+        {
+          property: 'outerHTML',
+          message: 'Build DOM nodes and use textContent: untrusted text must never be parsed as markup.',
+        },
+        {
+          property: 'insertAdjacentHTML',
+          message: 'Build DOM nodes and use textContent: untrusted text must never be parsed as markup.',
+        },
         { object: 'document', property: 'write', message: 'Build DOM nodes instead.' },
         { property: 'createContextualFragment', message: 'Build DOM nodes and use textContent instead.' },
       ],

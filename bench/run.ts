@@ -45,12 +45,44 @@ const updateDocs = args.includes('--update-docs');
 const merge = args.includes('--merge');
 const onlyArg = args.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 const only = new Set<Suite>(onlyArg ? (onlyArg.split(',') as Suite[]) : SUITES);
-for (const s of only) if (!SUITES.includes(s)) throw new Error(`Unknown suite "${s}"; use one of ${SUITES.join(', ')}.`);
-if (merge && !onlyArg) throw new Error('--merge goes with --only=<suites>: it reruns those suites and merges them into bench/results/latest.json.');
+for (const s of only)
+  if (!SUITES.includes(s)) throw new Error(`Unknown suite "${s}"; use one of ${SUITES.join(', ')}.`);
+if (merge && !onlyArg)
+  throw new Error(
+    '--merge goes with --only=<suites>: it reruns those suites and merges them into bench/results/latest.json.',
+  );
 
 const scale = quick
-  ? { cycleSeconds: 1.6, rounds: 2, minCycles: 60, warmup: 40, settleMs: 200, sqliteDurabilities: ['full'] as Durability[], storageThreads: 1, stepSeconds: 1.5, httpRequests: 400, queuePending: 100_000, queueExpired: 10_000, queueSamples: 100, workerJobs: 1_000 }
-  : { cycleSeconds: 6, rounds: 3, minCycles: 300, warmup: 150, settleMs: 1000, sqliteDurabilities: ['full', 'normal'] as Durability[], storageThreads: 3, stepSeconds: 5, httpRequests: 2_000, queuePending: 1_000_000, queueExpired: 100_000, queueSamples: 300, workerJobs: 10_000 };
+  ? {
+      cycleSeconds: 1.6,
+      rounds: 2,
+      minCycles: 60,
+      warmup: 40,
+      settleMs: 200,
+      sqliteDurabilities: ['full'] as Durability[],
+      storageThreads: 1,
+      stepSeconds: 1.5,
+      httpRequests: 400,
+      queuePending: 100_000,
+      queueExpired: 10_000,
+      queueSamples: 100,
+      workerJobs: 1_000,
+    }
+  : {
+      cycleSeconds: 6,
+      rounds: 3,
+      minCycles: 300,
+      warmup: 150,
+      settleMs: 1000,
+      sqliteDurabilities: ['full', 'normal'] as Durability[],
+      storageThreads: 3,
+      stepSeconds: 5,
+      httpRequests: 2_000,
+      queuePending: 1_000_000,
+      queueExpired: 100_000,
+      queueSamples: 300,
+      workerJobs: 10_000,
+    };
 
 const log = (line: string) => console.log(line);
 const started = new Date();
@@ -108,7 +140,10 @@ function write(r: Results, name: string, latest: boolean): string {
 // A crash (the database restarted under us, a peer aborting) still leaves what was measured, in a dated file.
 process.on('uncaughtException', (err) => {
   console.error('bench: crashed:', err);
-  results.skipped.push({ what: 'the rest of the run (it crashed)', why: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
+  results.skipped.push({
+    what: 'the rest of the run (it crashed)',
+    why: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+  });
   results.meta.durationSec = (performance.now() - t0) / 1000;
   results.meta.loadAverage.end = loadavg()[0] ?? 0;
   try {
@@ -121,9 +156,12 @@ process.on('uncaughtException', (err) => {
 const peers = results.meta.peers;
 let lg: LangGraphPeer | undefined;
 if (peers.langgraph.ok) lg = await loadLangGraph();
-else results.skipped.push({ what: 'LangGraph.js (every LangGraph.js row)', why: peers.langgraph.reason ?? 'unavailable' });
-if (lg && !peers.sqliteSaver.ok) results.skipped.push({ what: 'LangGraph.js SqliteSaver rows', why: peers.sqliteSaver.reason ?? 'unavailable' });
-if (lg && !peers.postgresSaver.ok) results.skipped.push({ what: 'LangGraph.js PostgresSaver rows', why: peers.postgresSaver.reason ?? 'unavailable' });
+else
+  results.skipped.push({ what: 'LangGraph.js (every LangGraph.js row)', why: peers.langgraph.reason ?? 'unavailable' });
+if (lg && !peers.sqliteSaver.ok)
+  results.skipped.push({ what: 'LangGraph.js SqliteSaver rows', why: peers.sqliteSaver.reason ?? 'unavailable' });
+if (lg && !peers.postgresSaver.ok)
+  results.skipped.push({ what: 'LangGraph.js PostgresSaver rows', why: peers.postgresSaver.reason ?? 'unavailable' });
 
 /** Let the disk finish writing what the previous measurement left, so it does not slow the next one. */
 async function settle(): Promise<void> {
@@ -136,12 +174,20 @@ function cycleParticipants(): Array<[string, () => Promise<Participant>]> {
   const list: Array<[string, () => Promise<Participant>]> = [];
   for (const d of scale.sqliteDurabilities) {
     list.push([`floor sqlite ${d}`, async () => sqliteFloorParticipant(scratch, d)]);
-    list.push([`interlock sqlite ${d}`, async () => interlockParticipant(await scratch.sqliteStore(d), 'sqlite', SQLITE_DURABILITY(d))]);
-    if (lg && peers.sqliteSaver.ok) list.push([`langgraph sqlite ${d}`, () => langGraphParticipant(lg, scratch, 'sqlite', { durability: d })]);
+    list.push([
+      `interlock sqlite ${d}`,
+      async () => interlockParticipant(await scratch.sqliteStore(d), 'sqlite', SQLITE_DURABILITY(d)),
+    ]);
+    if (lg && peers.sqliteSaver.ok)
+      list.push([`langgraph sqlite ${d}`, () => langGraphParticipant(lg, scratch, 'sqlite', { durability: d })]);
   }
   list.push(['floor postgres', () => postgresFloorParticipant(scratch, 16)]);
-  list.push(['interlock postgres', async () => interlockParticipant((await scratch.postgresStore('cycles', 16)).store, 'postgres', PG_DURABILITY)]);
-  if (lg && peers.postgresSaver.ok) list.push(['langgraph postgres', () => langGraphParticipant(lg, scratch, 'postgres', { max: 16 })]);
+  list.push([
+    'interlock postgres',
+    async () => interlockParticipant((await scratch.postgresStore('cycles', 16)).store, 'postgres', PG_DURABILITY),
+  ]);
+  if (lg && peers.postgresSaver.ok)
+    list.push(['langgraph postgres', () => langGraphParticipant(lg, scratch, 'postgres', { max: 16 })]);
   if (lg) list.push(['langgraph memory', () => langGraphParticipant(lg, scratch, 'memory')]);
   return list;
 }
@@ -150,34 +196,54 @@ async function suiteCycles(): Promise<void> {
   const made: Array<{ name: string; p: Participant }> = [];
   for (const [name, make] of cycleParticipants()) made.push({ name: name.replace(/\s+/g, '-'), p: await make() });
   for (const concurrency of [1, 16]) {
-    for (const { name, p } of made) await warmUp(p, { concurrency, cycles: scale.warmup, run: `${name}-c${concurrency}` });
+    for (const { name, p } of made)
+      await warmUp(p, { concurrency, cycles: scale.warmup, run: `${name}-c${concurrency}` });
     // Rounds interleave the participants, so a burst of background load is shared instead of landing on one of them.
     const rounds = new Map<Participant, CycleSamples[]>(made.map(({ p }) => [p, []]));
     for (let round = 0; round < scale.rounds; round++) {
       for (const { name, p } of made) {
         await settle();
         const run = `${name}-c${concurrency}-r${round}`;
-        rounds.get(p)!.push(await measureCycles(p, { concurrency, seconds: scale.cycleSeconds / scale.rounds, minCycles: Math.ceil(scale.minCycles / scale.rounds), run }));
+        rounds.get(p)!.push(
+          await measureCycles(p, {
+            concurrency,
+            seconds: scale.cycleSeconds / scale.rounds,
+            minCycles: Math.ceil(scale.minCycles / scale.rounds),
+            run,
+          }),
+        );
       }
     }
     for (const { p } of made) {
       const r = toRun(p, concurrency, rounds.get(p)!);
       results.cycles.push(r);
-      log(`  ${r.label} (${r.durability}) ×${concurrency}: ${fmt(r.cyclesPerSec)} cycles/s, pause p99 ${fmt(r.pauseMs.p99)} ms, resume p99 ${fmt(r.resumeMs.p99)} ms`);
+      log(
+        `  ${r.label} (${r.durability}) ×${concurrency}: ${fmt(r.cyclesPerSec)} cycles/s, pause p99 ${fmt(r.pauseMs.p99)} ms, resume p99 ${fmt(r.resumeMs.p99)} ms`,
+      );
     }
   }
   for (const { p } of made) await p.close();
   // One participant's rows together: sequential, then in flight.
   const order = made.map(({ p }) => p.label + p.durability);
-  results.cycles.sort((a, b) => order.indexOf(a.label + a.durability) - order.indexOf(b.label + b.durability) || a.concurrency - b.concurrency);
+  results.cycles.sort(
+    (a, b) =>
+      order.indexOf(a.label + a.durability) - order.indexOf(b.label + b.durability) || a.concurrency - b.concurrency,
+  );
 }
 
 async function suiteSteps(): Promise<void> {
   const o = { seconds: scale.stepSeconds, minTurns: 100, warmup: 50 };
   const runs = [
-    async () => interlockSteps(await migrated(createSqliteStore({ path: ':memory:' })), 'Interlock · SQLite in memory', 'engine + ledger in an in-memory SQLite (no disk)', o),
+    async () =>
+      interlockSteps(
+        await migrated(createSqliteStore({ path: ':memory:' })),
+        'Interlock · SQLite in memory',
+        'engine + ledger in an in-memory SQLite (no disk)',
+        o,
+      ),
     async () => interlockSteps(await scratch.sqliteStore('full'), 'Interlock · SQLite', SQLITE_DURABILITY('full'), o),
-    async () => interlockSteps((await scratch.postgresStore('steps')).store, 'Interlock · PostgreSQL', PG_DURABILITY, o),
+    async () =>
+      interlockSteps((await scratch.postgresStore('steps')).store, 'Interlock · PostgreSQL', PG_DURABILITY, o),
     ...(lg ? [() => langGraphSteps(lg, 'none', o), () => langGraphSteps(lg, 'memory', o)] : []),
   ];
   for (const run of runs) {
@@ -214,24 +280,44 @@ async function suiteStorage(): Promise<void> {
 
 async function suiteHttp(): Promise<void> {
   const runs = [
-    { label: 'SQLite', backend: 'sqlite' as const, durability: SQLITE_DURABILITY('full'), args: ['sqlite', scratch.file('http'), 'full'] },
-    { label: 'PostgreSQL', backend: 'postgres' as const, durability: PG_DURABILITY, args: ['postgres', scratch.schema('http')] },
+    {
+      label: 'SQLite',
+      backend: 'sqlite' as const,
+      durability: SQLITE_DURABILITY('full'),
+      args: ['sqlite', scratch.file('http'), 'full'],
+    },
+    {
+      label: 'PostgreSQL',
+      backend: 'postgres' as const,
+      durability: PG_DURABILITY,
+      args: ['postgres', scratch.schema('http')],
+    },
   ];
   for (const r of runs) {
     await settle();
     const h = await runHttp({ ...r, requests: scale.httpRequests, concurrency: 16 });
     results.http.push(h);
-    log(`  ${h.label}: ${fmt(h.decisionsPerSec)} decisions/s, p99 ${fmt(h.latencyMs.p99)} ms, double executions ${h.doubleExecutions}`);
+    log(
+      `  ${h.label}: ${fmt(h.decisionsPerSec)} decisions/s, p99 ${fmt(h.latencyMs.p99)} ms, double executions ${h.doubleExecutions}`,
+    );
   }
 }
 
 async function suiteQueue(): Promise<void> {
   for (const backend of ['sqlite', 'postgres'] as const) {
     await settle();
-    const store = backend === 'sqlite' ? await scratch.sqliteStore('full', 'queue') : (await scratch.postgresStore('queue')).store;
-    const q = await runQueue(store, { label: backend === 'sqlite' ? 'SQLite' : 'PostgreSQL', pending: scale.queuePending, expired: scale.queueExpired, samples: scale.queueSamples });
+    const store =
+      backend === 'sqlite' ? await scratch.sqliteStore('full', 'queue') : (await scratch.postgresStore('queue')).store;
+    const q = await runQueue(store, {
+      label: backend === 'sqlite' ? 'SQLite' : 'PostgreSQL',
+      pending: scale.queuePending,
+      expired: scale.queueExpired,
+      samples: scale.queueSamples,
+    });
     results.queue.push(q);
-    log(`  ${q.label}: first page p99 ${q.pages.map((p) => `${p.role}/${p.order} ${fmt(p.latencyMs.p99)} ms`).join(', ')}; swept ${q.expired} in ${fmt(q.sweepSec)} s`);
+    log(
+      `  ${q.label}: first page p99 ${q.pages.map((p) => `${p.role}/${p.order} ${fmt(p.latencyMs.p99)} ms`).join(', ')}; swept ${q.expired} in ${fmt(q.sweepSec)} s`,
+    );
     await store.close();
   }
 }
@@ -242,7 +328,9 @@ async function suiteWorkers(): Promise<void> {
     const { store, schema } = await scratch.postgresStore('workers');
     const w = await runWorkers(store, schema, processes, scale.workerJobs);
     results.workers.push(w);
-    log(`  ${processes} worker process(es): ${w.jobs} jobs in ${fmt(w.drainSec)} s (${fmt(w.jobsPerSec)}/s), double executions ${w.doubleExecutions}`);
+    log(
+      `  ${processes} worker process(es): ${w.jobs} jobs in ${fmt(w.drainSec)} s (${fmt(w.jobsPerSec)}/s), double executions ${w.doubleExecutions}`,
+    );
     await store.close();
   }
 }
@@ -282,8 +370,14 @@ if (merge) {
   const prev = JSON.parse(readFileSync(join(dir, `${latestName}.json`), 'utf8')) as Results;
   const titles = [...only].map((s) => suites[s][0]);
   for (const s of only) (prev[s] as unknown[]) = results[s];
-  prev.skipped = [...prev.skipped.filter((x) => !titles.some((t) => x.what.includes(t))), ...results.skipped.filter((x) => titles.some((t) => x.what.includes(t)))];
-  prev.meta.merged = [...(prev.meta.merged ?? []), { suites: [...only], at: results.meta.startedAt, loadAverage: results.meta.loadAverage }];
+  prev.skipped = [
+    ...prev.skipped.filter((x) => !titles.some((t) => x.what.includes(t))),
+    ...results.skipped.filter((x) => titles.some((t) => x.what.includes(t))),
+  ];
+  prev.meta.merged = [
+    ...(prev.meta.merged ?? []),
+    { suites: [...only], at: results.meta.startedAt, loadAverage: results.meta.loadAverage },
+  ];
   final = prev;
 }
 const complete = !onlyArg || merge;
@@ -291,19 +385,28 @@ const name = `${stamp}${quick ? '-quick' : ''}${onlyArg ? (merge ? '-merged' : '
 const md = write(final, name, complete);
 if (updateDocs && !quick && complete) {
   const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-  for (const [file, compact] of [['README.md', true], ['docs/performance.md', false]] as const) {
+  for (const [file, compact] of [
+    ['README.md', true],
+    ['docs/performance.md', false],
+  ] as const) {
     const path = join(root, file);
     if (!existsSync(path)) continue;
     const before = readFileSync(path, 'utf8');
     const after = replaceDocsSection(before, docsSection(final, compact));
     if (after !== before) writeFileSync(path, after);
-    log(after !== before ? `bench: updated the results in ${file}` : `bench: ${file} has no bench markers, or nothing changed`);
+    log(
+      after !== before
+        ? `bench: updated the results in ${file}`
+        : `bench: ${file} has no bench markers, or nothing changed`,
+    );
   }
 } else if (updateDocs) {
   log('bench: --update-docs applies to a full run (no --quick; --only only with --merge); docs left as they are');
 }
 log('');
 log(md.split('\n## 1.')[0]!);
-log(`bench: wrote bench/results/${complete ? `${latestName}.md and ${name}.md` : `${name}.md`} (${fmt(results.meta.durationSec)} s)`);
+log(
+  `bench: wrote bench/results/${complete ? `${latestName}.md and ${name}.md` : `${name}.md`} (${fmt(results.meta.durationSec)} s)`,
+);
 // Peer pools (pg) may hold the event loop open.
 process.exit(0);

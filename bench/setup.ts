@@ -33,12 +33,19 @@ function env(): NodeJS.ProcessEnv {
 
 function probe(code: string): { ok: boolean; out: string } {
   // In a child: a broken native addon may abort the process that loads it.
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], { cwd: BENCH, env: env(), encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], {
+    cwd: BENCH,
+    env: env(),
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   return { ok: r.status === 0, out: (r.stdout + r.stderr).trim() };
 }
 
 function version(pkg: string): string | undefined {
-  const r = probe(`import { readFileSync } from 'node:fs'; console.log(JSON.parse(readFileSync('node_modules/${pkg}/package.json', 'utf8')).version)`);
+  const r = probe(
+    `import { readFileSync } from 'node:fs'; console.log(JSON.parse(readFileSync('node_modules/${pkg}/package.json', 'utf8')).version)`,
+  );
   return r.ok ? r.out : undefined;
 }
 
@@ -46,10 +53,18 @@ function version(pkg: string): string | undefined {
 export function ensurePeers(log: (line: string) => void = console.log): PeerStatus {
   if (!existsSync(join(BENCH, 'node_modules', '@langchain', 'langgraph', 'package.json'))) {
     log('bench: installing peers (npm --prefix bench ci)…');
-    const r = spawnSync('npm', ['--prefix', BENCH, 'ci', '--no-audit', '--no-fund'], { env: env(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const r = spawnSync('npm', ['--prefix', BENCH, 'ci', '--no-audit', '--no-fund'], {
+      env: env(),
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     if (r.status !== 0) {
       const reason = `npm --prefix bench ci failed: ${(r.stderr || r.stdout).trim().split('\n').slice(-5).join(' ')}`;
-      return { langgraph: { ok: false, reason }, sqliteSaver: { ok: false, reason }, postgresSaver: { ok: false, reason } };
+      return {
+        langgraph: { ok: false, reason },
+        sqliteSaver: { ok: false, reason },
+        postgresSaver: { ok: false, reason },
+      };
     }
   }
   const lg = probe(`await import('@langchain/langgraph'); await import('@langchain/core/messages');`);
@@ -64,9 +79,14 @@ export function ensurePeers(log: (line: string) => void = console.log): PeerStat
   return {
     langgraph: lg.ok ? { ok: true, version: version('@langchain/langgraph') ?? '?' } : { ok: false, reason: why(lg) },
     sqliteSaver: sqlite.ok
-      ? { ok: true, version: `${version('@langchain/langgraph-checkpoint-sqlite') ?? '?'} (better-sqlite3 ${version('better-sqlite3') ?? '?'})` }
+      ? {
+          ok: true,
+          version: `${version('@langchain/langgraph-checkpoint-sqlite') ?? '?'} (better-sqlite3 ${version('better-sqlite3') ?? '?'})`,
+        }
       : { ok: false, reason: `better-sqlite3 does not load on Node ${process.version}: ${why(sqlite)}` },
-    postgresSaver: pgSaver.ok ? { ok: true, version: version('@langchain/langgraph-checkpoint-postgres') ?? '?' } : { ok: false, reason: why(pgSaver) },
+    postgresSaver: pgSaver.ok
+      ? { ok: true, version: version('@langchain/langgraph-checkpoint-postgres') ?? '?' }
+      : { ok: false, reason: why(pgSaver) },
   };
 }
 

@@ -14,7 +14,9 @@ const supported = major >= 24 || (major === 22 && minor >= 18);
 
 if (existsSync(fileURLToPath(built)) && !existsSync(fileURLToPath(new URL('../src/cli/main.ts', import.meta.url)))) {
   if (!supported) {
-    console.error(`interlock needs Node.js 22.18+, 24 or 26 (this is ${process.version}). Install a supported Node and run it again.`);
+    console.error(
+      `interlock needs Node.js 22.18+, 24 or 26 (this is ${process.version}). Install a supported Node and run it again.`,
+    );
     process.exit(4);
   }
   const { main } = await import(built.href);
@@ -27,7 +29,9 @@ if (existsSync(fileURLToPath(built)) && !existsSync(fileURLToPath(new URL('../sr
   } else {
     const pinned = fileURLToPath(new URL('../node_modules/node/bin/node', import.meta.url));
     if (!existsSync(pinned)) {
-      console.error(`interlock needs Node.js 24 or newer to run from source (this is ${process.version}). Run npm install in the repository, or install Node 24.`);
+      console.error(
+        `interlock needs Node.js 24 or newer to run from source (this is ${process.version}). Run npm install in the repository, or install Node 24.`,
+      );
       process.exit(4);
     }
     const r = spawnSync(pinned, [fileURLToPath(source), ...process.argv.slice(2)], { stdio: 'inherit' });

@@ -15,7 +15,13 @@ const interlock = createInterlock({
     tools: {
       issue_refund: [
         { id: 'small', tier: 'auto', reason: 'refunds up to $500 run alone' },
-        { id: 'large', tier: 'approve', role: 'supervisor', reason: 'refund over $500', when: ({ args }) => Number(args.amount) > 500 },
+        {
+          id: 'large',
+          tier: 'approve',
+          role: 'supervisor',
+          reason: 'refund over $500',
+          when: ({ args }) => Number(args.amount) > 500,
+        },
       ],
     },
   },
@@ -34,13 +40,24 @@ const model = scriptedModel([
   { text: 'Let me refund that.', toolCalls: [{ name: 'issue_refund', args: { orderId: 'ORD-999', amount: 850 } }] },
   { text: 'Your refund of $850 is on its way.' },
 ]);
-const agent = createAgent({ name: 'support', version: '1.0.0', model, system: 'You help customers.', tools: [issueRefund], interlock });
+const agent = createAgent({
+  name: 'support',
+  version: '1.0.0',
+  model,
+  system: 'You help customers.',
+  tools: [issueRefund],
+  interlock,
+});
 
 const first = await agent.invoke('I need a full refund for order ORD-999', { threadId: 'thr_1' });
 console.log(first.stopReason, '-', first.interrupts[0]?.message); // interrupt - needs approval from a supervisor
 
 // Later, maybe in another process after a restart: a supervisor decides, and the thread resumes.
-const done = await agent.invoke(null, { threadId: 'thr_1', responses: { [first.interrupts[0]!.id]: { type: 'approve' } }, reviewer: { id: 'sam', roles: ['supervisor'] } });
+const done = await agent.invoke(null, {
+  threadId: 'thr_1',
+  responses: { [first.interrupts[0]!.id]: { type: 'approve' } },
+  reviewer: { id: 'sam', roles: ['supervisor'] },
+});
 console.log(done.stopReason, '-', done.text); // end_turn - Your refund of $850 is on its way.
 console.log('model calls:', model.calls); // 2: the first call was not repeated on resume
 await store.close();

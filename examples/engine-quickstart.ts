@@ -14,7 +14,14 @@ const il = createInterlock({
     tools: {
       issue_refund: [
         { id: 'small', tier: 'auto', reason: 'refunds up to $500 run alone' },
-        { id: 'large', tier: 'approve', role: 'supervisor', timeout: '30m', reason: 'refund over $500', when: ({ args }) => Number(args.amount) > 500 },
+        {
+          id: 'large',
+          tier: 'approve',
+          role: 'supervisor',
+          timeout: '30m',
+          reason: 'refund over $500',
+          when: ({ args }) => Number(args.amount) > 500,
+        },
       ],
     },
   },
@@ -25,14 +32,25 @@ const verdict = await il.gate(call);
 console.log('tier:', verdict.tier, '-', verdict.reason); // approve - refund over $500
 
 // One transaction: checkpoint, request, audit event, notification job.
-const { requests } = await il.pause({ thread: { id: 'thr_1', agent: 'support', agentVersion: '1' }, items: [{ call, verdict }], proposer: 'agent:support' });
+const { requests } = await il.pause({
+  thread: { id: 'thr_1', agent: 'support', agentVersion: '1' },
+  items: [{ call, verdict }],
+  proposer: 'agent:support',
+});
 const req = requests[0]!;
 
 // A reviewer approves exactly what they saw: version + action hash.
-await il.decide(req.id, { type: 'approve', expectedVersion: req.version, actionHash: req.actionHash }, { id: 'sam', roles: ['supervisor'] });
+await il.decide(
+  req.id,
+  { type: 'approve', expectedVersion: req.version, actionHash: req.actionHash },
+  { id: 'sam', roles: ['supervisor'] },
+);
 
 // Execute once under a key bound to the request and action.
-const out = await il.executeOnce({ key: `${req.id}:${req.actionHash}`, tool: req.tool, args: req.args, requestId: req.id, threadId: 'thr_1' }, async ({ idempotencyKey }) => ({ refundId: `rf_${idempotencyKey.slice(-6)}` }));
+const out = await il.executeOnce(
+  { key: `${req.id}:${req.actionHash}`, tool: req.tool, args: req.args, requestId: req.id, threadId: 'thr_1' },
+  async ({ idempotencyKey }) => ({ refundId: `rf_${idempotencyKey.slice(-6)}` }),
+);
 console.log('execution:', out.status);
 
 const story = await il.explain(req.id);

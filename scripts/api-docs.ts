@@ -5,8 +5,19 @@ import { fileURLToPath } from 'node:url';
 import { openApiDocument } from '../src/server/index.ts';
 import { webApiPaths } from '../src/web/openapi-paths.ts';
 
-type Param = { name: string; in: string; required?: boolean; description?: string; schema?: { type?: string; enum?: unknown[]; minimum?: number; maximum?: number } };
-type Op = { summary?: string; description?: string; parameters?: Param[]; responses?: Record<string, { description?: string }> };
+type Param = {
+  name: string;
+  in: string;
+  required?: boolean;
+  description?: string;
+  schema?: { type?: string; enum?: unknown[]; minimum?: number; maximum?: number };
+};
+type Op = {
+  summary?: string;
+  description?: string;
+  parameters?: Param[];
+  responses?: Record<string, { description?: string }>;
+};
 
 function describeParam(p: Param): string {
   const s = p.schema ?? {};
@@ -30,7 +41,10 @@ const STATUS: Record<string, string> = {
 
 /** The Markdown reference of the HTTP API. */
 export function renderApiDocs(): string {
-  const doc = openApiDocument({}) as unknown as { info: { title: string; version: string }; paths: Record<string, Record<string, Op>> };
+  const doc = openApiDocument({}) as unknown as {
+    info: { title: string; version: string };
+    paths: Record<string, Record<string, Op>>;
+  };
   // The service mounts the web UI, whose endpoints are part of the API it serves.
   Object.assign(doc.paths, webApiPaths());
   const lines = [
@@ -50,13 +64,17 @@ export function renderApiDocs(): string {
       const params = op.parameters ?? [];
       if (params.length) {
         lines.push('| parameter | in | required | meaning |', '|---|---|---|---|');
-        for (const p of params) lines.push(`| \`${p.name}\` | ${p.in} | ${p.required ? 'yes' : 'no'} | ${describeParam(p).replace(/\|/g, '\\|')} |`);
+        for (const p of params)
+          lines.push(
+            `| \`${p.name}\` | ${p.in} | ${p.required ? 'yes' : 'no'} | ${describeParam(p).replace(/\|/g, '\\|')} |`,
+          );
         lines.push('');
       }
       const responses = Object.entries(op.responses ?? {});
       if (responses.length) {
         lines.push('| status | meaning |', '|---|---|');
-        for (const [status, r] of responses) lines.push(`| ${status} | ${(r.description || STATUS[status] || '').replace(/\|/g, '\\|')} |`);
+        for (const [status, r] of responses)
+          lines.push(`| ${status} | ${(r.description || STATUS[status] || '').replace(/\|/g, '\\|')} |`);
         lines.push('');
       }
     }

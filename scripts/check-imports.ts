@@ -31,7 +31,8 @@ const tree = await parseDependencyTree(['src/**/*.ts'], { transform: false, skip
 const problems: string[] = [];
 
 const cycles = parseCircular(tree);
-if (cycles.length > 0) problems.push(`Import cycles (break each, e.g. move the shared type down a layer):\n${prettyCircular(cycles)}`);
+if (cycles.length > 0)
+  problems.push(`Import cycles (break each, e.g. move the shared type down a layer):\n${prettyCircular(cycles)}`);
 
 for (const [file, deps] of Object.entries(tree)) {
   const from = layerOf(file);
@@ -43,9 +44,13 @@ for (const [file, deps] of Object.entries(tree)) {
     const a = RANK[from];
     const b = RANK[to];
     if (a === undefined || b === undefined) {
-      problems.push(`${file} → ${d.id}: layer "${a === undefined ? from : to}" has no rank in scripts/check-imports.ts; add it.`);
+      problems.push(
+        `${file} → ${d.id}: layer "${a === undefined ? from : to}" has no rank in scripts/check-imports.ts; add it.`,
+      );
     } else if (b >= a) {
-      problems.push(`${file} imports ${d.id}: ${from} may not import ${to} (layers point down only; see docs/architecture.md).`);
+      problems.push(
+        `${file} imports ${d.id}: ${from} may not import ${to} (layers point down only; see docs/architecture.md).`,
+      );
     }
   }
 }

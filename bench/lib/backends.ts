@@ -11,7 +11,10 @@ import { createSqliteStore, type Store } from '../../src/index.ts';
 import { createPostgresStore } from '../../src/postgres.ts';
 
 /** PostgreSQL for the benchmark: `INTERLOCK_BENCH_DATABASE_URL`, else the local `test` database. */
-export const BENCH_DATABASE_URL = process.env.INTERLOCK_BENCH_DATABASE_URL ?? process.env.INTERLOCK_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+export const BENCH_DATABASE_URL =
+  process.env.INTERLOCK_BENCH_DATABASE_URL ??
+  process.env.INTERLOCK_TEST_DATABASE_URL ??
+  'postgres://postgres@127.0.0.1:5432/test';
 
 export type Durability = 'full' | 'normal';
 
@@ -77,7 +80,14 @@ export async function postgresSettings(): Promise<Record<string, string>> {
   await c.connect();
   try {
     const out: Record<string, string> = {};
-    for (const k of ['server_version', 'fsync', 'synchronous_commit', 'wal_sync_method', 'full_page_writes', 'shared_buffers']) {
+    for (const k of [
+      'server_version',
+      'fsync',
+      'synchronous_commit',
+      'wal_sync_method',
+      'full_page_writes',
+      'shared_buffers',
+    ]) {
       const r = await c.query<Record<string, string>>(`SHOW ${k}`);
       out[k] = Object.values(r.rows[0] ?? {})[0] ?? '';
     }

@@ -20,7 +20,9 @@ const BODY = 'x'.repeat(2048);
 export function sqliteFloor(path: string, durability: Durability): Floor {
   const db = new DatabaseSync(path);
   db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = ${durability === 'full' ? 'FULL' : 'NORMAL'};`);
-  db.exec(`CREATE TABLE floor (id INTEGER PRIMARY KEY, status TEXT NOT NULL, body TEXT NOT NULL, updated_at INTEGER NOT NULL)`);
+  db.exec(
+    `CREATE TABLE floor (id INTEGER PRIMARY KEY, status TEXT NOT NULL, body TEXT NOT NULL, updated_at INTEGER NOT NULL)`,
+  );
   const ins = db.prepare(`INSERT INTO floor (status, body, updated_at) VALUES ('pending', ?, ?)`);
   const upd = db.prepare(`UPDATE floor SET status = 'done', updated_at = ? WHERE id = ?`);
   return {
@@ -47,15 +49,25 @@ export async function postgresFloor(schema: string, max: number): Promise<Floor>
   // An idle connection dropped by the server (a restart) must not crash the run; the next query reports it.
   pool.on('error', () => undefined);
   await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
-  await pool.query(`CREATE TABLE ${schema}.floor (id BIGSERIAL PRIMARY KEY, status TEXT NOT NULL, body TEXT NOT NULL, updated_at BIGINT NOT NULL)`);
+  await pool.query(
+    `CREATE TABLE ${schema}.floor (id BIGSERIAL PRIMARY KEY, status TEXT NOT NULL, body TEXT NOT NULL, updated_at BIGINT NOT NULL)`,
+  );
   return {
     async pause() {
       // One statement outside BEGIN is its own transaction: one round trip, one commit.
-      const r = await pool.query<{ id: string }>({ name: 'floor_ins', text: `INSERT INTO floor (status, body, updated_at) VALUES ('pending', $1, $2) RETURNING id`, values: [BODY, Date.now()] });
+      const r = await pool.query<{ id: string }>({
+        name: 'floor_ins',
+        text: `INSERT INTO floor (status, body, updated_at) VALUES ('pending', $1, $2) RETURNING id`,
+        values: [BODY, Date.now()],
+      });
       return Number(r.rows[0]!.id);
     },
     async resume(id) {
-      await pool.query({ name: 'floor_upd', text: `UPDATE floor SET status = 'done', updated_at = $1 WHERE id = $2`, values: [Date.now(), id] });
+      await pool.query({
+        name: 'floor_upd',
+        text: `UPDATE floor SET status = 'done', updated_at = $1 WHERE id = $2`,
+        values: [Date.now(), id],
+      });
     },
     async close() {
       await pool.end();

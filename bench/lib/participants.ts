@@ -100,11 +100,21 @@ function floorParticipant(f: Floor, backend: Backend, durability: string, label:
 }
 
 export function sqliteFloorParticipant(scratch: Scratch, durability: Durability): Participant {
-  return floorParticipant(sqliteFloor(scratch.file('floor'), durability), 'sqlite', SQLITE_DURABILITY(durability), 'Floor · SQLite (node:sqlite)');
+  return floorParticipant(
+    sqliteFloor(scratch.file('floor'), durability),
+    'sqlite',
+    SQLITE_DURABILITY(durability),
+    'Floor · SQLite (node:sqlite)',
+  );
 }
 
 export async function postgresFloorParticipant(scratch: Scratch, max: number): Promise<Participant> {
-  return floorParticipant(await postgresFloor(scratch.schema('floor'), max), 'postgres', PG_DURABILITY, 'Floor · PostgreSQL (pg)');
+  return floorParticipant(
+    await postgresFloor(scratch.schema('floor'), max),
+    'postgres',
+    PG_DURABILITY,
+    'Floor · PostgreSQL (pg)',
+  );
 }
 
 /** LangGraph.js over MemorySaver, SqliteSaver or PostgresSaver. */
@@ -133,7 +143,10 @@ export async function langGraphParticipant(
   }
   if (backend === 'sqlite') {
     const durability = opts.durability ?? 'full';
-    const { saver, db, synchronous } = await lg.sqliteSaver(scratch.file('langgraph'), durability === 'full' ? 'FULL' : 'NORMAL');
+    const { saver, db, synchronous } = await lg.sqliteSaver(
+      scratch.file('langgraph'),
+      durability === 'full' ? 'FULL' : 'NORMAL',
+    );
     const rig = lg.graph('gated', saver, { delta: opts.delta ?? false });
     const q = db.prepare(`SELECT
         (SELECT COALESCE(SUM(LENGTH(checkpoint) + LENGTH(metadata)), 0) FROM checkpoints WHERE thread_id = ?)

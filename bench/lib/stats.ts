@@ -19,7 +19,13 @@ export interface Summary {
 export function summarize(samples: readonly number[]): Summary {
   const s = [...samples].sort((a, b) => a - b);
   const sum = s.reduce((a, b) => a + b, 0);
-  return { n: s.length, p50: percentile(s, 50), p99: percentile(s, 99), mean: s.length ? sum / s.length : Number.NaN, max: s[s.length - 1] ?? Number.NaN };
+  return {
+    n: s.length,
+    p50: percentile(s, 50),
+    p99: percentile(s, 99),
+    mean: s.length ? sum / s.length : Number.NaN,
+    max: s[s.length - 1] ?? Number.NaN,
+  };
 }
 
 /** Milliseconds since `t0` (performance.now()). */
@@ -28,7 +34,11 @@ export function since(t0: number): number {
 }
 
 /** Run `workers` loops that each take items from a shared counter until `total` are done. */
-export async function inFlight(workers: number, total: number, fn: (i: number, worker: number) => Promise<void>): Promise<void> {
+export async function inFlight(
+  workers: number,
+  total: number,
+  fn: (i: number, worker: number) => Promise<void>,
+): Promise<void> {
   let next = 0;
   await Promise.all(
     Array.from({ length: workers }, async (_, w) => {
@@ -48,6 +58,7 @@ export function fmt(n: number | null | undefined, digits = 3): string {
 
 /** `a / b` formatted as a multiple (`2.5×`). */
 export function ratio(a: number | null | undefined, b: number | null | undefined): string {
-  if (a === null || a === undefined || b === null || b === undefined || !b || Number.isNaN(a) || Number.isNaN(b)) return '—';
+  if (a === null || a === undefined || b === null || b === undefined || !b || Number.isNaN(a) || Number.isNaN(b))
+    return '—';
   return `${fmt(a / b)}×`;
 }

@@ -6,14 +6,23 @@
  * tool call), tool result, assistant.
  */
 import { z } from 'zod';
-import { createAgent, createInterlock, tool, type Agent, type Interlock, type PolicyConfig, type Store } from '../../src/index.ts';
+import {
+  createAgent,
+  createInterlock,
+  tool,
+  type Agent,
+  type Interlock,
+  type PolicyConfig,
+  type Store,
+} from '../../src/index.ts';
 import { scriptedModel, type ScriptContext, type ScriptStep } from '../../src/testing/index.ts';
 
 /** Roughly 500 bytes of prose; `tag` makes each message distinct. */
 export function prose(tag: string, bytes = 500): string {
   const base = `${tag}: I bought the standing desk in March and it arrived with a cracked leg and a missing bolt kit. `;
   let out = base;
-  while (out.length < bytes) out += 'The support page said a refund to the original card takes three to five business days once approved. ';
+  while (out.length < bytes)
+    out += 'The support page said a refund to the original card takes three to five business days once approved. ';
   return out.slice(0, bytes);
 }
 
@@ -27,7 +36,14 @@ export function benchPolicy(): PolicyConfig {
     tools: {
       issue_refund: [
         { id: 'small', tier: 'auto', reason: 'refunds up to $500 run alone' },
-        { id: 'large', tier: 'approve', role: 'supervisor', timeout: '24h', reason: 'refund over $500', when: ({ args }) => Number(args.amount) > 500 },
+        {
+          id: 'large',
+          tier: 'approve',
+          role: 'supervisor',
+          timeout: '24h',
+          reason: 'refund over $500',
+          when: ({ args }) => Number(args.amount) > 500,
+        },
       ],
     },
   };
@@ -40,7 +56,15 @@ export function amountFor(mode: Mode): number {
 
 /** The refund tool's result: ~500 bytes of JSON. */
 export function refundResult(orderId: string, amount: number, key: string): Record<string, unknown> {
-  return { refundId: `rf_${orderId}`, orderId, amount, currency: 'USD', status: 'succeeded', idempotencyKey: key, note: prose('receipt', 330) };
+  return {
+    refundId: `rf_${orderId}`,
+    orderId,
+    amount,
+    currency: 'USD',
+    status: 'succeeded',
+    idempotencyKey: key,
+    note: prose('receipt', 330),
+  };
 }
 
 /**
@@ -54,7 +78,10 @@ export function script(mode: Mode, callsPerTurn = 1): (ctx: ScriptContext) => Sc
     if (last?.role === 'user') {
       return {
         text: prose(`assistant-${turn}`, 440),
-        toolCalls: Array.from({ length: callsPerTurn }, (_, i) => ({ name: 'issue_refund', args: { orderId: `ORD-${turn}-${i}`, amount: amountFor(mode) } })),
+        toolCalls: Array.from({ length: callsPerTurn }, (_, i) => ({
+          name: 'issue_refund',
+          args: { orderId: `ORD-${turn}-${i}`, amount: amountFor(mode) },
+        })),
       };
     }
     return { text: prose(`assistant-final-${turn}`) };
@@ -104,6 +131,10 @@ export async function interlockPause(rig: InterlockRig, threadId: string, turn: 
 
 /** Approve the interrupt in-process and run the turn to its end. */
 export async function interlockResume(rig: InterlockRig, threadId: string, interruptId: string): Promise<void> {
-  const r = await rig.agent.invoke(null, { threadId, responses: { [interruptId]: { type: 'approve' } }, reviewer: REVIEWER });
+  const r = await rig.agent.invoke(null, {
+    threadId,
+    responses: { [interruptId]: { type: 'approve' } },
+    reviewer: REVIEWER,
+  });
   if (r.stopReason !== 'end_turn') throw new Error(`expected end_turn, got ${r.stopReason}`);
 }

@@ -43,7 +43,10 @@ interface LangGraphModule {
 }
 interface MessagesModule {
   HumanMessage: new (content: string) => LcMessage;
-  AIMessage: new (fields: { content: string; tool_calls?: Array<{ id: string; name: string; args: Record<string, unknown> }> }) => LcMessage;
+  AIMessage: new (fields: {
+    content: string;
+    tool_calls?: Array<{ id: string; name: string; args: Record<string, unknown> }>;
+  }) => LcMessage;
   ToolMessage: new (fields: { content: string; tool_call_id: string; name: string }) => LcMessage;
 }
 /** A LangGraph checkpointer (MemorySaver, SqliteSaver, PostgresSaver). */
@@ -60,10 +63,16 @@ interface SqliteModule {
   SqliteSaver: new (db: SqliteDatabase) => Checkpointer;
 }
 interface PostgresModule {
-  PostgresSaver: new (pool: unknown, serde: undefined, opts: { schema: string }) => Checkpointer & { setup(): Promise<void>; end(): Promise<void> };
+  PostgresSaver: new (
+    pool: unknown,
+    serde: undefined,
+    opts: { schema: string },
+  ) => Checkpointer & { setup(): Promise<void>; end(): Promise<void> };
 }
 interface PgModule {
-  default: { Pool: new (opts: { connectionString: string; max: number }) => { on(event: 'error', fn: () => void): void } };
+  default: {
+    Pool: new (opts: { connectionString: string; max: number }) => { on(event: 'error', fn: () => void): void };
+  };
 }
 
 /** Import a peer package from bench/node_modules (a variable specifier keeps tsc from resolving it). */
@@ -75,10 +84,17 @@ export interface LangGraphPeer {
   lg: LangGraphModule;
   msgs: MessagesModule;
   /** `undefined` checkpointer: no persistence at all (suite 2's baseline). */
-  graph(mode: Mode, checkpointer: Checkpointer | undefined, opts?: { callsPerTurn?: number; delta?: boolean }): LangGraphRig;
+  graph(
+    mode: Mode,
+    checkpointer: Checkpointer | undefined,
+    opts?: { callsPerTurn?: number; delta?: boolean },
+  ): LangGraphRig;
   memorySaver(): Checkpointer;
   /** SqliteSaver over better-sqlite3 at `path`, with the given `synchronous` setting (WAL, as SqliteSaver sets it). */
-  sqliteSaver(path: string, synchronous: 'FULL' | 'NORMAL'): Promise<{ saver: Checkpointer; db: SqliteDatabase; synchronous: string }>;
+  sqliteSaver(
+    path: string,
+    synchronous: 'FULL' | 'NORMAL',
+  ): Promise<{ saver: Checkpointer; db: SqliteDatabase; synchronous: string }>;
   /** PostgresSaver on its own pool of `max` connections (as many as Interlock's store gets). */
   postgresSaver(url: string, schema: string, max: number): Promise<Checkpointer & { end(): Promise<void> }>;
 }
@@ -100,7 +116,8 @@ export async function loadLangGraph(): Promise<LangGraphPeer> {
   return {
     lg,
     msgs,
-    graph: (mode, checkpointer, opts = {}) => buildGraph(lg, msgs, mode, checkpointer, opts.callsPerTurn ?? 1, opts.delta ?? false),
+    graph: (mode, checkpointer, opts = {}) =>
+      buildGraph(lg, msgs, mode, checkpointer, opts.callsPerTurn ?? 1, opts.delta ?? false),
     memorySaver: () => new lg.MemorySaver(),
     async sqliteSaver(path, synchronous) {
       const Database = (await peer<{ default: new (path: string) => SqliteDatabase }>('better-sqlite3')).default;
@@ -125,7 +142,14 @@ export async function loadLangGraph(): Promise<LangGraphPeer> {
   };
 }
 
-function buildGraph(lg: LangGraphModule, m: MessagesModule, mode: Mode, checkpointer: Checkpointer | undefined, callsPerTurn: number, delta: boolean): LangGraphRig {
+function buildGraph(
+  lg: LangGraphModule,
+  m: MessagesModule,
+  mode: Mode,
+  checkpointer: Checkpointer | undefined,
+  callsPerTurn: number,
+  delta: boolean,
+): LangGraphRig {
   const effects = new Map<string, number>();
   let callSeq = 0;
   // The same scripted "model" as Interlock's: text + tool call(s) after a user message, a closing text after tool results.
@@ -137,7 +161,11 @@ function buildGraph(lg: LangGraphModule, m: MessagesModule, mode: Mode, checkpoi
         messages: [
           new m.AIMessage({
             content: prose(`assistant-${turn}`, 440),
-            tool_calls: Array.from({ length: callsPerTurn }, (_, i) => ({ id: `call_${++callSeq}`, name: 'issue_refund', args: { orderId: `ORD-${turn}-${i}`, amount: amountFor(mode) } })),
+            tool_calls: Array.from({ length: callsPerTurn }, (_, i) => ({
+              id: `call_${++callSeq}`,
+              name: 'issue_refund',
+              args: { orderId: `ORD-${turn}-${i}`, amount: amountFor(mode) },
+            })),
           }),
         ],
       };
@@ -150,15 +178,28 @@ function buildGraph(lg: LangGraphModule, m: MessagesModule, mode: Mode, checkpoi
     for (const call of last.tool_calls ?? []) {
       // The gate: a refund over the threshold waits for a person (one interrupt per gated call).
       if (Number(call.args.amount) > 500) {
-        const answer = lg.interrupt({ tool: call.name, args: call.args, reason: 'refund over $500', role: 'supervisor' }) as { type: string };
+        const answer = lg.interrupt({
+          tool: call.name,
+          args: call.args,
+          reason: 'refund over $500',
+          role: 'supervisor',
+        }) as { type: string };
         if (answer.type !== 'approve') {
-          out.push(new m.ToolMessage({ content: 'A reviewer rejected this action.', tool_call_id: call.id!, name: call.name }));
+          out.push(
+            new m.ToolMessage({ content: 'A reviewer rejected this action.', tool_call_id: call.id!, name: call.name }),
+          );
           continue;
         }
       }
       const key = `${call.id}`;
       effects.set(key, (effects.get(key) ?? 0) + 1);
-      out.push(new m.ToolMessage({ content: JSON.stringify(refundResult(String(call.args.orderId), Number(call.args.amount), key)), tool_call_id: call.id!, name: call.name }));
+      out.push(
+        new m.ToolMessage({
+          content: JSON.stringify(refundResult(String(call.args.orderId), Number(call.args.amount), key)),
+          tool_call_id: call.id!,
+          name: call.name,
+        }),
+      );
     }
     return { messages: out };
   };
@@ -167,7 +208,9 @@ function buildGraph(lg: LangGraphModule, m: MessagesModule, mode: Mode, checkpoi
     .addNode('agent', agent)
     .addNode('tools', tools)
     .addEdge(lg.START, 'agent')
-    .addConditionalEdges('agent', (s) => ((s.messages[s.messages.length - 1]?.tool_calls?.length ?? 0) > 0 ? 'tools' : lg.END))
+    .addConditionalEdges('agent', (s) =>
+      (s.messages[s.messages.length - 1]?.tool_calls?.length ?? 0) > 0 ? 'tools' : lg.END,
+    )
     .addEdge('tools', 'agent')
     .compile(checkpointer ? { checkpointer } : {});
   const config = (threadId: string): Config => ({ configurable: { thread_id: threadId } });

@@ -37,10 +37,14 @@ export interface CycleSamples {
   counts: { pause: Counts; resume: Counts };
 }
 
-const threadOf = (run: string, concurrency: number, worker: number, k: number) => `${run}-c${concurrency}-w${worker}-${Math.floor(k / TURNS_PER_THREAD)}`;
+const threadOf = (run: string, concurrency: number, worker: number, k: number) =>
+  `${run}-c${concurrency}-w${worker}-${Math.floor(k / TURNS_PER_THREAD)}`;
 
 /** Warm-up: JIT, statement caches, connection pools. */
-export async function warmUp(p: Participant, opts: { concurrency: number; cycles: number; run: string }): Promise<void> {
+export async function warmUp(
+  p: Participant,
+  opts: { concurrency: number; cycles: number; run: string },
+): Promise<void> {
   const count = new Array<number>(opts.concurrency).fill(0);
   await inFlight(opts.concurrency, opts.cycles, async (_i, w) => {
     const k = count[w]!++;
@@ -51,7 +55,10 @@ export async function warmUp(p: Participant, opts: { concurrency: number; cycles
 }
 
 /** Run cycles with `concurrency` in flight for at least `seconds` and `minCycles`. */
-export async function measureCycles(p: Participant, opts: { concurrency: number; seconds: number; minCycles: number; run: string }): Promise<CycleSamples> {
+export async function measureCycles(
+  p: Participant,
+  opts: { concurrency: number; seconds: number; minCycles: number; run: string },
+): Promise<CycleSamples> {
   const pauses: number[] = [];
   const resumes: number[] = [];
   const counts = { pause: { transactions: 0, statements: 0 }, resume: { transactions: 0, statements: 0 } };
@@ -110,8 +117,14 @@ export function toRun(p: Participant, concurrency: number, rounds: CycleSamples[
     perCycle:
       concurrency === 1 && p.counters
         ? {
-            pause: { transactions: per(sum((r) => r.counts.pause.transactions)), statements: per(sum((r) => r.counts.pause.statements)) },
-            resume: { transactions: per(sum((r) => r.counts.resume.transactions)), statements: per(sum((r) => r.counts.resume.statements)) },
+            pause: {
+              transactions: per(sum((r) => r.counts.pause.transactions)),
+              statements: per(sum((r) => r.counts.pause.statements)),
+            },
+            resume: {
+              transactions: per(sum((r) => r.counts.resume.transactions)),
+              statements: per(sum((r) => r.counts.resume.statements)),
+            },
           }
         : null,
   };

@@ -20,7 +20,15 @@ export interface SeededRequest {
 
 export type ChildMessage =
   | { type: 'ready'; url: string; tokens: string[]; requests: SeededRequest[] }
-  | { type: 'drained'; executed: number; doubles: number; keys: number; resumeDone: number; resumeDead: number; drainMs: number };
+  | {
+      type: 'drained';
+      executed: number;
+      doubles: number;
+      keys: number;
+      resumeDone: number;
+      resumeDead: number;
+      drainMs: number;
+    };
 
 const [backend, a, b, c] = process.argv.slice(2);
 const count = Number(backend === 'sqlite' ? c : b);
@@ -42,7 +50,13 @@ for (const name of ['alice', 'bob']) tokens.push((await createReviewer(store, { 
 const app = createApp({ interlock: rig.interlock, rateLimit: false, logger: { error: () => undefined } });
 const server = await serve({ app, port: 0 });
 // Resumes run beside the decisions, as in a one-process deployment: the worker wakes on each decision.
-const worker = createWorker({ interlock: rig.interlock, agents: [rig.agent], sweepMs: 0, pollMs: 20, onError: () => undefined });
+const worker = createWorker({
+  interlock: rig.interlock,
+  agents: [rig.agent],
+  sweepMs: 0,
+  pollMs: 20,
+  onError: () => undefined,
+});
 worker.start();
 process.send!({ type: 'ready', url: server.url, tokens, requests } satisfies ChildMessage);
 
@@ -52,14 +66,18 @@ process.on('message', (m: { type: string }) => {
     const t0 = performance.now();
     // Wait for every resume job (one per authorized request) to finish.
     for (;;) {
-      const rows = await store.unsafeQuery(`SELECT COUNT(*) AS n FROM il_jobs WHERE kind = 'resume' AND status IN ('ready', 'running')`);
+      const rows = await store.unsafeQuery(
+        `SELECT COUNT(*) AS n FROM il_jobs WHERE kind = 'resume' AND status IN ('ready', 'running')`,
+      );
       if (Number(rows[0]?.n ?? 0) === 0) break;
       await new Promise((r) => setTimeout(r, 20));
     }
     const drainMs = performance.now() - t0;
     await worker.stop();
     await server.close();
-    const jobs = await store.unsafeQuery(`SELECT status, COUNT(*) AS n FROM il_jobs WHERE kind = 'resume' GROUP BY status`);
+    const jobs = await store.unsafeQuery(
+      `SELECT status, COUNT(*) AS n FROM il_jobs WHERE kind = 'resume' GROUP BY status`,
+    );
     const byStatus = Object.fromEntries(jobs.map((r) => [String(r.status), Number(r.n)]));
     const counts = [...rig.effects.values()];
     await store.close();

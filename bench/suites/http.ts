@@ -34,8 +34,19 @@ export interface HttpRun {
 
 const SERVER = fileURLToPath(new URL('./http-server.ts', import.meta.url));
 
-export async function runHttp(opts: { label: string; backend: 'sqlite' | 'postgres'; durability: string; args: string[]; requests: number; concurrency: number }): Promise<HttpRun> {
-  const child = fork(SERVER, [...opts.args, String(opts.requests)], { execPath: process.execPath, execArgv: [], stdio: ['ignore', 'inherit', 'pipe', 'ipc'] });
+export async function runHttp(opts: {
+  label: string;
+  backend: 'sqlite' | 'postgres';
+  durability: string;
+  args: string[];
+  requests: number;
+  concurrency: number;
+}): Promise<HttpRun> {
+  const child = fork(SERVER, [...opts.args, String(opts.requests)], {
+    execPath: process.execPath,
+    execArgv: [],
+    stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
+  });
   // Keep the end of the child's stderr: if it dies, that is the reason the table gives.
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
@@ -56,8 +67,13 @@ export async function runHttp(opts: { label: string; backend: 'sqlite' | 'postgr
       if (m) return m as Extract<ChildMessage, { type: T }>;
       const code = await Promise.race([new Promise<'msg'>((r) => waiters.push(() => r('msg'))), exited]);
       if (code !== 'msg' && !messages.some((x) => x.type === type)) {
-        const cause = stderr.split('\n').find((l) => /Error|error:/.test(l))?.trim();
-        throw new Error(`the HTTP server process exited (${code}) before sending "${type}"${cause ? `: ${cause}` : ''}`);
+        const cause = stderr
+          .split('\n')
+          .find((l) => /Error|error:/.test(l))
+          ?.trim();
+        throw new Error(
+          `the HTTP server process exited (${code}) before sending "${type}"${cause ? `: ${cause}` : ''}`,
+        );
       }
     }
   };

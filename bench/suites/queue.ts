@@ -35,7 +35,9 @@ function bulkInsertSql(backend: 'sqlite' | 'postgres'): string {
   const sqlite = backend === 'sqlite';
   const id = sqlite ? `'apr_bulk_' || printf('%09d', i)` : `'apr_bulk_' || lpad(i::text, 9, '0')`;
   const thread = sqlite ? `'thr_bulk_' || (i % 100000)` : `'thr_bulk_' || (i % 100000)::text`;
-  const args = sqlite ? `'{"orderId":"ORD-' || i || '","amount":850}'` : `'{"orderId":"ORD-' || i::text || '","amount":850}'`;
+  const args = sqlite
+    ? `'{"orderId":"ORD-' || i || '","amount":850}'`
+    : `'{"orderId":"ORD-' || i::text || '","amount":850}'`;
   const hash = sqlite ? `lower(hex(randomblob(32)))` : `md5(i::text) || md5((i + 1)::text)`;
   const big = (param: string) => (sqlite ? param : `${param}::bigint`);
   const series = sqlite
@@ -51,7 +53,10 @@ function bulkInsertSql(backend: 'sqlite' | 'postgres'): string {
     FROM ${series}`;
 }
 
-export async function runQueue(store: Store, opts: { label: string; pending: number; expired: number; samples: number }): Promise<QueueRun> {
+export async function runQueue(
+  store: Store,
+  opts: { label: string; pending: number; expired: number; samples: number },
+): Promise<QueueRun> {
   const backend = store.name;
   const now = Date.now();
   const base = now - opts.pending - 60_000;
@@ -88,5 +93,14 @@ export async function runQueue(store: Store, opts: { label: string; pending: num
   const s0 = performance.now();
   const expired = (await interlock.expireDue({ batch: 500 })).length;
   const sweepSec = since(s0) / 1000;
-  return { label: opts.label, backend, pending: opts.pending, insertSec, pages, expired, sweepSec, expiredPerSec: expired / sweepSec };
+  return {
+    label: opts.label,
+    backend,
+    pending: opts.pending,
+    insertSec,
+    pages,
+    expired,
+    sweepSec,
+    expiredPerSec: expired / sweepSec,
+  };
 }

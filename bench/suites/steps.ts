@@ -23,7 +23,12 @@ export interface StepRun {
   perTurn: { transactions: number; statements: number } | null;
 }
 
-async function timeTurns(seconds: number, minTurns: number, warmup: number, turn: (i: number) => Promise<void>): Promise<number[]> {
+async function timeTurns(
+  seconds: number,
+  minTurns: number,
+  warmup: number,
+  turn: (i: number) => Promise<void>,
+): Promise<number[]> {
   for (let i = 0; i < warmup; i++) await turn(-1 - i);
   const samples: number[] = [];
   const deadline = performance.now() + seconds * 1000;
@@ -40,7 +45,12 @@ function result(label: string, persistence: string, samples: number[], perTurn: 
   return { label, persistence, turns: samples.length, turnMs: s, perStepMs: s.mean / STEPS_PER_TURN, perTurn };
 }
 
-export async function interlockSteps(store: Store, label: string, persistence: string, o: { seconds: number; minTurns: number; warmup: number }): Promise<StepRun> {
+export async function interlockSteps(
+  store: Store,
+  label: string,
+  persistence: string,
+  o: { seconds: number; minTurns: number; warmup: number },
+): Promise<StepRun> {
   const rig = interlockRig(store, 'auto');
   let n = 0;
   const before = { ...store.stats };
@@ -52,17 +62,29 @@ export async function interlockSteps(store: Store, label: string, persistence: s
   });
   const after = store.stats;
   const turns = counted + o.warmup;
-  const perTurn = { transactions: Math.round(((after.transactions - before.transactions) / turns) * 100) / 100, statements: Math.round(((after.statements - before.statements) / turns) * 100) / 100 };
+  const perTurn = {
+    transactions: Math.round(((after.transactions - before.transactions) / turns) * 100) / 100,
+    statements: Math.round(((after.statements - before.statements) / turns) * 100) / 100,
+  };
   await store.close();
   return result(label, persistence, samples, perTurn);
 }
 
-export async function langGraphSteps(lg: LangGraphPeer, checkpointer: 'none' | 'memory', o: { seconds: number; minTurns: number; warmup: number }): Promise<StepRun> {
+export async function langGraphSteps(
+  lg: LangGraphPeer,
+  checkpointer: 'none' | 'memory',
+  o: { seconds: number; minTurns: number; warmup: number },
+): Promise<StepRun> {
   const rig = lg.graph('auto', checkpointer === 'none' ? undefined : lg.memorySaver());
   let n = 0;
   const samples = await timeTurns(o.seconds, o.minTurns, o.warmup, async () => {
     const r = await rig.turn(`auto-${++n}`, 1);
     if (r.messages.length !== 4) throw new Error(`expected 4 messages, got ${r.messages.length}`);
   });
-  return result(checkpointer === 'none' ? 'LangGraph.js · no checkpointer' : 'LangGraph.js · MemorySaver', checkpointer === 'none' ? 'none' : 'in memory', samples, null);
+  return result(
+    checkpointer === 'none' ? 'LangGraph.js · no checkpointer' : 'LangGraph.js · MemorySaver',
+    checkpointer === 'none' ? 'none' : 'in memory',
+    samples,
+    null,
+  );
 }

@@ -33,7 +33,11 @@ export async function seedApproved(store: Store, jobs: number): Promise<void> {
   const tpl = 'tpl';
   const requestId = await interlockPause(rig, tpl, 1);
   const req = (await store.getRequest(requestId))!;
-  await rig.interlock.decide(requestId, { type: 'approve', expectedVersion: req.version, actionHash: req.actionHash }, REVIEWER);
+  await rig.interlock.decide(
+    requestId,
+    { type: 'approve', expectedVersion: req.version, actionHash: req.actionHash },
+    REVIEWER,
+  );
   const cp = (await store.getLatestCheckpoint(tpl))!;
   const n = `lpad(i::text, 6, '0')`;
   const series = `generate_series(1, $2::int) AS g(i)`;
@@ -43,7 +47,10 @@ export async function seedApproved(store: Store, jobs: number): Promise<void> {
      FROM il_threads, ${series} WHERE id = $1`,
     [tpl, jobs],
   );
-  await store.unsafeQuery(`INSERT INTO il_messages (thread_id, seq, body) SELECT 'thr_w' || ${n}, seq, body FROM il_messages, ${series} WHERE thread_id = $1`, [tpl, jobs]);
+  await store.unsafeQuery(
+    `INSERT INTO il_messages (thread_id, seq, body) SELECT 'thr_w' || ${n}, seq, body FROM il_messages, ${series} WHERE thread_id = $1`,
+    [tpl, jobs],
+  );
   await store.unsafeQuery(
     `INSERT INTO il_checkpoints (id, thread_id, message_count, schema_version, state, created_at)
      SELECT 'cp_w' || ${n}, 'thr_w' || ${n}, message_count, schema_version, replace(state, $3, 'apr_w' || ${n}), created_at
@@ -73,7 +80,9 @@ export async function seedApproved(store: Store, jobs: number): Promise<void> {
 
 export async function runWorkers(store: Store, schema: string, processes: number, jobs: number): Promise<WorkerRun> {
   await seedApproved(store, jobs);
-  const children = Array.from({ length: processes }, () => fork(CHILD, [schema], { execPath: process.execPath, execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+  const children = Array.from({ length: processes }, () =>
+    fork(CHILD, [schema], { execPath: process.execPath, execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }),
+  );
   const inbox = children.map(() => [] as WorkerChildMessage[]);
   const wait = (i: number, type: WorkerChildMessage['type']) =>
     new Promise<WorkerChildMessage>((resolve, reject) => {
@@ -96,16 +105,22 @@ export async function runWorkers(store: Store, schema: string, processes: number
   const t0 = performance.now();
   for (const c of children) c.send({ type: 'go' });
   for (;;) {
-    const rows = await store.unsafeQuery(`SELECT COUNT(*) AS n FROM il_jobs WHERE kind = 'resume' AND status IN ('ready', 'running')`);
+    const rows = await store.unsafeQuery(
+      `SELECT COUNT(*) AS n FROM il_jobs WHERE kind = 'resume' AND status IN ('ready', 'running')`,
+    );
     if (Number(rows[0]?.n ?? 0) === 0) break;
     await new Promise((r) => setTimeout(r, 10));
   }
   const drainMs = since(t0);
   for (const c of children) c.send({ type: 'stop' });
-  const stopped = (await Promise.all(children.map((_, i) => wait(i, 'stopped')))) as Array<Extract<WorkerChildMessage, { type: 'stopped' }>>;
+  const stopped = (await Promise.all(children.map((_, i) => wait(i, 'stopped')))) as Array<
+    Extract<WorkerChildMessage, { type: 'stopped' }>
+  >;
   const effects = new Map<string, number>();
   for (const s of stopped) for (const [k, n] of s.effects) effects.set(k, (effects.get(k) ?? 0) + n);
-  const completed = await store.unsafeQuery(`SELECT COUNT(*) AS n FROM il_threads WHERE id LIKE 'thr_w%' AND status = 'completed'`);
+  const completed = await store.unsafeQuery(
+    `SELECT COUNT(*) AS n FROM il_threads WHERE id LIKE 'thr_w%' AND status = 'completed'`,
+  );
   const counts = [...effects.values()];
   return {
     processes,

@@ -36,19 +36,55 @@ export const orderSupportPolicy: PolicyConfig = {
           tier: 'escalate',
           role: 'supervisor',
           timeout: '30m',
-          reason: ({ args, ctx }) => `this customer's refunds would reach $${(ctx.aggregates.refunds24h ?? 0) + Number(args.amount)} within 24 h (limit $100)`,
-          when: ({ args, ctx }) => Number(args.amount) <= 500 && (ctx.aggregates.refunds24h ?? 0) + Number(args.amount) > 100,
+          reason: ({ args, ctx }) =>
+            `this customer's refunds would reach $${(ctx.aggregates.refunds24h ?? 0) + Number(args.amount)} within 24 h (limit $100)`,
+          when: ({ args, ctx }) =>
+            Number(args.amount) <= 500 && (ctx.aggregates.refunds24h ?? 0) + Number(args.amount) > 100,
         },
       ],
     },
-    cancel_subscription: [{ id: 'cancel-review', tier: 'approve', role: 'retention_lead', timeout: '15m', reason: 'cancellations are reviewed by retention' }],
-    send_email: [{ id: 'email-review', tier: 'approve', role: 'supervisor', timeout: '1h', reason: ({ args }) => `email to a customer: ${typeof args.reason === 'string' ? args.reason : 'no reason given'}` }],
-    change_shipped_address: [{ id: 'address-change', tier: 'escalate', role: 'logistics', timeout: '2h', reason: 'changing the address of a shipped order risks misdelivery' }],
+    cancel_subscription: [
+      {
+        id: 'cancel-review',
+        tier: 'approve',
+        role: 'retention_lead',
+        timeout: '15m',
+        reason: 'cancellations are reviewed by retention',
+      },
+    ],
+    send_email: [
+      {
+        id: 'email-review',
+        tier: 'approve',
+        role: 'supervisor',
+        timeout: '1h',
+        reason: ({ args }) =>
+          `email to a customer: ${typeof args.reason === 'string' ? args.reason : 'no reason given'}`,
+      },
+    ],
+    change_shipped_address: [
+      {
+        id: 'address-change',
+        tier: 'escalate',
+        role: 'logistics',
+        timeout: '2h',
+        reason: 'changing the address of a shipped order risks misdelivery',
+      },
+    ],
     send_contract: [
       { id: 'contract-small', tier: 'auto', reason: 'contracts up to $10,000 are standard' },
-      { id: 'contract-legal', tier: 'approve', role: 'legal', timeout: '24h', reason: 'contracts over $10,000 need legal', when: ({ args }) => Number(args.value) > 10_000 },
+      {
+        id: 'contract-legal',
+        tier: 'approve',
+        role: 'legal',
+        timeout: '24h',
+        reason: 'contracts over $10,000 need legal',
+        when: ({ args }) => Number(args.value) > 10_000,
+      },
     ],
-    delete_customer: [{ id: 'never', tier: 'block', reason: 'deleting customers is not allowed from the support agent' }],
+    delete_customer: [
+      { id: 'never', tier: 'block', reason: 'deleting customers is not allowed from the support agent' },
+    ],
   },
 };
 

@@ -26,24 +26,77 @@ const sent = (r: ReceivedHttpRequest) => JSON.stringify(r.json());
 function openAiAnswer(r: ReceivedHttpRequest): { status: number; body: string } {
   const done = /function_call_output/.test(sent(r));
   const output = done
-    ? [{ type: 'message', role: 'assistant', id: 'msg_2', content: [{ type: 'output_text', text: `Done: ${sent(r).includes('RF-') ? 'refunded' : 'not refunded'}.`, annotations: [] }] }]
-    : [{ type: 'function_call', id: 'fc_1', call_id: 'call_refund_1', name: 'issue_refund', arguments: JSON.stringify(REFUND) }];
-  return { status: 200, body: JSON.stringify({ id: done ? 'resp_2' : 'resp_1', created_at: 1_700_000_000, model: 'gpt-4o-mini', output, usage: { input_tokens: 120, output_tokens: 12 } }) };
+    ? [
+        {
+          type: 'message',
+          role: 'assistant',
+          id: 'msg_2',
+          content: [
+            {
+              type: 'output_text',
+              text: `Done: ${sent(r).includes('RF-') ? 'refunded' : 'not refunded'}.`,
+              annotations: [],
+            },
+          ],
+        },
+      ]
+    : [
+        {
+          type: 'function_call',
+          id: 'fc_1',
+          call_id: 'call_refund_1',
+          name: 'issue_refund',
+          arguments: JSON.stringify(REFUND),
+        },
+      ];
+  return {
+    status: 200,
+    body: JSON.stringify({
+      id: done ? 'resp_2' : 'resp_1',
+      created_at: 1_700_000_000,
+      model: 'gpt-4o-mini',
+      output,
+      usage: { input_tokens: 120, output_tokens: 12 },
+    }),
+  };
 }
 
 /** Anthropic Messages API: a tool use first; once a tool result came back, a closing text. */
 function anthropicAnswer(r: ReceivedHttpRequest): { status: number; body: string } {
   const done = /tool_result/.test(sent(r));
-  const content = done ? [{ type: 'text', text: `Done: ${sent(r).includes('RF-') ? 'refunded' : 'not refunded'}.` }] : [{ type: 'tool_use', id: 'toolu_1', name: 'issue_refund', input: REFUND }];
+  const content = done
+    ? [{ type: 'text', text: `Done: ${sent(r).includes('RF-') ? 'refunded' : 'not refunded'}.` }]
+    : [{ type: 'tool_use', id: 'toolu_1', name: 'issue_refund', input: REFUND }];
   return {
     status: 200,
-    body: JSON.stringify({ id: done ? 'msg_2' : 'msg_1', type: 'message', role: 'assistant', model: 'claude-3-5-haiku-latest', content, stop_reason: done ? 'end_turn' : 'tool_use', stop_sequence: null, usage: { input_tokens: 120, output_tokens: 12 } }),
+    body: JSON.stringify({
+      id: done ? 'msg_2' : 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-3-5-haiku-latest',
+      content,
+      stop_reason: done ? 'end_turn' : 'tool_use',
+      stop_sequence: null,
+      usage: { input_tokens: 120, output_tokens: 12 },
+    }),
   };
 }
 
 const PROVIDERS = [
-  { name: 'OpenAI', env: (url: string) => ({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `${url}/v1` }), answer: openAiAnswer, path: '/v1/responses', auth: (r: ReceivedHttpRequest) => r.headers.authorization === 'Bearer sk-test' },
-  { name: 'Anthropic', env: (url: string) => ({ ANTHROPIC_API_KEY: 'ak-test', ANTHROPIC_BASE_URL: `${url}/v1` }), answer: anthropicAnswer, path: '/v1/messages', auth: (r: ReceivedHttpRequest) => r.headers['x-api-key'] === 'ak-test' },
+  {
+    name: 'OpenAI',
+    env: (url: string) => ({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `${url}/v1` }),
+    answer: openAiAnswer,
+    path: '/v1/responses',
+    auth: (r: ReceivedHttpRequest) => r.headers.authorization === 'Bearer sk-test',
+  },
+  {
+    name: 'Anthropic',
+    env: (url: string) => ({ ANTHROPIC_API_KEY: 'ak-test', ANTHROPIC_BASE_URL: `${url}/v1` }),
+    answer: anthropicAnswer,
+    path: '/v1/messages',
+    auth: (r: ReceivedHttpRequest) => r.headers['x-api-key'] === 'ak-test',
+  },
 ] as const;
 
 for (const backend of allBackends()) {
@@ -59,7 +112,7 @@ for (const backend of allBackends()) {
       after(() => backend.destroy());
 
       for (const verdict of ['approve', 'reject'] as const) {
-        it(`pauses on the model's $850 refund; after ${verdict === 'approve' ? 'approval the tool result' : 'rejection the reviewer\'s message'} goes back to the model`, async () => {
+        it(`pauses on the model's $850 refund; after ${verdict === 'approve' ? 'approval the tool result' : "rejection the reviewer's message"} goes back to the model`, async () => {
           const server = await startFakeHttpServer((r) => p.answer(r));
           try {
             const { model, description } = await pickModel(p.env(server.url));
@@ -76,10 +129,21 @@ for (const backend of allBackends()) {
             assert.ok(p.auth(first), 'the API key is sent as the provider expects');
             assert.ok(((first.json() as Body).tools as unknown[]).length > 0, 'the tools are declared to the model');
 
-            const decision = verdict === 'approve' ? { type: 'approve' as const } : { type: 'reject' as const, message: 'outside the 30-day window' };
-            const done = await agent.invoke(null, { threadId, responses: { [paused.interrupts[0].id]: decision }, reviewer: supervisor });
+            const decision =
+              verdict === 'approve'
+                ? { type: 'approve' as const }
+                : { type: 'reject' as const, message: 'outside the 30-day window' };
+            const done = await agent.invoke(null, {
+              threadId,
+              responses: { [paused.interrupts[0].id]: decision },
+              reviewer: supervisor,
+            });
             assert.equal(done.stopReason, 'end_turn');
-            assert.equal(server.received.length, 2, 'the model is called once more, not again for the step that proposed the refund');
+            assert.equal(
+              server.received.length,
+              2,
+              'the model is called once more, not again for the step that proposed the refund',
+            );
             const second = sent(server.received[1]!);
             if (verdict === 'approve') {
               assert.match(done.text, /refunded/);

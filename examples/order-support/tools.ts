@@ -40,13 +40,22 @@ export function orderSupportTools(shop: ShopBackend): Tool[] {
     tool({
       name: 'issue_refund',
       description: 'Refund (part of) an order to the original payment method.',
-      schema: z.object({ orderId: z.string(), customerId: z.string(), amount: z.number().positive().describe('US dollars') }),
+      schema: z.object({
+        orderId: z.string(),
+        customerId: z.string(),
+        amount: z.number().positive().describe('US dollars'),
+      }),
       execute: async ({ orderId, amount }, { idempotencyKey }) => {
         const o = ORDERS[orderId];
         if (!o) throw new Error(`no order ${orderId}`);
         // Refunds add up: all of an order's refunds together may not pass its total (a retry of this one is not counted twice).
-        const earlier = shop.refunds.filter((r) => r.orderId === orderId && r.idempotencyKey !== idempotencyKey).reduce((sum, r) => sum + r.amount, 0);
-        if (earlier + amount > o.amount) throw new Error(`refund $${amount} on top of $${earlier} already refunded exceeds the order total $${o.amount}`);
+        const earlier = shop.refunds
+          .filter((r) => r.orderId === orderId && r.idempotencyKey !== idempotencyKey)
+          .reduce((sum, r) => sum + r.amount, 0);
+        if (earlier + amount > o.amount)
+          throw new Error(
+            `refund $${amount} on top of $${earlier} already refunded exceeds the order total $${o.amount}`,
+          );
         const r = once(shop.refunds, { orderId, amount, idempotencyKey });
         return { refundId: `RF-${r.idempotencyKey.slice(-6).toUpperCase()}`, orderId, amount };
       },

@@ -31,7 +31,15 @@ for (const backend of allBackends()) {
     function make(extra: Partial<AgentOptions> = {}) {
       const pay = new FakePayments();
       const model = scriptedModel(supportScript);
-      const agent = createAgent({ name: 'support', version: '1.0.0', model, system: 'You help customers.', tools: supportTools(pay), interlock: il, ...extra });
+      const agent = createAgent({
+        name: 'support',
+        version: '1.0.0',
+        model,
+        system: 'You help customers.',
+        tools: supportTools(pay),
+        interlock: il,
+        ...extra,
+      });
       return { pay, model, agent };
     }
 
@@ -42,7 +50,10 @@ for (const backend of allBackends()) {
       assert.equal(r.status, 'completed');
       assert.match(r.text, /ORD-999/);
       assert.equal(model.calls, 2);
-      assert.deepEqual(r.messages.map((m) => m.role), ['user', 'assistant', 'tool', 'assistant']);
+      assert.deepEqual(
+        r.messages.map((m) => m.role),
+        ['user', 'assistant', 'tool', 'assistant'],
+      );
     });
 
     it('pauses a $850 refund durably and resumes in a fresh agent without repeating the model call', async () => {
@@ -62,7 +73,10 @@ for (const backend of allBackends()) {
       const cp = await store.getLatestCheckpoint(threadId);
       assert.equal(cp?.messageCount, 2);
       const st = cp?.state as { batch: { calls: Array<{ status: string; toolName: string }> } };
-      assert.deepEqual(st.batch.calls.map((c) => [c.toolName, c.status]), [['issue_refund', 'waiting']]);
+      assert.deepEqual(
+        st.batch.calls.map((c) => [c.toolName, c.status]),
+        [['issue_refund', 'waiting']],
+      );
       assert.equal((await store.listJobs({ requestId: i.id, kind: 'notify' })).length, 1);
 
       const req = await il.getRequestOrThrow(i.id);
@@ -90,19 +104,33 @@ for (const backend of allBackends()) {
       const refundI = r.interrupts.find((x) => x.name === 'issue_refund')!;
       const cancelI = r.interrupts.find((x) => x.name === 'cancel_subscription')!;
       // The lookup ran once already; its result is kept.
-      const st1 = (await store.getLatestCheckpoint(threadId))?.state as { batch: { calls: Array<{ toolName: string; status: string }> } };
+      const st1 = (await store.getLatestCheckpoint(threadId))?.state as {
+        batch: { calls: Array<{ toolName: string; status: string }> };
+      };
       assert.equal(st1.batch.calls.find((c) => c.toolName === 'look_up_order')?.status, 'done');
 
       const rq = await il.getRequestOrThrow(refundI.id);
       await il.decide(refundI.id, { type: 'approve', expectedVersion: rq.version, actionHash: rq.actionHash }, sup);
       const mid = await agent.resume(threadId);
       assert.equal(mid.stopReason, 'interrupt', 'still waiting for the cancellation');
-      assert.deepEqual(mid.interrupts.map((x) => x.id), [cancelI.id]);
+      assert.deepEqual(
+        mid.interrupts.map((x) => x.id),
+        [cancelI.id],
+      );
       assert.equal(pay.count('refund'), 1);
       assert.equal(model.calls, 1, 'no model call while a call of the batch has no result');
 
       const cq = await il.getRequestOrThrow(cancelI.id);
-      await il.decide(cancelI.id, { type: 'reject', expectedVersion: cq.version, actionHash: cq.actionHash, message: 'customer is in a contract' }, ret);
+      await il.decide(
+        cancelI.id,
+        {
+          type: 'reject',
+          expectedVersion: cq.version,
+          actionHash: cq.actionHash,
+          message: 'customer is in a contract',
+        },
+        ret,
+      );
       const end = await agent.resume(threadId);
       assert.equal(end.stopReason, 'end_turn');
       assert.equal(model.calls, 2);
@@ -120,7 +148,11 @@ for (const backend of allBackends()) {
       const r = await agent.invoke('refund $850 please', { threadId });
       const id = r.interrupts[0]!.id;
       const q = await il.getRequestOrThrow(id);
-      await il.decide(id, { type: 'reject', expectedVersion: q.version, actionHash: q.actionHash, message: 'outside the return window' }, sup);
+      await il.decide(
+        id,
+        { type: 'reject', expectedVersion: q.version, actionHash: q.actionHash, message: 'outside the return window' },
+        sup,
+      );
       const end = await agent.resume(threadId);
       assert.match(end.text, /store credit/);
       assert.match(end.text, /outside the return window/);
@@ -133,7 +165,11 @@ for (const backend of allBackends()) {
       const r = await agent.invoke('refund $850 cust e1', { threadId });
       const id = r.interrupts[0]!.id;
       const q = await il.getRequestOrThrow(id);
-      await il.decide(id, { type: 'edit', expectedVersion: q.version, actionHash: q.actionHash, args: { ...q.args, amount: 600 } }, sup);
+      await il.decide(
+        id,
+        { type: 'edit', expectedVersion: q.version, actionHash: q.actionHash, args: { ...q.args, amount: 600 } },
+        sup,
+      );
       await agent.resume(threadId);
       await agent.resume(threadId);
       assert.equal(pay.count('refund'), 1);
@@ -146,7 +182,16 @@ for (const backend of allBackends()) {
       const r = await agent.invoke('refund $850', { threadId });
       const id = r.interrupts[0]!.id;
       const q = await il.getRequestOrThrow(id);
-      await il.decide(id, { type: 'respond', expectedVersion: q.version, actionHash: q.actionHash, message: 'Refund was already issued on Monday (RF-123).' }, sup);
+      await il.decide(
+        id,
+        {
+          type: 'respond',
+          expectedVersion: q.version,
+          actionHash: q.actionHash,
+          message: 'Refund was already issued on Monday (RF-123).',
+        },
+        sup,
+      );
       const end = await agent.resume(threadId);
       assert.match(end.text, /RF-123/);
       assert.equal(pay.effects.length, 0);
@@ -161,32 +206,58 @@ for (const backend of allBackends()) {
       assert.equal(end.stopReason, 'end_turn');
       assert.equal(pay.count('refund'), 1);
       const story = await il.explain(id);
-      assert.deepEqual(story.decisions.map((d) => d.by), ['reviewer:sam']);
+      assert.deepEqual(
+        story.decisions.map((d) => d.by),
+        ['reviewer:sam'],
+      );
       await assert.rejects(agent.invoke(null, { threadId, responses: { [id]: { type: 'approve' } } }), /reviewer/);
     });
 
-    it("an in-process answer settles its resume job when the run stops past it; a run that cannot go on leaves it for a worker", async () => {
+    it('an in-process answer settles its resume job when the run stops past it; a run that cannot go on leaves it for a worker', async () => {
       const { agent } = make();
       const threadId = tid();
       const r = await agent.invoke('refund $850', { threadId });
       const id = r.interrupts[0]!.id;
       await agent.invoke(null, { threadId, responses: { [id]: { type: 'approve' } }, reviewer: sup });
       const jobs = (await store.listJobs({ threadId, kind: 'resume' })).filter((j) => j.requestId === id);
-      assert.deepEqual(jobs.map((j) => j.status), ['done'], 'the job the decision queued is moot: the run finished the turn');
+      assert.deepEqual(
+        jobs.map((j) => j.status),
+        ['done'],
+        'the job the decision queued is moot: the run finished the turn',
+      );
 
       // The run throws before a durable stop (the model fails): the job stays, so a worker resumes the thread.
-      const failing = createAgent({ name: 'support', version: '1.0.0', model: scriptedModel(supportScript), system: 'You help customers.', tools: supportTools(new FakePayments()), interlock: il });
+      const failing = createAgent({
+        name: 'support',
+        version: '1.0.0',
+        model: scriptedModel(supportScript),
+        system: 'You help customers.',
+        tools: supportTools(new FakePayments()),
+        interlock: il,
+      });
       const t2 = tid();
       const p = await failing.invoke('refund $850', { threadId: t2 });
       const broken = createAgent({
-        name: 'support', version: '1.0.0', system: 'You help customers.', tools: supportTools(new FakePayments()), interlock: il,
+        name: 'support',
+        version: '1.0.0',
+        system: 'You help customers.',
+        tools: supportTools(new FakePayments()),
+        interlock: il,
         model: scriptedModel(() => {
           throw new Error('model down');
         }),
       });
-      await assert.rejects(broken.invoke(null, { threadId: t2, responses: { [p.interrupts[0]!.id]: { type: 'approve' } }, reviewer: sup }), /model down/);
-      const left = (await store.listJobs({ threadId: t2, kind: 'resume' })).filter((j) => j.requestId === p.interrupts[0]!.id);
-      assert.deepEqual(left.map((j) => j.status), ['ready']);
+      await assert.rejects(
+        broken.invoke(null, { threadId: t2, responses: { [p.interrupts[0]!.id]: { type: 'approve' } }, reviewer: sup }),
+        /model down/,
+      );
+      const left = (await store.listJobs({ threadId: t2, kind: 'resume' })).filter(
+        (j) => j.requestId === p.interrupts[0]!.id,
+      );
+      assert.deepEqual(
+        left.map((j) => j.status),
+        ['ready'],
+      );
     });
 
     it('blocks tools by policy and tells the model', async () => {
@@ -219,10 +290,18 @@ for (const backend of allBackends()) {
       assert.equal(r.interrupts[0]?.kind, 'tool');
       assert.equal(r.interrupts[0]?.name, 'confirm_address');
       assert.equal(r.interrupts[0]?.role, 'logistics');
-      const r2 = await agent.invoke(null, { threadId, responses: { [r.interrupts[0].id]: { type: 'approve' } }, reviewer: logi });
+      const r2 = await agent.invoke(null, {
+        threadId,
+        responses: { [r.interrupts[0].id]: { type: 'approve' } },
+        reviewer: logi,
+      });
       assert.equal(r2.interrupts[0]?.name, 'confirm_fee');
       assert.equal(pay.effects.length, 0);
-      const end = await agent.invoke(null, { threadId, responses: { [r2.interrupts[0].id]: { type: 'reject', message: 'waive it' } }, reviewer: logi });
+      const end = await agent.invoke(null, {
+        threadId,
+        responses: { [r2.interrupts[0].id]: { type: 'reject', message: 'waive it' } },
+        reviewer: logi,
+      });
       assert.equal(end.stopReason, 'end_turn');
       assert.equal(pay.count('address_change'), 1);
       assert.equal(pay.effects[0]!.args.fee, 0);
@@ -248,7 +327,15 @@ for (const backend of allBackends()) {
       assert.equal((await il.getRequestOrThrow(r.interrupts[0]!.id)).status, 'cancelled');
       const after = await agent.resume(threadId);
       assert.equal(after.stopReason, 'aborted');
-      const looping = createAgent({ name: 'support', version: '1.0.0', model: scriptedModel(() => ({ toolCalls: [{ name: 'look_up_order', args: { orderId: 'X' } }] })), system: 's', tools: supportTools(new FakePayments()), interlock: il, maxIterations: 3 });
+      const looping = createAgent({
+        name: 'support',
+        version: '1.0.0',
+        model: scriptedModel(() => ({ toolCalls: [{ name: 'look_up_order', args: { orderId: 'X' } }] })),
+        system: 's',
+        tools: supportTools(new FakePayments()),
+        interlock: il,
+        maxIterations: 3,
+      });
       const m = await looping.invoke('loop forever', { threadId: tid() });
       assert.equal(m.stopReason, 'max_iterations');
     });
@@ -263,7 +350,10 @@ for (const backend of allBackends()) {
       }
       const firstTen = sizes[9]! - sizes[0]!;
       const lastTen = sizes[29]! - sizes[19]!;
-      assert.ok(lastTen < firstTen * 1.3, `growth per turn stays flat (first ten turns ${firstTen} B, last ten ${lastTen} B)`);
+      assert.ok(
+        lastTen < firstTen * 1.3,
+        `growth per turn stays flat (first ten turns ${firstTen} B, last ten ${lastTen} B)`,
+      );
     });
 
     it('refuses a checkpoint from an incompatible agent version, accepts a compatible one', async () => {
@@ -271,7 +361,10 @@ for (const backend of allBackends()) {
       const threadId = tid();
       await agent.invoke('refund $850', { threadId });
       const v2 = make({ version: '2.0.0' });
-      await assert.rejects(v2.agent.resume(threadId), (e: Error & { code?: string }) => e.code === 'incompatible_agent_version');
+      await assert.rejects(
+        v2.agent.resume(threadId),
+        (e: Error & { code?: string }) => e.code === 'incompatible_agent_version',
+      );
       const v11 = make({ version: '1.1.0' });
       const r = await v11.agent.resume(threadId);
       assert.equal(r.stopReason, 'interrupt');

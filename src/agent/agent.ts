@@ -39,24 +39,38 @@ export interface Agent {
  * if (r.stopReason === 'interrupt') console.log(r.interrupts[0].message);
  */
 export function createAgent(opts: AgentOptions): Agent {
-  if (!opts?.interlock) throw new ConfigError('createAgent requires "interlock": the engine from createInterlock({ store, policy }).');
+  if (!opts?.interlock)
+    throw new ConfigError('createAgent requires "interlock": the engine from createInterlock({ store, policy }).');
   if (!opts.model || typeof opts.model.doGenerate !== 'function') {
-    throw new ConfigError('createAgent requires "model": an AI SDK language model (e.g. openai("gpt-4o")) or scriptedModel() from interlock/testing.');
+    throw new ConfigError(
+      'createAgent requires "model": an AI SDK language model (e.g. openai("gpt-4o")) or scriptedModel() from interlock/testing.',
+    );
   }
-  if (!opts.name || !opts.version) throw new ConfigError('createAgent requires "name" and "version" (recorded on threads and checkpoints).');
+  if (!opts.name || !opts.version)
+    throw new ConfigError('createAgent requires "name" and "version" (recorded on threads and checkpoints).');
   const tools = new Map(opts.tools.map((t) => [t.name, t]));
-  if (tools.size !== opts.tools.length) throw new ConfigError('createAgent: two tools share a name; tool names must be unique.');
+  if (tools.size !== opts.tools.length)
+    throw new ConfigError('createAgent: two tools share a name; tool names must be unique.');
   for (const t of opts.tools) {
     if (!opts.interlock.policy.tools.has(t.name)) {
       // Not an error: the gate blocks it. Said early so a missing rule is not a surprise at run time.
-      process.emitWarning(`Interlock: tool "${t.name}" has no policy rules; every call of it will be blocked. Add rules for it to the policy.`);
+      process.emitWarning(
+        `Interlock: tool "${t.name}" has no policy rules; every call of it will be blocked. Add rules for it to the policy.`,
+      );
     }
   }
-  opts.interlock.registerTools(Object.fromEntries(opts.tools.map((t) => [t.name, { schema: t.schema, description: t.description }])));
+  opts.interlock.registerTools(
+    Object.fromEntries(opts.tools.map((t) => [t.name, { schema: t.schema, description: t.description }])),
+  );
   const rt: AgentRuntime = {
     opts,
     tools,
-    toolDefs: opts.tools.map((t) => ({ type: 'function' as const, name: t.name, description: t.description, inputSchema: z.toJSONSchema(t.schema) })),
+    toolDefs: opts.tools.map((t) => ({
+      type: 'function' as const,
+      name: t.name,
+      description: t.description,
+      inputSchema: z.toJSONSchema(t.schema),
+    })),
     identity: opts.identity ?? `agent:${opts.name}`,
     interruptRole: opts.interruptRole ?? 'supervisor',
     maxIterations: opts.maxIterations ?? 20,
@@ -69,7 +83,17 @@ export function createAgent(opts: AgentOptions): Agent {
   /** The thread row a first run creates, and the lease a run takes (see {@link claim}). */
   function claimSpec(threadId: string, runOwner: string) {
     const now = il.now();
-    const row = { id: threadId, agent: opts.name, agentVersion: opts.version, status: 'running' as const, messageCount: 0, abortRequested: false, metadata: {}, createdAt: now, updatedAt: now };
+    const row = {
+      id: threadId,
+      agent: opts.name,
+      agentVersion: opts.version,
+      status: 'running' as const,
+      messageCount: 0,
+      abortRequested: false,
+      metadata: {},
+      createdAt: now,
+      updatedAt: now,
+    };
     return { row, owner: runOwner, leaseUntil: now + leaseMs, now };
   }
 
@@ -80,17 +104,28 @@ export function createAgent(opts: AgentOptions): Agent {
   }
 
   /** Start a run: with the lease `claimed` already taken (in a decision's transaction), or take it now. */
-  async function start(threadId: string, runOwner: string, taken?: Claim, known?: Map<string, ApprovalRequest>): Promise<Run | AgentResult> {
+  async function start(
+    threadId: string,
+    runOwner: string,
+    taken?: Claim,
+    known?: Map<string, ApprovalRequest>,
+  ): Promise<Run | AgentResult> {
     const now = il.now();
     const { claimed, thread } = taken ?? (await claim(threadId, runOwner));
     if (thread.agent !== opts.name) {
       if (claimed) await threads.releaseThread(threadId, runOwner, now);
-      throw new InterlockUsageError('wrong_agent', `Thread ${threadId} belongs to agent "${thread.agent}", not "${opts.name}".`, { details: { threadId }, status: 409 });
+      throw new InterlockUsageError(
+        'wrong_agent',
+        `Thread ${threadId} belongs to agent "${thread.agent}", not "${opts.name}".`,
+        { details: { threadId }, status: 409 },
+      );
     }
     let run: Run;
     try {
       const { checkpoint: cp, messages } = await threads.loadLatest(threadId);
-      const state = cp ? readState(cp.state, opts.version, compatible, threadId) : initialState(opts.version, opts.system);
+      const state = cp
+        ? readState(cp.state, opts.version, compatible, threadId)
+        : initialState(opts.version, opts.system);
       run = new Run(rt, threadId, runOwner, state, messages as Message[], thread, known);
     } catch (err) {
       // A checkpoint this build refuses (schema or agent version) must not leave the
@@ -117,7 +152,10 @@ export function createAgent(opts: AgentOptions): Agent {
     const known = new Map<string, ApprovalRequest>();
     const responses = Object.entries(o.responses ?? {});
     if (responses.length) {
-      if (!o.reviewer) throw new ConfigError('invoke: "responses" need "reviewer" ({ id, roles }): every decision is recorded with who made it.');
+      if (!o.reviewer)
+        throw new ConfigError(
+          'invoke: "responses" need "reviewer" ({ id, roles }): every decision is recorded with who made it.',
+        );
       // In-process answers are decisions like any reviewer's: same checks, same audit, same ledger.
       for (const [i, [id, resp]] of responses.entries()) {
         const req = await il.getRequestOrThrow(id);
@@ -125,22 +163,35 @@ export function createAgent(opts: AgentOptions): Agent {
         // The last decision's transaction also takes the lease for the run that follows: one commit, not two.
         const last = i === responses.length - 1;
         const spec = claimSpec(threadId, runOwner);
-        const d = await il.decide(id, { ...resp, expectedVersion: req.version, actionHash: req.actionHash }, o.reviewer, last ? { claimThread: { row: spec.row, owner: spec.owner, leaseUntil: spec.leaseUntil } } : {});
+        const d = await il.decide(
+          id,
+          { ...resp, expectedVersion: req.version, actionHash: req.actionHash },
+          o.reviewer,
+          last ? { claimThread: { row: spec.row, owner: spec.owner, leaseUntil: spec.leaseUntil } } : {},
+        );
         if (d.claim) claimed = d.claim;
         // Only a resolved request is final for the run (a quorum still pending may gain votes meanwhile).
-        if (d.outcome === 'authorized' || d.outcome === 'rejected' || d.outcome === 'responded') known.set(id, d.request);
+        if (d.outcome === 'authorized' || d.outcome === 'rejected' || d.outcome === 'responded')
+          known.set(id, d.request);
       }
     }
     const started = await start(threadId, runOwner, claimed, claimed ? known : undefined);
     if (!(started instanceof Run)) return started;
     // A run may outlive its lease (a slow model or tool): renew it while the run goes on.
-    const renewal = setInterval(() => void threads.renewThreadLease(threadId, runOwner, il.now() + leaseMs).catch(() => undefined), Math.max(50, leaseMs / 3));
+    const renewal = setInterval(
+      () => void threads.renewThreadLease(threadId, runOwner, il.now() + leaseMs).catch(() => undefined),
+      Math.max(50, leaseMs / 3),
+    );
     renewal.unref();
     try {
       started.mergeApp(o.app);
       if (input !== null) {
         if (started.isWaiting()) {
-          throw new InterlockUsageError('thread_interrupted', `Thread ${threadId} is waiting on a person; answer its interrupts (responses) or wait for a decision before sending new input.`, { details: { threadId }, status: 409 });
+          throw new InterlockUsageError(
+            'thread_interrupted',
+            `Thread ${threadId} is waiting on a person; answer its interrupts (responses) or wait for a decision before sending new input.`,
+            { details: { threadId }, status: 409 },
+          );
         }
         started.addUserInput(input);
       }

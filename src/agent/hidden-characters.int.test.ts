@@ -28,7 +28,9 @@ for (const backend of allBackends()) {
         policy: { ...supportPolicy, hiddenCharacters: mode, defaults: { role: 'supervisor' } },
         tools: supportTools(pay),
         model: scriptedModel((ctx) =>
-          ctx.lastToolResults.length ? { text: `result: ${JSON.stringify(ctx.lastToolResults[0]!.output)}` } : { toolCalls: [{ name: 'issue_refund', args: { orderId, customerId: 'test-001', amount } }] },
+          ctx.lastToolResults.length
+            ? { text: `result: ${JSON.stringify(ctx.lastToolResults[0]!.output)}` }
+            : { toolCalls: [{ name: 'issue_refund', args: { orderId, customerId: 'test-001', amount } }] },
         ),
         agent: { name: 'support', version: '1.0.0', system: 'You help customers.' },
       });
@@ -44,7 +46,11 @@ for (const backend of allBackends()) {
 
     it("'escalate' pauses the spoofed call for a person under rule hidden-characters; approving runs the exact bytes", async () => {
       const { s, turn, pay } = await run('escalate');
-      const i = turn.expectInterrupted('issue_refund', { kind: 'approval', role: 'supervisor', args: { orderId: SPOOFED } });
+      const i = turn.expectInterrupted('issue_refund', {
+        kind: 'approval',
+        role: 'supervisor',
+        args: { orderId: SPOOFED },
+      });
       const [req] = (await store.listRequests({ threadId: s.threadId })).items;
       assert.equal(req?.tier, 'escalate');
       assert.equal(req?.ruleId, 'hidden-characters');
@@ -60,7 +66,8 @@ for (const backend of allBackends()) {
       const before = (await store.listRequests({ threadId: s.threadId })).items;
       await assert.rejects(
         s.decide(i, { type: 'edit', args: { orderId: SPOOFED, customerId: 'test-001', amount: 900 } }, sam),
-        (err: Error & { code?: string }) => err.code === 'policy_blocked' && /U\+202E RIGHT-TO-LEFT OVERRIDE/.test(err.message),
+        (err: Error & { code?: string }) =>
+          err.code === 'policy_blocked' && /U\+202E RIGHT-TO-LEFT OVERRIDE/.test(err.message),
       );
       assert.deepEqual((await store.listRequests({ threadId: s.threadId })).items, before, 'the request is unchanged');
     });

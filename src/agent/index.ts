@@ -1,7 +1,16 @@
 export { createAgent, type Agent } from './agent.ts';
 export { tool, policyFor, type Tool, type ToolContext, type InterruptRequest, type InterruptAnswer } from './tool.ts';
 export type { AgentHooks, BeforeToolCallResult, BeforeToolBatchResult, HookCall } from './hooks.ts';
-export type { AgentOptions, AgentResult, InvokeOptions, Interrupt, InterruptResponse, StopReason, BudgetOptions, ConfidenceOptions } from './types.ts';
+export type {
+  AgentOptions,
+  AgentResult,
+  InvokeOptions,
+  Interrupt,
+  InterruptResponse,
+  StopReason,
+  BudgetOptions,
+  ConfidenceOptions,
+} from './types.ts';
 export type { LanguageModel, ModelCallOptions, ModelResult } from './model.ts';
 export { userMessage, textOf, type Message, type ToolOutput } from './messages.ts';
 export { LOOP_STATE_VERSION, sameMajor } from './state.ts';

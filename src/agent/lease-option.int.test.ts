@@ -35,9 +35,18 @@ for (const backend of allBackends()) {
       createAgent({
         name: 'payer',
         version: '1',
-        model: scriptedModel((ctx) => (ctx.lastToolResults.length ? { text: 'paid' } : { toolCalls: [{ name: 'pay', args: { amount: 5 } }] })),
+        model: scriptedModel((ctx) =>
+          ctx.lastToolResults.length ? { text: 'paid' } : { toolCalls: [{ name: 'pay', args: { amount: 5 } }] },
+        ),
         system: 's',
-        tools: [tool({ name: 'pay', description: 'pay', schema: z.object({ amount: z.number() }), execute: (_args, { idempotencyKey }) => execute(idempotencyKey) })],
+        tools: [
+          tool({
+            name: 'pay',
+            description: 'pay',
+            schema: z.object({ amount: z.number() }),
+            execute: (_args, { idempotencyKey }) => execute(idempotencyKey),
+          }),
+        ],
         interlock: il,
       });
 
@@ -66,7 +75,13 @@ for (const backend of allBackends()) {
       assert.equal(claim?.leaseUntil, t0 + LEASE, 'the execution claim is leaseMs long');
 
       // Process B, just after the lease: it takes the thread and the claim over and finishes the run.
-      const b = createInterlock({ store, policy, now: manualClock(t0 + LEASE + 1).now, owner: 'process-b', leaseMs: LEASE });
+      const b = createInterlock({
+        store,
+        policy,
+        now: manualClock(t0 + LEASE + 1).now,
+        owner: 'process-b',
+        leaseMs: LEASE,
+      });
       const keysB: string[] = [];
       const r = await agentOn(b, async (key) => {
         keysB.push(key);
@@ -79,7 +94,11 @@ for (const backend of allBackends()) {
 
       release();
       await runA.catch(() => undefined);
-      assert.equal((await store.getExecution(keyA))?.result && JSON.stringify((await store.getExecution(keyA))?.result), JSON.stringify({ paid: 'by B' }), 'A’s late outcome does not overwrite B’s');
+      assert.equal(
+        (await store.getExecution(keyA))?.result && JSON.stringify((await store.getExecution(keyA))?.result),
+        JSON.stringify({ paid: 'by B' }),
+        'A’s late outcome does not overwrite B’s',
+      );
     });
 
     it('the service takes the lease from INTERLOCK_LEASE_MS for the engine, its agents and its worker', async () => {
@@ -89,7 +108,10 @@ for (const backend of allBackends()) {
       try {
         let seen: Interlock | undefined;
         const svc = await startService({
-          config: defineConfig({ policy, agents: ({ interlock }) => ((seen = interlock), [agentOn(interlock, async () => ({}))]) }),
+          config: defineConfig({
+            policy,
+            agents: ({ interlock }) => ((seen = interlock), [agentOn(interlock, async () => ({}))]),
+          }),
           databaseUrl: `sqlite:${join(dir, 'lease.db')}`,
           http: false,
           worker: false,
@@ -99,7 +121,15 @@ for (const backend of allBackends()) {
         assert.equal(seen?.leaseMs, LEASE, 'the config builds its agents on that engine');
         await svc.close();
         process.env.INTERLOCK_LEASE_MS = 'sixty seconds';
-        await assert.rejects(startService({ config: defineConfig({ policy, agents: () => [] }), databaseUrl: `sqlite:${join(dir, 'lease2.db')}`, http: false, worker: false }), { code: 'invalid_config' });
+        await assert.rejects(
+          startService({
+            config: defineConfig({ policy, agents: () => [] }),
+            databaseUrl: `sqlite:${join(dir, 'lease2.db')}`,
+            http: false,
+            worker: false,
+          }),
+          { code: 'invalid_config' },
+        );
       } finally {
         if (saved === undefined) delete process.env.INTERLOCK_LEASE_MS;
         else process.env.INTERLOCK_LEASE_MS = saved;

@@ -49,9 +49,17 @@ for (const backend of allBackends()) {
     after(() => backend.destroy());
 
     const agentWith = (model: LanguageModel, extra: Partial<AgentOptions> = {}, interlock = il) =>
-      createAgent({ name: 'support', version: '1.0.0', model, system: 'You help customers.', tools: supportTools(new FakePayments()), interlock, ...extra });
+      createAgent({
+        name: 'support',
+        version: '1.0.0',
+        model,
+        system: 'You help customers.',
+        tools: supportTools(new FakePayments()),
+        interlock,
+        ...extra,
+      });
 
-    it('a run that outlived its lease writes nothing once another run holds the thread, and does not give that run\'s lease back', async () => {
+    it("a run that outlived its lease writes nothing once another run holds the thread, and does not give that run's lease back", async () => {
       const threadId = tid();
       const a = heldModel();
       const runA = agentWith(a.model).invoke('please look up my order', { threadId });
@@ -73,7 +81,10 @@ for (const backend of allBackends()) {
       const r = await runB;
       assert.equal(r.stopReason, 'end_turn');
       const stored = await store.listMessages(threadId);
-      assert.deepEqual(stored.map((m) => (m as { role: string }).role), ['user', 'assistant', 'tool', 'assistant']);
+      assert.deepEqual(
+        stored.map((m) => (m as { role: string }).role),
+        ['user', 'assistant', 'tool', 'assistant'],
+      );
       assert.equal((await store.getThread(threadId))?.leaseOwner, null);
     });
 
@@ -96,21 +107,29 @@ for (const backend of allBackends()) {
       assert.equal(r.stopReason, 'end_turn');
     });
 
-    it('a side effect slower than its claim\'s lease renews it: the same key elsewhere is in progress, not run again', async () => {
+    it("a side effect slower than its claim's lease renews it: the same key elsewhere is in progress, not run again", async () => {
       const p1 = createInterlock({ store, policy: supportPolicy });
       const p2 = createInterlock({ store, policy: supportPolicy });
       const key = `slow-${tid()}`;
       let runs = 0;
-      const first = p1.executeOnce({ key, tool: 'look_up_order', args: { orderId: 'ORD-1' } }, async () => {
-        runs++;
-        await sleep(600);
-        return 'done';
-      }, { leaseMs: 150 });
+      const first = p1.executeOnce(
+        { key, tool: 'look_up_order', args: { orderId: 'ORD-1' } },
+        async () => {
+          runs++;
+          await sleep(600);
+          return 'done';
+        },
+        { leaseMs: 150 },
+      );
       await sleep(350);
-      const second = await p2.executeOnce({ key, tool: 'look_up_order', args: { orderId: 'ORD-1' } }, async () => {
-        runs++;
-        return 'again';
-      }, { leaseMs: 150 });
+      const second = await p2.executeOnce(
+        { key, tool: 'look_up_order', args: { orderId: 'ORD-1' } },
+        async () => {
+          runs++;
+          return 'again';
+        },
+        { leaseMs: 150 },
+      );
       assert.equal(second.status, 'in_progress');
       const out = await first;
       assert.deepEqual([out.status, runs], ['succeeded', 1]);

@@ -16,9 +16,7 @@ export interface ToolCallPart {
 }
 /** What a tool call gave back, as the model sees it. */
 export type ToolOutput =
-  | { type: 'text'; value: string }
-  | { type: 'json'; value: JsonValue }
-  | { type: 'error-text'; value: string };
+  { type: 'text'; value: string } | { type: 'json'; value: JsonValue } | { type: 'error-text'; value: string };
 export interface ToolResultPart {
   type: 'tool-result';
   toolCallId: string;

@@ -25,7 +25,10 @@ export interface ModelCallOptions {
 export interface ModelResult {
   content: Array<{ type: string; text?: string; toolCallId?: string; toolName?: string; input?: unknown }>;
   finishReason?: string | { unified: string };
-  usage?: { inputTokens?: number | { total?: number | undefined } | undefined; outputTokens?: number | { total?: number | undefined } | undefined };
+  usage?: {
+    inputTokens?: number | { total?: number | undefined } | undefined;
+    outputTokens?: number | { total?: number | undefined } | undefined;
+  };
 }
 
 /** A model's answer, normalized across specification versions. */
@@ -46,17 +49,27 @@ export async function generate(model: LanguageModel, options: ModelCallOptions):
   const parts: Array<TextPart | ToolCallPart> = [];
   const toolCalls: ToolCallPart[] = [];
   for (const c of r.content) {
-    if (c.type === 'text' && typeof c.text === 'string' && c.text.length > 0) parts.push({ type: 'text', text: c.text });
+    if (c.type === 'text' && typeof c.text === 'string' && c.text.length > 0)
+      parts.push({ type: 'text', text: c.text });
     else if (c.type === 'tool-call') {
       let input: unknown = c.input;
       if (typeof input === 'string') {
         try {
           input = input.trim() === '' ? {} : JSON.parse(input);
         } catch (err) {
-          throw new InterlockSystemError('model_bad_tool_input', `Model ${model.provider}:${model.modelId} sent tool input that is not JSON for ${c.toolName ?? '?'}.`, { cause: err });
+          throw new InterlockSystemError(
+            'model_bad_tool_input',
+            `Model ${model.provider}:${model.modelId} sent tool input that is not JSON for ${c.toolName ?? '?'}.`,
+            { cause: err },
+          );
         }
       }
-      const call: ToolCallPart = { type: 'tool-call', toolCallId: String(c.toolCallId), toolName: String(c.toolName), input };
+      const call: ToolCallPart = {
+        type: 'tool-call',
+        toolCallId: String(c.toolCallId),
+        toolName: String(c.toolName),
+        input,
+      };
       parts.push(call);
       toolCalls.push(call);
     }

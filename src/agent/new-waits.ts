@@ -19,14 +19,21 @@ export interface NewWait {
 }
 
 /** What a reviewer sees beside the action: the last customer message and agent reply, and any extra. */
-export function conversationEvidence(messages: readonly Message[], extra?: Record<string, unknown>): Record<string, unknown> {
+export function conversationEvidence(
+  messages: readonly Message[],
+  extra?: Record<string, unknown>,
+): Record<string, unknown> {
   const lastUser = [...messages].reverse().find((m) => m.role === 'user');
   const lastAssistant = [...messages].reverse().find((m) => m.role === 'assistant');
   return { customerMessage: textOf(lastUser), agentSaid: textOf(lastAssistant), ...(extra ?? {}) };
 }
 
 /** The tool's own evidence for a reviewer, if it gives any; a failure is shown, never fatal to the pause. */
-export async function toolEvidence(tool: Tool, args: Record<string, unknown>, threadId: string): Promise<Record<string, unknown> | undefined> {
+export async function toolEvidence(
+  tool: Tool,
+  args: Record<string, unknown>,
+  threadId: string,
+): Promise<Record<string, unknown> | undefined> {
   if (!tool.evidence) return undefined;
   try {
     return await tool.evidence(args, { threadId });
@@ -36,7 +43,13 @@ export async function toolEvidence(tool: Tool, args: Record<string, unknown>, th
 }
 
 /** An approval question for a gated tool call, under the policy's verdict. */
-export function approvalWait(call: PendingCall, args: Record<string, unknown>, verdict: GateVerdict, evidence: Record<string, unknown>, app: Record<string, unknown>): NewWait {
+export function approvalWait(
+  call: PendingCall,
+  args: Record<string, unknown>,
+  verdict: GateVerdict,
+  evidence: Record<string, unknown>,
+  app: Record<string, unknown>,
+): NewWait {
   const requestId = newId<string>('apr');
   return {
     wait: { kind: 'approval', requestId, name: call.toolName, reason: verdict.reason },
@@ -68,7 +81,11 @@ export function controlWait(
 }
 
 /** The budget question, when spending has reached `askAt` of the (granted) budget; else undefined. */
-export function budgetWait(b: BudgetOptions | undefined, state: LoopState, evidence: Record<string, unknown>): NewWait | undefined {
+export function budgetWait(
+  b: BudgetOptions | undefined,
+  state: LoopState,
+  evidence: Record<string, unknown>,
+): NewWait | undefined {
   if (!b) return undefined;
   const scale = 1 + state.budgetGrants;
   const u = state.usage;
@@ -82,8 +99,22 @@ export function budgetWait(b: BudgetOptions | undefined, state: LoopState, evide
   return controlWait(
     'budget',
     'budget',
-    { tool: 'loop:budget', args: { used: Math.round(used * 100) / 100, usage: { ...u }, limits: { maxToolCalls: b.maxToolCalls ?? null, maxTokens: b.maxTokens ?? null, maxCost: b.maxCost ?? null }, grants: state.budgetGrants } },
-    { id: 'loop:budget', reason: `The thread has used ${Math.round(used * 100)}% of its budget. Approve to extend it, respond to narrow the scope (your message goes to the agent), reject to stop.`, role: b.role, ...(b.timeout ? { timeout: b.timeout } : {}), onTimeout: b.onTimeout ?? 'abort' },
+    {
+      tool: 'loop:budget',
+      args: {
+        used: Math.round(used * 100) / 100,
+        usage: { ...u },
+        limits: { maxToolCalls: b.maxToolCalls ?? null, maxTokens: b.maxTokens ?? null, maxCost: b.maxCost ?? null },
+        grants: state.budgetGrants,
+      },
+    },
+    {
+      id: 'loop:budget',
+      reason: `The thread has used ${Math.round(used * 100)}% of its budget. Approve to extend it, respond to narrow the scope (your message goes to the agent), reject to stop.`,
+      role: b.role,
+      ...(b.timeout ? { timeout: b.timeout } : {}),
+      onTimeout: b.onTimeout ?? 'abort',
+    },
     evidence,
     state.appState,
   );
@@ -98,8 +129,10 @@ export function toJson(v: unknown): JsonValue {
 export function userFacing(kind: WaitKind, r: ApprovalRequest): string {
   // "a finance reviewer", "2 supervisors": a role is an identifier, the customer reads a person.
   const who = peopleOfRole(r.role, r.approvalsRequired);
-  if (kind === 'approval' && r.tier === 'escalate') return `I've escalated this for a quick review by ${who}; I'll continue as soon as it's decided.`;
-  if (kind === 'approval') return `This needs approval from ${who} before I can go ahead; I'll continue as soon as it's decided.`;
+  if (kind === 'approval' && r.tier === 'escalate')
+    return `I've escalated this for a quick review by ${who}; I'll continue as soon as it's decided.`;
+  if (kind === 'approval')
+    return `This needs approval from ${who} before I can go ahead; I'll continue as soon as it's decided.`;
   if (kind === 'budget') return `I've paused to check with ${who} before doing more.`;
   return `I've asked ${who} to confirm; I'll continue once they answer.`;
 }

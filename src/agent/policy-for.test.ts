@@ -17,7 +17,13 @@ describe('policyFor: rules typed by the tool they are for', () => {
       tools: {
         ...policyFor(issueRefund, [
           // `args.amount` is a number here: no Number(...) and no cast.
-          { id: 'large', tier: 'approve', role: 'supervisor', reason: ({ args }) => `refund of $${args.amount.toFixed(2)} for ${args.orderId}`, when: ({ args }) => args.amount > 500 },
+          {
+            id: 'large',
+            tier: 'approve',
+            role: 'supervisor',
+            reason: ({ args }) => `refund of $${args.amount.toFixed(2)} for ${args.orderId}`,
+            when: ({ args }) => args.amount > 500,
+          },
           { id: 'small', tier: 'auto', reason: 'small refund' },
         ]),
       },

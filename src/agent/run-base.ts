@@ -43,7 +43,15 @@ export abstract class RunBase {
   /** The run's lease on the thread (its owner name). */
   protected readonly leaseOwner: string;
 
-  constructor(rt: AgentRuntime, threadId: string, leaseOwner: string, state: LoopState, messages: Message[], claimedRow?: ThreadRow, known?: Map<string, ApprovalRequest>) {
+  constructor(
+    rt: AgentRuntime,
+    threadId: string,
+    leaseOwner: string,
+    state: LoopState,
+    messages: Message[],
+    claimedRow?: ThreadRow,
+    known?: Map<string, ApprovalRequest>,
+  ) {
     this.rt = rt;
     this.leaseOwner = leaseOwner;
     this.threadId = threadId;
@@ -72,7 +80,12 @@ export abstract class RunBase {
 
   /** The thread as this run writes it: every write is fenced by the run's lease. */
   protected thread() {
-    return { id: this.threadId, agent: this.rt.opts.name, agentVersion: this.rt.opts.version, leaseOwner: this.leaseOwner };
+    return {
+      id: this.threadId,
+      agent: this.rt.opts.name,
+      agentVersion: this.rt.opts.version,
+      leaseOwner: this.leaseOwner,
+    };
   }
 
   /** True while the thread waits on a person. */
@@ -104,7 +117,12 @@ export abstract class RunBase {
    */
   protected pendingCheckpoint(): ExecuteOptions['checkpoint'] {
     if (!this.dirty) return undefined;
-    return { thread: this.thread(), checkpoint: this.checkpointInput(), status: 'running', audit: this.audit.splice(0) };
+    return {
+      thread: this.thread(),
+      checkpoint: this.checkpointInput(),
+      status: 'running',
+      audit: this.audit.splice(0),
+    };
   }
 
   /** The pending checkpoint committed (with the claim): nothing is unsaved any more. */
@@ -114,18 +132,37 @@ export abstract class RunBase {
   }
 
   protected checkpointInput() {
-    return { newMessages: this.unsaved, state: this.state as unknown as Record<string, unknown>, schemaVersion: LOOP_STATE_VERSION };
+    return {
+      newMessages: this.unsaved,
+      state: this.state as unknown as Record<string, unknown>,
+      schemaVersion: LOOP_STATE_VERSION,
+    };
   }
 
   protected evidence(extra?: Record<string, unknown>): Record<string, unknown> {
     return conversationEvidence(this.messages, extra);
   }
 
-  protected newWaitFromVerdict(call: PendingCall, args: Record<string, unknown>, verdict: GateVerdict, extra?: Record<string, unknown>): NewWait {
+  protected newWaitFromVerdict(
+    call: PendingCall,
+    args: Record<string, unknown>,
+    verdict: GateVerdict,
+    extra?: Record<string, unknown>,
+  ): NewWait {
     return approvalWait(call, args, verdict, this.evidence(extra), this.state.appState);
   }
 
-  protected newWait(kind: WaitKind, name: string, action: { tool: string; args: Record<string, unknown>; toolCallId?: string; evidence?: Record<string, unknown> | undefined }, v: Parameters<typeof controlWait>[3]): NewWait {
+  protected newWait(
+    kind: WaitKind,
+    name: string,
+    action: {
+      tool: string;
+      args: Record<string, unknown>;
+      toolCallId?: string;
+      evidence?: Record<string, unknown> | undefined;
+    },
+    v: Parameters<typeof controlWait>[3],
+  ): NewWait {
     return controlWait(kind, name, action, v, this.evidence(action.evidence), this.state.appState);
   }
 
@@ -140,5 +177,4 @@ export abstract class RunBase {
     this.dirty = true;
     fresh.push(w);
   }
-
 }

@@ -38,7 +38,12 @@ export class Run extends RunBase {
         if (fresh.length > 0 || waiting) return this.pauseWith(fresh);
         this.push({
           role: 'tool',
-          content: this.state.batch.calls.map((c) => ({ type: 'tool-result' as const, toolCallId: c.toolCallId, toolName: c.toolName, output: c.output! })),
+          content: this.state.batch.calls.map((c) => ({
+            type: 'tool-result' as const,
+            toolCallId: c.toolCallId,
+            toolName: c.toolName,
+            output: c.output!,
+          })),
         });
         this.state.batch = null;
         continue;
@@ -70,7 +75,10 @@ export class Run extends RunBase {
       const calls: PendingCall[] = turn.toolCalls.map((c) => ({
         toolCallId: c.toolCallId,
         toolName: c.toolName,
-        args: c.input !== null && typeof c.input === 'object' && !Array.isArray(c.input) ? (c.input as Record<string, unknown>) : {},
+        args:
+          c.input !== null && typeof c.input === 'object' && !Array.isArray(c.input)
+            ? (c.input as Record<string, unknown>)
+            : {},
         status: 'todo',
         answers: [],
       }));
@@ -98,7 +106,13 @@ export class Run extends RunBase {
       this.unsaved = [];
       this.dirty = false;
     } else {
-      await this.il.checkpoint(this.thread(), this.dirty ? this.checkpointInput() : undefined, 'interrupted', this.audit.splice(0), { releaseLease: true, settleResumeJobs: this.settle() });
+      await this.il.checkpoint(
+        this.thread(),
+        this.dirty ? this.checkpointInput() : undefined,
+        'interrupted',
+        this.audit.splice(0),
+        { releaseLease: true, settleResumeJobs: this.settle() },
+      );
       this.unsaved = [];
       this.dirty = false;
     }
@@ -107,18 +121,41 @@ export class Run extends RunBase {
 
   private async finish(reason: StopReason, status: ThreadStatus): Promise<AgentResult> {
     if (reason === 'aborted') {
-      this.audit.push({ type: 'aborted', actor: this.rt.identity, threadId: this.threadId, payload: { at: 'boundary' } });
+      this.audit.push({
+        type: 'aborted',
+        actor: this.rt.identity,
+        threadId: this.threadId,
+        payload: { at: 'boundary' },
+      });
       await this.cancelPending();
     }
     if (reason === 'busy') {
       // Not past the decided requests yet: their resume jobs must still run the thread later.
-      await this.il.checkpoint(this.thread(), this.dirty ? this.checkpointInput() : undefined, 'running', this.audit.splice(0), { releaseLease: true });
+      await this.il.checkpoint(
+        this.thread(),
+        this.dirty ? this.checkpointInput() : undefined,
+        'running',
+        this.audit.splice(0),
+        { releaseLease: true },
+      );
     } else if (!this.dirty && this.audit.length === 0) {
       // A resume that found nothing to do writes nothing but the lease release.
-      await this.il.checkpoint(this.thread(), undefined, status, [], { releaseLease: true, settleResumeJobs: this.settle() });
+      await this.il.checkpoint(this.thread(), undefined, status, [], {
+        releaseLease: true,
+        settleResumeJobs: this.settle(),
+      });
     } else {
-      if (status === 'completed') this.audit.push({ type: 'thread_completed', actor: this.rt.identity, threadId: this.threadId, payload: { stopReason: reason } });
-      await this.il.checkpoint(this.thread(), this.checkpointInput(), status, this.audit.splice(0), { releaseLease: true, settleResumeJobs: this.settle() });
+      if (status === 'completed')
+        this.audit.push({
+          type: 'thread_completed',
+          actor: this.rt.identity,
+          threadId: this.threadId,
+          payload: { stopReason: reason },
+        });
+      await this.il.checkpoint(this.thread(), this.checkpointInput(), status, this.audit.splice(0), {
+        releaseLease: true,
+        settleResumeJobs: this.settle(),
+      });
     }
     this.unsaved = [];
     this.dirty = false;
@@ -129,7 +166,6 @@ export class Run extends RunBase {
     // Every open request of the thread, not only this run's waits: an aborted thread resumes no more.
     await this.il.threads.cancelOpenRequests(this.threadId, this.rt.identity, 'the thread was aborted');
   }
-
 
   result(stopReason: StopReason, status: ThreadStatus): AgentResult {
     const interrupts: Interrupt[] = [];
@@ -156,7 +192,15 @@ export class Run extends RunBase {
       for (const c of this.state.batch?.calls ?? []) if (c.status === 'waiting') add(c.wait, c);
     }
     const lastAssistant = [...this.messages].reverse().find((m) => m.role === 'assistant');
-    return { threadId: this.threadId, stopReason, status, interrupts, messages: this.messages, text: textOf(lastAssistant), usage: { ...this.state.usage } };
+    return {
+      threadId: this.threadId,
+      stopReason,
+      status,
+      interrupts,
+      messages: this.messages,
+      text: textOf(lastAssistant),
+      usage: { ...this.state.usage },
+    };
   }
 
   /** Work through the batch; returns true if some call still waits, 'busy' if another process holds one. */
@@ -177,20 +221,45 @@ export class Run extends RunBase {
     }
     while (b.checks && b.checks.length > 0) {
       const check = b.checks[0]!;
-      const calls: HookCall[] = batch.calls.map((c) => ({ toolCallId: c.toolCallId, toolName: c.toolName, args: c.args }));
-      let ask: { name: string; reason: string; role?: string; timeout?: Duration; onTimeout?: TimeoutDecision } | undefined;
+      const calls: HookCall[] = batch.calls.map((c) => ({
+        toolCallId: c.toolCallId,
+        toolName: c.toolName,
+        args: c.args,
+      }));
+      let ask:
+        { name: string; reason: string; role?: string; timeout?: Duration; onTimeout?: TimeoutDecision } | undefined;
       if (check === 'confidence') {
         const conf = this.rt.opts.confidence!;
-        ask = { name: 'low_confidence', reason: `The agent's confidence in this step is below ${conf.threshold}; review the planned tool calls.`, role: conf.role, ...(conf.timeout ? { timeout: conf.timeout } : {}), ...(conf.onTimeout ? { onTimeout: conf.onTimeout } : {}) };
+        ask = {
+          name: 'low_confidence',
+          reason: `The agent's confidence in this step is below ${conf.threshold}; review the planned tool calls.`,
+          role: conf.role,
+          ...(conf.timeout ? { timeout: conf.timeout } : {}),
+          ...(conf.onTimeout ? { onTimeout: conf.onTimeout } : {}),
+        };
       } else {
-        const r = await this.rt.opts.hooks!.beforeToolBatch!(calls, { threadId: this.threadId, appState: this.state.appState });
+        const r = await this.rt.opts.hooks!.beforeToolBatch!(calls, {
+          threadId: this.threadId,
+          appState: this.state.appState,
+        });
         ask = r?.interrupt;
       }
       if (!ask) {
         b.checks.shift();
         continue;
       }
-      const w = this.newWait(check === 'confidence' ? 'confidence' : 'batch', ask.name, { tool: `batch:${ask.name}`, args: { calls } }, { id: `interrupt:${ask.name}`, reason: ask.reason, role: ask.role ?? this.rt.interruptRole, ...(ask.timeout ? { timeout: ask.timeout } : {}), ...(ask.onTimeout ? { onTimeout: ask.onTimeout } : {}) });
+      const w = this.newWait(
+        check === 'confidence' ? 'confidence' : 'batch',
+        ask.name,
+        { tool: `batch:${ask.name}`, args: { calls } },
+        {
+          id: `interrupt:${ask.name}`,
+          reason: ask.reason,
+          role: ask.role ?? this.rt.interruptRole,
+          ...(ask.timeout ? { timeout: ask.timeout } : {}),
+          ...(ask.onTimeout ? { onTimeout: ask.onTimeout } : {}),
+        },
+      );
       batch.wait = w.wait;
       fresh.push(w);
       return true;
@@ -254,24 +323,46 @@ export class Run extends RunBase {
   private async runCall(call: PendingCall, fresh: NewWait[]): Promise<'done' | 'waiting' | 'busy'> {
     const tool = this.rt.tools.get(call.toolName);
     if (!tool) {
-      this.done(call, { type: 'error-text', value: `Unknown tool "${call.toolName}". Use one of: ${[...this.rt.tools.keys()].join(', ')}.` });
+      this.done(call, {
+        type: 'error-text',
+        value: `Unknown tool "${call.toolName}". Use one of: ${[...this.rt.tools.keys()].join(', ')}.`,
+      });
       return 'done';
     }
     const hook = this.rt.opts.hooks?.beforeToolCall;
     if (hook && !call.hookCleared && !call.authorizedBy) {
-      const r = await hook({ toolCallId: call.toolCallId, toolName: call.toolName, args: call.args }, { threadId: this.threadId, appState: this.state.appState });
+      const r = await hook(
+        { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args },
+        { threadId: this.threadId, appState: this.state.appState },
+      );
       if (r && 'cancel' in r) {
         this.done(call, { type: 'text', value: r.cancel });
         return 'done';
       }
       if (r && 'interrupt' in r) {
         const i = r.interrupt;
-        const w = this.newWait('hook', i.name, { tool: call.toolName, args: call.args, toolCallId: call.toolCallId, evidence: i.details }, { id: `hook:${i.name}`, reason: i.reason, role: i.role ?? this.rt.interruptRole, ...(i.timeout ? { timeout: i.timeout } : {}), ...(i.onTimeout ? { onTimeout: i.onTimeout } : {}) });
+        const w = this.newWait(
+          'hook',
+          i.name,
+          { tool: call.toolName, args: call.args, toolCallId: call.toolCallId, evidence: i.details },
+          {
+            id: `hook:${i.name}`,
+            reason: i.reason,
+            role: i.role ?? this.rt.interruptRole,
+            ...(i.timeout ? { timeout: i.timeout } : {}),
+            ...(i.onTimeout ? { onTimeout: i.onTimeout } : {}),
+          },
+        );
         this.wait(call, w, fresh);
         return 'waiting';
       }
       if (r && 'rewrite' in r) {
-        this.audit.push({ type: 'edited', actor: `hook:${this.rt.opts.name}`, threadId: this.threadId, payload: { tool: call.toolName, originalArgs: call.args, args: r.rewrite, by: 'beforeToolCall' } });
+        this.audit.push({
+          type: 'edited',
+          actor: `hook:${this.rt.opts.name}`,
+          threadId: this.threadId,
+          payload: { tool: call.toolName, originalArgs: call.args, args: r.rewrite, by: 'beforeToolCall' },
+        });
         call.args = r.rewrite;
       }
       call.hookCleared = true;
@@ -280,7 +371,10 @@ export class Run extends RunBase {
     const parsed = tool.schema.safeParse(call.args);
     if (!parsed.success) {
       const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(args)'}: ${i.message}`).join('; ');
-      this.done(call, { type: 'error-text', value: `Invalid arguments for ${call.toolName}: ${issues}. Fix them and call again.` });
+      this.done(call, {
+        type: 'error-text',
+        value: `Invalid arguments for ${call.toolName}: ${issues}. Fix them and call again.`,
+      });
       return 'done';
     }
     const args = parsed.data;
@@ -295,10 +389,21 @@ export class Run extends RunBase {
       key = idempotencyKey(req.id, req.actionHash);
       why = { tier: req.tier, ruleId: req.ruleId, authorizedBy: req.resolution?.by ?? null };
     } else {
-      const verdict = await this.il.gate({ tool: call.toolName, args }, { threadId: this.threadId, proposer: this.rt.identity, app: this.state.appState });
+      const verdict = await this.il.gate(
+        { tool: call.toolName, args },
+        { threadId: this.threadId, proposer: this.rt.identity, app: this.state.appState },
+      );
       if (verdict.tier === 'block') {
-        this.audit.push({ type: 'refused', actor: 'system:policy', threadId: this.threadId, payload: { tool: call.toolName, args, ruleId: verdict.ruleId, reason: verdict.reason } });
-        this.done(call, { type: 'error-text', value: `Blocked by policy: ${verdict.reason}. Do not retry this action; tell the customer it cannot be done here.` });
+        this.audit.push({
+          type: 'refused',
+          actor: 'system:policy',
+          threadId: this.threadId,
+          payload: { tool: call.toolName, args, ruleId: verdict.ruleId, reason: verdict.reason },
+        });
+        this.done(call, {
+          type: 'error-text',
+          value: `Blocked by policy: ${verdict.reason}. Do not retry this action; tell the customer it cannot be done here.`,
+        });
         return 'done';
       }
       if (tierRank(verdict.tier) >= tierRank('approve')) {
@@ -307,7 +412,12 @@ export class Run extends RunBase {
         return 'waiting';
       }
       key = `${this.threadId}:${call.toolCallId}${call.answers.length ? `:a${call.answers.length}` : ''}`;
-      why = { tier: verdict.tier, ruleId: verdict.ruleId, reason: verdict.reason, ...(verdict.trustedBy ? { trustedBy: verdict.trustedBy } : {}) };
+      why = {
+        tier: verdict.tier,
+        ruleId: verdict.ruleId,
+        reason: verdict.reason,
+        ...(verdict.trustedBy ? { trustedBy: verdict.trustedBy } : {}),
+      };
       if (verdict.tier === 'notify') notifyRole = verdict.role;
     }
 
@@ -316,7 +426,16 @@ export class Run extends RunBase {
     let next = 0;
     try {
       const out = await this.il.executeOnce(
-        { key, tool: call.toolName, args, threadId: this.threadId, requestId, auditType: requestId ? 'executed' : 'auto_executed', auditPayload: why, notifyRole },
+        {
+          key,
+          tool: call.toolName,
+          args,
+          threadId: this.threadId,
+          requestId,
+          auditType: requestId ? 'executed' : 'auto_executed',
+          auditPayload: why,
+          notifyRole,
+        },
         async ({ idempotencyKey: k, attempt }) => {
           // The first unanswered question pauses the call whatever the tool does with the throw:
           // a tool that catches it (a try/catch around its body) or returns a fallback still pauses,
@@ -330,19 +449,35 @@ export class Run extends RunBase {
           };
           let result: unknown;
           try {
-            result = await tool.execute(args, { threadId: this.threadId, toolCallId: call.toolCallId, idempotencyKey: k, attempt, appState: this.state.appState, interrupt });
+            result = await tool.execute(args, {
+              threadId: this.threadId,
+              toolCallId: call.toolCallId,
+              idempotencyKey: k,
+              attempt,
+              appState: this.state.appState,
+              interrupt,
+            });
           } catch (err) {
             throw asked ?? err;
           }
           if (asked) throw asked;
           return result;
         },
-        { abandonIf: (e) => e instanceof ToolInterrupt, ...(this.rt.opts.leaseMs ? { leaseMs: this.rt.opts.leaseMs } : {}), ...(checkpoint ? { checkpoint } : {}) },
+        {
+          abandonIf: (e) => e instanceof ToolInterrupt,
+          ...(this.rt.opts.leaseMs ? { leaseMs: this.rt.opts.leaseMs } : {}),
+          ...(checkpoint ? { checkpoint } : {}),
+        },
       );
       if (checkpoint) this.saved();
       if (out.status === 'in_progress') return 'busy';
       this.state.usage.toolCalls++;
-      this.done(call, out.status === 'succeeded' ? { type: 'json', value: toJson(out.result) } : { type: 'error-text', value: `The tool failed: ${out.error}` });
+      this.done(
+        call,
+        out.status === 'succeeded'
+          ? { type: 'json', value: toJson(out.result) }
+          : { type: 'error-text', value: `The tool failed: ${out.error}` },
+      );
       return 'done';
     } catch (err) {
       // Any other error abandons this run (the caller gives the lease back); what it did not commit is redone.
@@ -350,12 +485,27 @@ export class Run extends RunBase {
       // An interrupt is raised inside the tool, after the claim (and the checkpoint with it) committed.
       if (checkpoint) this.saved();
       const q = err.request;
-      const w = this.newWait('tool', q.name, { tool: call.toolName, args: { question: q.reason, ...(q.details ?? {}) }, toolCallId: call.toolCallId, evidence: q.details }, { id: `tool:${q.name}`, reason: q.reason, role: q.role ?? this.rt.interruptRole, ...(q.timeout ? { timeout: q.timeout } : {}), ...(q.onTimeout ? { onTimeout: q.onTimeout } : {}) });
+      const w = this.newWait(
+        'tool',
+        q.name,
+        {
+          tool: call.toolName,
+          args: { question: q.reason, ...(q.details ?? {}) },
+          toolCallId: call.toolCallId,
+          evidence: q.details,
+        },
+        {
+          id: `tool:${q.name}`,
+          reason: q.reason,
+          role: q.role ?? this.rt.interruptRole,
+          ...(q.timeout ? { timeout: q.timeout } : {}),
+          ...(q.onTimeout ? { onTimeout: q.onTimeout } : {}),
+        },
+      );
       this.wait(call, w, fresh);
       return 'waiting';
     }
   }
-
 
   /** A budget question: extend, narrow (message to the model) or stop. */
   private async resolveControl(): Promise<'wait' | 'continue' | 'abort'> {
@@ -375,4 +525,3 @@ export class Run extends RunBase {
     return 'abort';
   }
 }
-

@@ -34,7 +34,12 @@ for (const backend of allBackends()) {
     it('a refund over $500 needs a supervisor; approved, it runs once', async () => {
       const { s, pay } = await support();
       const turn = await s.user('I need a full refund for order ORD-999');
-      const i = turn.expectInterrupted('issue_refund', { kind: 'approval', role: 'supervisor', tier: 'approve', args: { amount: 850 } });
+      const i = turn.expectInterrupted('issue_refund', {
+        kind: 'approval',
+        role: 'supervisor',
+        tier: 'approve',
+        args: { amount: 850 },
+      });
       assert.match(i.message, /supervisor/, 'the app can tell the customer what is happening');
       turn.expectToolNotRun('issue_refund');
       await turn.expectCheckpoint({ pendingTool: 'issue_refund', pendingArgs: { amount: 850 } });
@@ -42,7 +47,10 @@ for (const backend of allBackends()) {
 
       const next = await s.decide(i, { type: 'approve' }, sam);
       assert.equal(next.decision?.outcome, 'authorized');
-      next.expectResumed().expectStop('end_turn').expectReply(/refund_1/);
+      next
+        .expectResumed()
+        .expectStop('end_turn')
+        .expectReply(/refund_1/);
       next.expectToolRan('issue_refund', { times: 1, args: { amount: 850 } });
       assert.equal(next.modelCalls, 1, 'resume continues: only the reply after the tool result');
       // A second resume (a duplicate job) changes nothing.
@@ -55,16 +63,27 @@ for (const backend of allBackends()) {
     it('a refund up to $500 runs without asking', async () => {
       const { s } = await support();
       const turn = await s.user('Please refund $120 for my order');
-      turn.expectNotInterrupted().expectStop('end_turn').expectReply(/refund_1/);
+      turn
+        .expectNotInterrupted()
+        .expectStop('end_turn')
+        .expectReply(/refund_1/);
       turn.expectToolRan('issue_refund', { times: 1, args: { amount: 120 } });
     });
 
     it('a rejection leads to an alternative offer (store credit)', async () => {
       const { s } = await support();
       const turn = await s.user('I need a full refund for order ORD-999');
-      const next = await s.decide(turn.interrupt('issue_refund'), { type: 'reject', message: 'outside the 30-day return window' }, sam);
+      const next = await s.decide(
+        turn.interrupt('issue_refund'),
+        { type: 'reject', message: 'outside the 30-day return window' },
+        sam,
+      );
       assert.equal(next.decision?.outcome, 'rejected');
-      next.expectResumed().expectStop('end_turn').expectReply(/store credit/).expectReply('outside the 30-day return window');
+      next
+        .expectResumed()
+        .expectStop('end_turn')
+        .expectReply(/store credit/)
+        .expectReply('outside the 30-day return window');
       s.expectToolNotRun('issue_refund');
       s.expectEveryToolCallAnswered();
     });
@@ -79,7 +98,10 @@ for (const backend of allBackends()) {
       next.expectToolRan('issue_refund', { times: 1, args: { amount: 300 } });
       (await s.resume()).expectToolNotRun('issue_refund');
       s.expectToolRan('issue_refund', { times: 1 });
-      assert.deepEqual(pay.effects.map((e) => e.args.amount), [300]);
+      assert.deepEqual(
+        pay.effects.map((e) => e.args.amount),
+        [300],
+      );
     });
 
     it('a timeout rejects by default', async () => {
@@ -87,8 +109,14 @@ for (const backend of allBackends()) {
       const turn = await s.user('I need a full refund for order ORD-999');
       const i = turn.expectInterrupted('issue_refund');
       const late = await s.timeout();
-      assert.deepEqual(late.expired.map((r) => [r.id, r.status, r.resolution?.applied]), [[i.id, 'expired', 'reject']]);
-      late.expectResumed().expectStop('end_turn').expectReply(/deadline/);
+      assert.deepEqual(
+        late.expired.map((r) => [r.id, r.status, r.resolution?.applied]),
+        [[i.id, 'expired', 'reject']],
+      );
+      late
+        .expectResumed()
+        .expectStop('end_turn')
+        .expectReply(/deadline/);
       s.expectToolNotRun('issue_refund');
       await assert.rejects(s.decide(i, { type: 'approve' }, sam), /resolved|expired/i, 'a late decision is refused');
       s.expectEveryToolCallAnswered();

@@ -17,7 +17,11 @@ const sue: Reviewer = { id: 'sue', roles: ['supervisor'] };
 const sid: Reviewer = { id: 'sid', roles: ['supervisor'] };
 const fay: Reviewer = { id: 'fay', roles: ['fraud'] };
 
-const refund = (amount: number, id?: string) => ({ name: 'issue_refund', args: { orderId: 'ORD-999', customerId: 'test-001', amount }, ...(id ? { id } : {}) });
+const refund = (amount: number, id?: string) => ({
+  name: 'issue_refund',
+  args: { orderId: 'ORD-999', customerId: 'test-001', amount },
+  ...(id ? { id } : {}),
+});
 const lookUp = (orderId: string) => ({ name: 'look_up_order', args: { orderId } });
 
 /** The tool results the model received last in `prompt` (the final message must be a tool message). */
@@ -36,7 +40,10 @@ for (const backend of allBackends()) {
     after(() => backend.destroy());
 
     /** A support agent scenario; `script` replaces the default support model. */
-    async function make(agent: Partial<ScenarioAgentOptions> = {}, script: ScriptStep[] | typeof supportScript = supportScript): Promise<{ s: Scenario; pay: FakePayments }> {
+    async function make(
+      agent: Partial<ScenarioAgentOptions> = {},
+      script: ScriptStep[] | typeof supportScript = supportScript,
+    ): Promise<{ s: Scenario; pay: FakePayments }> {
       const pay = new FakePayments();
       const s = await scenario({
         store,
@@ -55,29 +62,50 @@ for (const backend of allBackends()) {
           hooks: {
             beforeToolCall: (call) => {
               seen.push(call);
-              return call.toolName === 'issue_refund' ? { cancel: 'Refunds are paused during the migration; offer store credit.' } : undefined;
+              return call.toolName === 'issue_refund'
+                ? { cancel: 'Refunds are paused during the migration; offer store credit.' }
+                : undefined;
             },
           },
         });
         const turn = await s.user('refund $120 and look up my order');
         turn.expectStop('end_turn').expectToolNotRun('issue_refund').expectToolRan('look_up_order', { times: 1 });
-        assert.deepEqual(seen.map((c) => c.toolName), ['issue_refund', 'look_up_order']);
+        assert.deepEqual(
+          seen.map((c) => c.toolName),
+          ['issue_refund', 'look_up_order'],
+        );
         const results = toolResults(s.prompts[1]);
-        assert.deepEqual(results.find((r) => r.toolName === 'issue_refund')?.output, 'Refunds are paused during the migration; offer store credit.');
+        assert.deepEqual(
+          results.find((r) => r.toolName === 'issue_refund')?.output,
+          'Refunds are paused during the migration; offer store credit.',
+        );
         s.expectEveryToolCallAnswered();
       });
 
       it('rewrite: the rewritten call is gated again by the policy ($400 rewritten to $900 pauses)', async () => {
         const { s } = await make({
-          hooks: { beforeToolCall: (call) => (call.toolName === 'issue_refund' && call.args.amount === 400 ? { rewrite: { ...call.args, amount: 900 } } : undefined) },
+          hooks: {
+            beforeToolCall: (call) =>
+              call.toolName === 'issue_refund' && call.args.amount === 400
+                ? { rewrite: { ...call.args, amount: 900 } }
+                : undefined,
+          },
         });
         const turn = await s.user('refund $400 please');
-        const i = turn.expectInterrupted('issue_refund', { kind: 'approval', role: 'supervisor', args: { amount: 900 } });
+        const i = turn.expectInterrupted('issue_refund', {
+          kind: 'approval',
+          role: 'supervisor',
+          args: { amount: 900 },
+        });
         turn.expectToolNotRun('issue_refund');
         await turn.expectCheckpoint({ pendingTool: 'issue_refund', pendingArgs: { amount: 900 } });
         const audit = await store.listAudit({ threadId: s.threadId });
         const edited = audit.find((e) => e.type === 'edited');
-        assert.deepEqual([edited?.payload.by, (edited?.payload.originalArgs as { amount?: number }).amount], ['beforeToolCall', 400], 'the audit shows the hook rewrote the call');
+        assert.deepEqual(
+          [edited?.payload.by, (edited?.payload.originalArgs as { amount?: number }).amount],
+          ['beforeToolCall', 400],
+          'the audit shows the hook rewrote the call',
+        );
 
         const next = await s.decide(i, { type: 'approve' }, sam);
         next.expectStop('end_turn').expectToolRan('issue_refund', { times: 1, args: { amount: 900 } });
@@ -87,12 +115,22 @@ for (const backend of allBackends()) {
       });
 
       it('rewrite to a small amount runs without asking', async () => {
-        const { s } = await make({ hooks: { beforeToolCall: (call) => (call.toolName === 'issue_refund' ? { rewrite: { ...call.args, amount: 50 } } : undefined) } });
+        const { s } = await make({
+          hooks: {
+            beforeToolCall: (call) =>
+              call.toolName === 'issue_refund' ? { rewrite: { ...call.args, amount: 50 } } : undefined,
+          },
+        });
         const turn = await s.user('refund $850 please');
         turn.expectNotInterrupted().expectToolRan('issue_refund', { times: 1, args: { amount: 50 } });
       });
 
-      const fraudHook = { beforeToolCall: (call: HookCall) => (call.toolName === 'issue_refund' ? { interrupt: { name: 'fraud_check', reason: 'new customer, large refund', role: 'fraud' } } : undefined) };
+      const fraudHook = {
+        beforeToolCall: (call: HookCall) =>
+          call.toolName === 'issue_refund'
+            ? { interrupt: { name: 'fraud_check', reason: 'new customer, large refund', role: 'fraud' } }
+            : undefined,
+      };
 
       it('interrupt, approved: the call continues to the policy gate', async () => {
         const { s } = await make({ hooks: fraudHook });
@@ -120,8 +158,15 @@ for (const backend of allBackends()) {
       it('interrupt, rejected: the model gets the rejection and the tool does not run', async () => {
         const { s } = await make({ hooks: fraudHook });
         const turn = await s.user('refund $850 please');
-        const next = await s.decide(turn.interrupt('fraud_check'), { type: 'reject', message: 'matches a fraud pattern' }, fay);
-        next.expectStop('end_turn').expectReply(/store credit/).expectReply('matches a fraud pattern');
+        const next = await s.decide(
+          turn.interrupt('fraud_check'),
+          { type: 'reject', message: 'matches a fraud pattern' },
+          fay,
+        );
+        next
+          .expectStop('end_turn')
+          .expectReply(/store credit/)
+          .expectReply('matches a fraud pattern');
         s.expectToolNotRun('issue_refund');
         assert.match(String(toolResults(s.prompts[1])[0]?.output), /rejected.*matches a fraud pattern/);
         s.expectEveryToolCallAnswered();
@@ -129,7 +174,11 @@ for (const backend of allBackends()) {
     });
 
     describe('beforeToolBatch', () => {
-      const bulkHook = { beforeToolBatch: (calls: HookCall[]) => ({ interrupt: { name: 'bulk_actions', reason: `${calls.length} actions at once`, role: 'supervisor' } }) };
+      const bulkHook = {
+        beforeToolBatch: (calls: HookCall[]) => ({
+          interrupt: { name: 'bulk_actions', reason: `${calls.length} actions at once`, role: 'supervisor' },
+        }),
+      };
       const twoCalls: ScriptStep[] = [{ toolCalls: [lookUp('ORD-1'), refund(120)] }, { text: 'All done.' }];
 
       it('one decision covers the batch; approved, every call goes on', async () => {
@@ -139,18 +188,28 @@ for (const backend of allBackends()) {
         const i = turn.expectInterrupted('bulk_actions', { kind: 'batch', role: 'supervisor' });
         assert.equal(turn.runs.length, 0, 'nothing ran before the decision');
         const next = await s.decide(i, { type: 'approve' }, sam);
-        next.expectStop('end_turn').expectToolRan('look_up_order', { times: 1 }).expectToolRan('issue_refund', { times: 1 });
+        next
+          .expectStop('end_turn')
+          .expectToolRan('look_up_order', { times: 1 })
+          .expectToolRan('issue_refund', { times: 1 });
         s.expectEveryToolCallAnswered();
       });
 
       it('rejected: every call of the batch gets the rejection', async () => {
         const { s } = await make({ hooks: bulkHook }, twoCalls);
         const turn = await s.user('look up ORD-1 and refund $120');
-        const next = await s.decide(turn.interrupt('bulk_actions'), { type: 'reject', message: 'one thing at a time' }, sam);
+        const next = await s.decide(
+          turn.interrupt('bulk_actions'),
+          { type: 'reject', message: 'one thing at a time' },
+          sam,
+        );
         next.expectStop('end_turn');
         assert.equal(s.runs.length, 0, 'no tool ran');
         const results = toolResults(s.prompts[1]);
-        assert.deepEqual(results.map((r) => r.toolName), ['look_up_order', 'issue_refund']);
+        assert.deepEqual(
+          results.map((r) => r.toolName),
+          ['look_up_order', 'issue_refund'],
+        );
         for (const r of results) assert.match(String(r.output), /rejected.*one thing at a time/);
         s.expectEveryToolCallAnswered();
       });
@@ -166,7 +225,11 @@ for (const backend of allBackends()) {
     describe('budget (maxToolCalls, askAt)', () => {
       const budget = { maxToolCalls: 2, askAt: 1, role: 'supervisor' };
       // Two lookups reach the budget; the loop asks before the next model call.
-      const steps: ScriptStep[] = [{ toolCalls: [lookUp('ORD-1'), lookUp('ORD-2')] }, { toolCalls: [lookUp('ORD-3')] }, { text: 'Checked all three.' }];
+      const steps: ScriptStep[] = [
+        { toolCalls: [lookUp('ORD-1'), lookUp('ORD-2')] },
+        { toolCalls: [lookUp('ORD-3')] },
+        { text: 'Checked all three.' },
+      ];
 
       it('approve extends the budget and the loop continues', async () => {
         const { s } = await make({ budget }, steps);
@@ -176,7 +239,10 @@ for (const backend of allBackends()) {
         assert.equal(turn.modelCalls, 1);
         await turn.expectCheckpoint();
         const next = await s.decide(i, { type: 'approve' }, sam);
-        next.expectStop('end_turn').expectReply('Checked all three.').expectToolRan('look_up_order', { times: 1, args: { orderId: 'ORD-3' } });
+        next
+          .expectStop('end_turn')
+          .expectReply('Checked all three.')
+          .expectToolRan('look_up_order', { times: 1, args: { orderId: 'ORD-3' } });
         assert.equal(next.modelCalls, 2);
         s.expectEveryToolCallAnswered();
       });
@@ -184,12 +250,22 @@ for (const backend of allBackends()) {
       it("respond adds the reviewer's message to the conversation and continues", async () => {
         const { s } = await make({ budget }, steps);
         const turn = await s.user('check my orders');
-        const next = await s.decide(turn.interrupt('budget'), { type: 'respond', message: 'Only ORD-3 is left; stop after it.' }, sam);
+        const next = await s.decide(
+          turn.interrupt('budget'),
+          { type: 'respond', message: 'Only ORD-3 is left; stop after it.' },
+          sam,
+        );
         next.expectResumed();
         const prompt = s.prompts[1]!;
         const last = prompt[prompt.length - 1];
-        assert.deepEqual(last, { role: 'user', content: [{ type: 'text', text: '[Reviewer, on the budget] Only ORD-3 is left; stop after it.' }] });
-        assert.ok(next.result.messages.some((m) => m.role === 'user' && JSON.stringify(m).includes('Only ORD-3')), 'the message is part of the stored conversation');
+        assert.deepEqual(last, {
+          role: 'user',
+          content: [{ type: 'text', text: '[Reviewer, on the budget] Only ORD-3 is left; stop after it.' }],
+        });
+        assert.ok(
+          next.result.messages.some((m) => m.role === 'user' && JSON.stringify(m).includes('Only ORD-3')),
+          'the message is part of the stored conversation',
+        );
         s.expectEveryToolCallAnswered();
       });
 
@@ -217,7 +293,10 @@ for (const backend of allBackends()) {
       assert.equal(turn.runs.length, 0, 'not even the auto tool ran');
       await turn.expectCheckpoint();
       const next = await s.decide(i, { type: 'approve' }, sam);
-      next.expectStop('end_turn').expectToolRan('look_up_order', { times: 1 }).expectToolRan('issue_refund', { times: 1 });
+      next
+        .expectStop('end_turn')
+        .expectToolRan('look_up_order', { times: 1 })
+        .expectToolRan('issue_refund', { times: 1 });
       assert.deepEqual(scores, [0.3], 'scored once, for the turn that called tools');
       s.expectEveryToolCallAnswered();
     });
@@ -229,7 +308,9 @@ for (const backend of allBackends()) {
       const [job] = await turn.expectNotified('supervisor', { tool: 'send_email', fyi: true });
       assert.equal(job?.requestId, null, 'a notice, not a request to decide');
       const audit = await store.listAudit({ threadId: s.threadId });
-      assert.ok(audit.some((e) => e.type === 'auto_executed' && e.payload.tool === 'send_email' && e.payload.tier === 'notify'));
+      assert.ok(
+        audit.some((e) => e.type === 'auto_executed' && e.payload.tool === 'send_email' && e.payload.tier === 'notify'),
+      );
     });
 
     it('quorum: an escalate rule needing 2 approvals waits after one and resumes after the second', async () => {
@@ -243,7 +324,11 @@ for (const backend of allBackends()) {
       assert.equal(one.interrupt('issue_refund').id, i.id);
       one.expectToolNotRun('issue_refund');
       assert.equal(one.modelCalls, 0);
-      await assert.rejects(s.decide(i, { type: 'approve' }, sam), /already approved/, 'the same reviewer cannot count twice');
+      await assert.rejects(
+        s.decide(i, { type: 'approve' }, sam),
+        /already approved/,
+        'the same reviewer cannot count twice',
+      );
       const two = await s.decide(i, { type: 'approve' }, sue);
       assert.equal(two.decision?.outcome, 'authorized');
       two.expectStop('end_turn').expectToolRan('issue_refund', { times: 1, args: { amount: 2500 } });
@@ -260,19 +345,30 @@ for (const backend of allBackends()) {
       const newId = edited.decision?.newRequest?.id;
       assert.ok(newId);
       assert.notEqual(newId, first.id);
-      const moved = edited.expectInterrupted('issue_refund', { tier: 'escalate', approvalsRequired: 2, args: { amount: 2500 } });
+      const moved = edited.expectInterrupted('issue_refund', {
+        tier: 'escalate',
+        approvalsRequired: 2,
+        args: { amount: 2500 },
+      });
       assert.equal(moved.id, newId, 'resume reports the new request');
       edited.expectToolNotRun('issue_refund');
       await edited.expectNotified('supervisor', { tool: 'issue_refund' });
       await edited.expectCheckpoint({ pendingTool: 'issue_refund' });
 
       // The editor proposed the $2,500: the two approvals come from others.
-      await assert.rejects(s.decide(moved, { type: 'approve' }, sam), /proposed this action/, 'the editor cannot approve what they wrote');
+      await assert.rejects(
+        s.decide(moved, { type: 'approve' }, sam),
+        /proposed this action/,
+        'the editor cannot approve what they wrote',
+      );
       (await s.decide(moved, { type: 'approve' }, sue)).expectInterrupted('issue_refund');
       const done = await s.decide(moved, { type: 'approve' }, sid);
       done.expectStop('end_turn').expectToolRan('issue_refund', { times: 1, args: { amount: 2500 } });
       (await s.resume()).expectToolNotRun('issue_refund');
-      assert.deepEqual(pay.effects.map((e) => e.args.amount), [2500]);
+      assert.deepEqual(
+        pay.effects.map((e) => e.args.amount),
+        [2500],
+      );
       assert.equal((await s.interlock.getRequestOrThrow(newId)).status, 'executed');
       s.expectEveryToolCallAnswered();
     });
@@ -291,57 +387,72 @@ for (const backend of allBackends()) {
       // Which one wins is timing: the other either finds the lease held (busy) or, if the first already
       // finished, nothing left to do. The next test holds a run mid-loop to check `busy` deterministically.
       const outcomes = [a.stopReason, b.stopReason].sort();
-      assert.ok(JSON.stringify(outcomes) === '["busy","end_turn"]' || JSON.stringify(outcomes) === '["end_turn","end_turn"]', String(outcomes));
+      assert.ok(
+        JSON.stringify(outcomes) === '["busy","end_turn"]' || JSON.stringify(outcomes) === '["end_turn","end_turn"]',
+        String(outcomes),
+      );
       s.expectToolRan('issue_refund', { times: 1 });
       assert.equal(pay.count('refund'), 1);
       assert.equal(s.prompts.length, 2, 'the reply after the tool result is generated once');
-      assert.deepEqual((await s.agent.messages(s.threadId)).map((m) => m.role), ['user', 'assistant', 'tool', 'assistant']);
+      assert.deepEqual(
+        (await s.agent.messages(s.threadId)).map((m) => m.role),
+        ['user', 'assistant', 'tool', 'assistant'],
+      );
       // The lease is free again: a later resume finds nothing to do.
       (await s.resume()).expectStop('end_turn').expectToolNotRun('issue_refund');
     });
 
-    it('a resume while another run of the thread is mid-loop (in this process) is busy', { timeout: 10_000 }, async () => {
-      // The model's reply after the tool result waits until the test lets it go.
-      let entered!: () => void;
-      const inModel = new Promise<void>((r) => (entered = r));
-      let release!: () => void;
-      const held = new Promise<void>((r) => (release = r));
-      const steps: ScriptStep[] = [{ toolCalls: [refund(850)] }, { text: 'Your refund is on its way.' }];
-      const base = scriptedModel(steps);
-      const pay = new FakePayments();
-      const s = await scenario({
-        store,
-        policy: supportPolicy,
-        tools: supportTools(pay),
-        model: {
-          specificationVersion: base.specificationVersion,
-          provider: base.provider,
-          modelId: base.modelId,
-          async doGenerate(o) {
-            if (base.calls === 1) {
-              entered();
-              await held;
-            }
-            return base.doGenerate(o);
+    it(
+      'a resume while another run of the thread is mid-loop (in this process) is busy',
+      { timeout: 10_000 },
+      async () => {
+        // The model's reply after the tool result waits until the test lets it go.
+        let entered!: () => void;
+        const inModel = new Promise<void>((r) => (entered = r));
+        let release!: () => void;
+        const held = new Promise<void>((r) => (release = r));
+        const steps: ScriptStep[] = [{ toolCalls: [refund(850)] }, { text: 'Your refund is on its way.' }];
+        const base = scriptedModel(steps);
+        const pay = new FakePayments();
+        const s = await scenario({
+          store,
+          policy: supportPolicy,
+          tools: supportTools(pay),
+          model: {
+            specificationVersion: base.specificationVersion,
+            provider: base.provider,
+            modelId: base.modelId,
+            async doGenerate(o) {
+              if (base.calls === 1) {
+                entered();
+                await held;
+              }
+              return base.doGenerate(o);
+            },
           },
-        },
-        agent: { name: 'support', version: '1.0.0', system: 'You help customers.' },
-      });
-      const turn = await s.user('refund $850 please');
-      await approveRefund(s, turn.interrupt('issue_refund').id);
-      const first = s.agent.resume(s.threadId);
-      await inModel;
-      const second = await s.agent.resume(s.threadId);
-      assert.equal(second.stopReason, 'busy', 'the thread is leased to the first run');
-      release();
-      assert.equal((await first).stopReason, 'end_turn');
-      s.expectToolRan('issue_refund', { times: 1 });
-      assert.equal(base.calls, 2, 'no model call is repeated');
-      assert.deepEqual((await s.agent.messages(s.threadId)).map((m) => m.role), ['user', 'assistant', 'tool', 'assistant']);
-    });
+          agent: { name: 'support', version: '1.0.0', system: 'You help customers.' },
+        });
+        const turn = await s.user('refund $850 please');
+        await approveRefund(s, turn.interrupt('issue_refund').id);
+        const first = s.agent.resume(s.threadId);
+        await inModel;
+        const second = await s.agent.resume(s.threadId);
+        assert.equal(second.stopReason, 'busy', 'the thread is leased to the first run');
+        release();
+        assert.equal((await first).stopReason, 'end_turn');
+        s.expectToolRan('issue_refund', { times: 1 });
+        assert.equal(base.calls, 2, 'no model call is repeated');
+        assert.deepEqual(
+          (await s.agent.messages(s.threadId)).map((m) => m.role),
+          ['user', 'assistant', 'tool', 'assistant'],
+        );
+      },
+    );
 
     it('the model never sees a tool call without its result', async () => {
-      const { s } = await make({ hooks: { beforeToolCall: (c) => (c.toolName === 'send_email' ? { cancel: 'No emails today.' } : undefined) } });
+      const { s } = await make({
+        hooks: { beforeToolCall: (c) => (c.toolName === 'send_email' ? { cancel: 'No emails today.' } : undefined) },
+      });
       // Auto, gated, blocked and cancelled calls in one batch; then a second gated turn.
       const turn = await s.user('refund $900, cancel my plan, look up my order, delete my data and email me');
       const refundI = turn.expectInterrupted('issue_refund');

@@ -71,8 +71,14 @@ export function initialState(agentVersion: string, system: string): LoopState {
  * version (default: the same major version, `"2.x"` ↔ `"2.y"`); the system
  * prompt of the checkpoint is kept, so a resumed thread sees what it saw.
  */
-export function readState(raw: Record<string, unknown>, agentVersion: string, compatible: (from: string, to: string) => boolean, threadId: string): LoopState {
-  if (!SUPPORTED_LOOP_STATE_VERSIONS.includes(raw.v as number)) throw new SchemaVersionError('checkpoint', raw.v, SUPPORTED_LOOP_STATE_VERSIONS);
+export function readState(
+  raw: Record<string, unknown>,
+  agentVersion: string,
+  compatible: (from: string, to: string) => boolean,
+  threadId: string,
+): LoopState {
+  if (!SUPPORTED_LOOP_STATE_VERSIONS.includes(raw.v as number))
+    throw new SchemaVersionError('checkpoint', raw.v, SUPPORTED_LOOP_STATE_VERSIONS);
   const state = raw as unknown as LoopState;
   if (state.agentVersion !== agentVersion && !compatible(state.agentVersion, agentVersion)) {
     throw new InterlockUsageError(

@@ -25,7 +25,10 @@ for (const backend of allBackends()) {
     let n = 0;
     before(async () => {
       store = await backend.create();
-      il = createInterlock({ store, policy: { tools: { change_address: [{ id: 'auto', tier: 'auto', reason: 'asks inside' }] } } });
+      il = createInterlock({
+        store,
+        policy: { tools: { change_address: [{ id: 'auto', tier: 'auto', reason: 'asks inside' }] } },
+      });
     });
     after(() => backend.destroy());
 
@@ -40,7 +43,11 @@ for (const backend of allBackends()) {
           execute: async (args, ctx) => {
             bodies++;
             try {
-              const answer = ctx.interrupt({ name: 'confirm_address', reason: `Deliver to ${args.address}?`, role: 'logistics' });
+              const answer = ctx.interrupt({
+                name: 'confirm_address',
+                reason: `Deliver to ${args.address}?`,
+                role: 'logistics',
+              });
               if (answer.type !== 'approve') return { changed: false };
               effects.push(args.address);
               return { changed: true };
@@ -51,17 +58,35 @@ for (const backend of allBackends()) {
             }
           },
         });
-        const agent = createAgent({ name: 'shop', version: '1', model: model(), system: 's', tools: [changeAddress], interlock: il });
+        const agent = createAgent({
+          name: 'shop',
+          version: '1',
+          model: model(),
+          system: 's',
+          tools: [changeAddress],
+          interlock: il,
+        });
         const threadId = `swallow-${backend.name}-${++n}`;
         const r = await agent.invoke('move my delivery', { threadId });
         assert.equal(r.stopReason, 'interrupt', 'the thread pauses on the question');
         assert.equal(r.interrupts[0]?.name, 'confirm_address');
         assert.equal(effects.length, 0);
-        assert.deepEqual(await store.listExecutionsForRequest(r.interrupts[0].id), [], 'the fallback was not recorded as a result');
+        assert.deepEqual(
+          await store.listExecutionsForRequest(r.interrupts[0].id),
+          [],
+          'the fallback was not recorded as a result',
+        );
         const audit = await store.listAudit({ threadId });
-        assert.ok(!audit.some((e) => e.type === 'auto_executed' || e.type === 'failed'), 'nothing recorded as run or failed');
+        assert.ok(
+          !audit.some((e) => e.type === 'auto_executed' || e.type === 'failed'),
+          'nothing recorded as run or failed',
+        );
 
-        const end = await agent.invoke(null, { threadId, responses: { [r.interrupts[0].id]: { type: 'approve' } }, reviewer: leo });
+        const end = await agent.invoke(null, {
+          threadId,
+          responses: { [r.interrupts[0].id]: { type: 'approve' } },
+          reviewer: leo,
+        });
         assert.equal(end.stopReason, 'end_turn');
         assert.match(end.text, /"changed":true/);
         assert.deepEqual(effects, ['1 Main St'], 'the side effect ran once, after the answer');

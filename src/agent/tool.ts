@@ -75,9 +75,12 @@ export interface Tool<S extends z.ZodType<Record<string, unknown>> = z.ZodType<R
  */
 export function tool<S extends z.ZodType<Record<string, unknown>>>(def: Tool<S>): Tool<S> {
   if (!def || typeof def.name !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/.test(def.name)) {
-    throw new ConfigError(`tool(): "name" must be 1-64 letters, digits, "_" or "-" (got ${JSON.stringify(def?.name)}).`);
+    throw new ConfigError(
+      `tool(): "name" must be 1-64 letters, digits, "_" or "-" (got ${JSON.stringify(def?.name)}).`,
+    );
   }
-  if (typeof def.execute !== 'function') throw new ConfigError(`tool "${def.name}": "execute" must be an async function.`);
+  if (typeof def.execute !== 'function')
+    throw new ConfigError(`tool "${def.name}": "execute" must be an async function.`);
   if (!def.schema || typeof (def.schema as { safeParse?: unknown }).safeParse !== 'function') {
     throw new ConfigError(`tool "${def.name}": "schema" must be a zod schema, e.g. z.object({ orderId: z.string() }).`);
   }

@@ -18,7 +18,12 @@ export type WaitOutcome =
  * escalated, a timeout that escalated) to the request that now stands.
  * Updates `wait.requestId` when it moved.
  */
-export async function resolveWait(store: Pick<Interlock, 'getRequest'>, wait: Wait, seen: Map<string, ApprovalRequest>, known?: Map<string, ApprovalRequest>): Promise<WaitOutcome> {
+export async function resolveWait(
+  store: Pick<Interlock, 'getRequest'>,
+  wait: Wait,
+  seen: Map<string, ApprovalRequest>,
+  known?: Map<string, ApprovalRequest>,
+): Promise<WaitOutcome> {
   for (let hops = 0; hops < 20; hops++) {
     // `known`: requests the caller just resolved, as committed; each is used once, later reads go to the store.
     const fresh = known?.get(wait.requestId);
@@ -56,7 +61,9 @@ export async function resolveWait(store: Pick<Interlock, 'getRequest'>, wait: Wa
 export function toAnswer(o: Exclude<WaitOutcome, { state: 'pending' }>): InterruptAnswer {
   switch (o.state) {
     case 'approved':
-      return o.request.resolution?.type === 'edit' ? { type: 'edit', by: o.by, args: o.args } : { type: 'approve', by: o.by };
+      return o.request.resolution?.type === 'edit'
+        ? { type: 'edit', by: o.by, args: o.args }
+        : { type: 'approve', by: o.by };
     case 'rejected':
       return o.message === undefined ? { type: 'reject', by: o.by } : { type: 'reject', by: o.by, message: o.message };
     case 'responded':
@@ -81,7 +88,13 @@ export function notRunText(o: Exclude<WaitOutcome, { state: 'pending' | 'approve
 }
 
 /** A verdict for an interrupt that does not come from the policy (tool questions, hooks, loop control). */
-export function controlVerdict(input: { id: string; reason: string; role: string; timeout?: Duration; onTimeout?: TimeoutDecision }): Verdict {
+export function controlVerdict(input: {
+  id: string;
+  reason: string;
+  role: string;
+  timeout?: Duration;
+  onTimeout?: TimeoutDecision;
+}): Verdict {
   return {
     tier: 'approve',
     ruleId: input.id,

@@ -2,8 +2,18 @@ import type { Decision, DecisionType } from '../core/index.ts';
 import { EXIT, UsageError, iso, table, type Output } from './output.ts';
 import { actorNames, clip, engine, flags, readToken, reviewerByToken, TOKEN_FLAGS } from './shared.ts';
 
-const DECISIONS: Record<string, DecisionType> = { approve: 'approve', reject: 'reject', respond: 'respond', edit: 'edit' };
-const DONE: Record<DecisionType, string> = { approve: 'approved', reject: 'rejected', respond: 'responded', edit: 'edited' };
+const DECISIONS: Record<string, DecisionType> = {
+  approve: 'approve',
+  reject: 'reject',
+  respond: 'respond',
+  edit: 'edit',
+};
+const DONE: Record<DecisionType, string> = {
+  approve: 'approved',
+  reject: 'rejected',
+  respond: 'responded',
+  edit: 'edited',
+};
 
 const DECIDE_USAGE =
   'usage: interlock approvals decide <request-id> --approve|--reject|--respond|--edit [--message TEXT] [--args JSON] [--trust] [--version N --hash H] [--config FILE] (token: INTERLOCK_TOKEN, --token-file FILE or --token T)';
@@ -31,7 +41,10 @@ export async function approvals(argv: string[], io: Output): Promise<number> {
     ...TOKEN_FLAGS,
   });
   // Deciding needs the configuration's tools (an edit is checked against their schemas), as `serve` has them.
-  const { interlock, store } = await engine(io, sub === 'decide' ? ((values.config as string | undefined) ?? true) : undefined);
+  const { interlock, store } = await engine(
+    io,
+    sub === 'decide' ? ((values.config as string | undefined) ?? true) : undefined,
+  );
   try {
     if (sub === 'list') {
       const { items } = await interlock.listRequests({
@@ -44,7 +57,16 @@ export async function approvals(argv: string[], io: Output): Promise<number> {
       });
       if (values.json) io.json(items);
       else {
-        const rows = items.map((r) => [r.id, r.tool, clip(JSON.stringify(r.args), 48), r.tier, r.role, `${r.approvalsReceived}/${r.approvalsRequired}`, iso(r.expiresAt), r.reason]);
+        const rows = items.map((r) => [
+          r.id,
+          r.tool,
+          clip(JSON.stringify(r.args), 48),
+          r.tier,
+          r.role,
+          `${r.approvalsReceived}/${r.approvalsRequired}`,
+          iso(r.expiresAt),
+          r.reason,
+        ]);
         io.out(table([['id', 'tool', 'args', 'tier', 'role', 'approvals', 'expires', 'reason'], ...rows]));
       }
       return EXIT.ok;
@@ -70,7 +92,10 @@ export async function approvals(argv: string[], io: Output): Promise<number> {
       io.out(`evidence (untrusted, redacted): ${JSON.stringify(r.evidence)}`);
       for (const d of story.decisions) io.out(`decision: ${d.type} by ${name(d.by)} at ${iso(d.at)}`);
       for (const e of story.executions) io.out(`executed: ${e.status} (attempts ${e.attempts}, key ${e.key})`);
-      if (r.status === 'pending') io.out(`decide exactly this: interlock approvals decide ${r.id} --approve --version ${r.version} --hash ${r.actionHash}`);
+      if (r.status === 'pending')
+        io.out(
+          `decide exactly this: interlock approvals decide ${r.id} --approve --version ${r.version} --hash ${r.actionHash}`,
+        );
       return EXIT.ok;
     }
     if (sub === 'decide') {
@@ -78,9 +103,13 @@ export async function approvals(argv: string[], io: Output): Promise<number> {
       const chosen = Object.keys(DECISIONS).filter((k) => values[k] === true);
       if (!id || chosen.length !== 1) throw new UsageError(DECIDE_USAGE);
       const pinnedVersion = values.version === undefined ? undefined : Number(values.version);
-      if (pinnedVersion !== undefined && (!Number.isInteger(pinnedVersion) || pinnedVersion < 1)) throw new UsageError(`--version must be the version number \`approvals show\` printed, not "${String(values.version)}"`);
+      if (pinnedVersion !== undefined && (!Number.isInteger(pinnedVersion) || pinnedVersion < 1))
+        throw new UsageError(
+          `--version must be the version number \`approvals show\` printed, not "${String(values.version)}"`,
+        );
       const pinnedHash = values.hash as string | undefined;
-      if (pinnedHash !== undefined && !/^[0-9a-f]{64}$/.test(pinnedHash)) throw new UsageError('--hash must be the 64-character hash `approvals show` printed');
+      if (pinnedHash !== undefined && !/^[0-9a-f]{64}$/.test(pinnedHash))
+        throw new UsageError('--hash must be the 64-character hash `approvals show` printed');
       let args: Record<string, unknown> | undefined;
       if (values.args !== undefined) {
         try {
@@ -102,10 +131,16 @@ export async function approvals(argv: string[], io: Output): Promise<number> {
         ...(values.trust ? { trust: true } : {}),
       };
       const r = await interlock.decide(id, decision, reviewer);
-      io.out(`${r.outcome}: ${id} is ${r.request.status}${r.newRequest ? `; new request ${r.newRequest.id} (${r.newRequest.tier}, ${r.newRequest.role})` : ''}`);
-      io.out(`${DONE[decision.type]} by ${reviewer.name}: ${req.tool} ${JSON.stringify(req.args)} (v${decision.expectedVersion}, hash ${decision.actionHash})`);
+      io.out(
+        `${r.outcome}: ${id} is ${r.request.status}${r.newRequest ? `; new request ${r.newRequest.id} (${r.newRequest.tier}, ${r.newRequest.role})` : ''}`,
+      );
+      io.out(
+        `${DONE[decision.type]} by ${reviewer.name}: ${req.tool} ${JSON.stringify(req.args)} (v${decision.expectedVersion}, hash ${decision.actionHash})`,
+      );
       if (pinnedVersion === undefined || pinnedHash === undefined) {
-        io.out('(decided on the current version; pass --version and --hash from `interlock approvals show` to decide only what you reviewed)');
+        io.out(
+          '(decided on the current version; pass --version and --hash from `interlock approvals show` to decide only what you reviewed)',
+        );
       }
       return EXIT.ok;
     }

@@ -14,7 +14,12 @@ import type { Store } from '../store/types.ts';
 const CLI = fileURLToPath(new URL('./main.ts', import.meta.url));
 const BIN = fileURLToPath(new URL('../../bin/interlock.mjs', import.meta.url));
 
-function run(args: string[], env: Record<string, string>, node = process.execPath, script = CLI): Promise<{ code: number; out: string; err: string }> {
+function run(
+  args: string[],
+  env: Record<string, string>,
+  node = process.execPath,
+  script = CLI,
+): Promise<{ code: number; out: string; err: string }> {
   return new Promise((resolve) => {
     execFile(node, [script, ...args], { env: { ...process.env, ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 99) : 0;
@@ -31,13 +36,24 @@ for (const backend of allBackends()) {
     before(async () => {
       store = await backend.create();
       env = backend.env();
-      il = createInterlock({ store, policy: { tools: { issue_refund: [{ id: 'all', tier: 'approve', role: 'supervisor', reason: 'refunds need a supervisor' }] } } });
+      il = createInterlock({
+        store,
+        policy: {
+          tools: {
+            issue_refund: [{ id: 'all', tier: 'approve', role: 'supervisor', reason: 'refunds need a supervisor' }],
+          },
+        },
+      });
     });
     after(() => backend.destroy());
 
     async function pending() {
       const call = { tool: 'issue_refund', args: { orderId: 'ORD-1', amount: 900 } };
-      const { requests } = await il.pause({ thread: { id: `cli-${Math.random()}`, agent: 'support', agentVersion: '1' }, items: [{ call, verdict: await il.gate(call) }], proposer: 'agent:support' });
+      const { requests } = await il.pause({
+        thread: { id: `cli-${Math.random()}`, agent: 'support', agentVersion: '1' },
+        items: [{ call, verdict: await il.gate(call) }],
+        proposer: 'agent:support',
+      });
       return requests[0]!;
     }
 
@@ -87,8 +103,17 @@ for (const backend of allBackends()) {
         version: '1',
         system: 'You refund.',
         interlock: il,
-        model: scriptedModel([{ toolCalls: [{ name: 'issue_refund', args: { orderId: '\u202e999-DRO', amount: 900 } }] }]),
-        tools: [tool({ name: 'issue_refund', description: 'Refund', schema: z.object({ orderId: z.string(), amount: z.number() }), execute: async () => ({ ok: true }) })],
+        model: scriptedModel([
+          { toolCalls: [{ name: 'issue_refund', args: { orderId: '\u202e999-DRO', amount: 900 } }] },
+        ]),
+        tools: [
+          tool({
+            name: 'issue_refund',
+            description: 'Refund',
+            schema: z.object({ orderId: z.string(), amount: z.number() }),
+            execute: async () => ({ ok: true }),
+          }),
+        ],
       });
       const threadId = `cli-hidden-${Math.random()}`;
       const r = await agent.invoke('\u202eEGASSEM', { threadId });
@@ -111,8 +136,15 @@ for (const backend of allBackends()) {
       assert.ok(!list.out.includes('\u202e'));
 
       const json = await run(['approvals', 'show', id, '--json'], env);
-      assert.equal((JSON.parse(json.out) as { request: { args: { orderId: string } } }).request.args.orderId, '\u202e999-DRO', 'JSON keeps the exact bytes');
-      assert.match(json.err, /warning: this JSON keeps exactly the hidden characters \(U\+202E RIGHT-TO-LEFT OVERRIDE\)/);
+      assert.equal(
+        (JSON.parse(json.out) as { request: { args: { orderId: string } } }).request.args.orderId,
+        '\u202e999-DRO',
+        'JSON keeps the exact bytes',
+      );
+      assert.match(
+        json.err,
+        /warning: this JSON keeps exactly the hidden characters \(U\+202E RIGHT-TO-LEFT OVERRIDE\)/,
+      );
     });
 
     it('verifies the audit chain, and exits 1 naming the first broken event after tampering', async () => {

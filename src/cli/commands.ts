@@ -10,10 +10,17 @@ export { approvals } from './approvals.ts';
 export { threads } from './threads.ts';
 
 export async function serve(argv: string[], io: Output, worker = true): Promise<number> {
-  const { values } = flags(argv, { port: { type: 'string' }, 'seed-demo': { type: 'boolean' }, config: { type: 'string' }, 'no-worker': { type: 'boolean' }, host: { type: 'string' } });
+  const { values } = flags(argv, {
+    port: { type: 'string' },
+    'seed-demo': { type: 'boolean' },
+    config: { type: 'string' },
+    'no-worker': { type: 'boolean' },
+    host: { type: 'string' },
+  });
   const { config, path } = await loadConfig(values.config as string | undefined, io.env);
   const port = Number(values.port ?? io.env.PORT ?? 3000);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, not "${String(values.port ?? io.env.PORT)}"`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`--port must be a port number, not "${String(values.port ?? io.env.PORT)}"`);
   const svc = await startService({
     config,
     http: worker !== false ? true : false,
@@ -23,7 +30,10 @@ export async function serve(argv: string[], io: Output, worker = true): Promise<
     seedDemo: values['seed-demo'] === true,
     log: (l) => io.out(l),
   });
-  const backend = svc.store.name === 'postgres' ? 'PostgreSQL (DATABASE_URL)' : `embedded SQLite in ${io.env.INTERLOCK_DATA_DIR ?? './data'}`;
+  const backend =
+    svc.store.name === 'postgres'
+      ? 'PostgreSQL (DATABASE_URL)'
+      : `embedded SQLite in ${io.env.INTERLOCK_DATA_DIR ?? './data'}`;
   io.out(`Interlock is running at ${svc.url}  (${backend})`);
   io.out(`config: ${path}${config.describe ? ` - ${config.describe()}` : ''}`);
   if (svc.demoTokens.length) {
@@ -35,7 +45,9 @@ export async function serve(argv: string[], io: Output, worker = true): Promise<
     // Demo tokens are printed once, when the reviewers are created; on later starts say how to get one.
     io.out('');
     io.out(`Reviewers exist already: their tokens were printed when they were created, and only hashes are kept.`);
-    io.out(`A new token: ${cliName()} reviewers add --name "Your Name" --roles ${config.roles?.join(',') ?? 'supervisor'}`);
+    io.out(
+      `A new token: ${cliName()} reviewers add --name "Your Name" --roles ${config.roles?.join(',') ?? 'supervisor'}`,
+    );
     io.out(`(or start on a fresh database: INTERLOCK_DATA_DIR=./data-fresh, and the demo reviewers are created again)`);
   }
   await new Promise<void>((resolve) => {
@@ -50,7 +62,9 @@ export async function serve(argv: string[], io: Output, worker = true): Promise<
 
 /** How to run this command where the user is: `npm run interlock --` inside Interlock's repository, `npx interlock` elsewhere. */
 function cliName(): string {
-  return process.env.npm_lifecycle_event === 'start' || process.env.npm_lifecycle_event === 'interlock' ? 'npm run interlock --' : 'npx interlock';
+  return process.env.npm_lifecycle_event === 'start' || process.env.npm_lifecycle_event === 'interlock'
+    ? 'npm run interlock --'
+    : 'npx interlock';
 }
 
 export async function worker(argv: string[], io: Output): Promise<number> {
@@ -75,13 +89,26 @@ export async function migrate(_argv: string[], io: Output): Promise<number> {
 
 export async function reviewers(argv: string[], io: Output): Promise<number> {
   const [sub, ...rest] = argv;
-  const { values, positionals } = flags(rest, { name: { type: 'string' }, roles: { type: 'string' }, json: { type: 'boolean' } });
+  const { values, positionals } = flags(rest, {
+    name: { type: 'string' },
+    roles: { type: 'string' },
+    json: { type: 'boolean' },
+  });
   const { interlock, store } = await engine(io);
   try {
     if (sub === 'add') {
-      const roles = str(values.roles, 'roles').split(',').map((r) => r.trim()).filter(Boolean);
+      const roles = str(values.roles, 'roles')
+        .split(',')
+        .map((r) => r.trim())
+        .filter(Boolean);
       const { reviewer, token } = await createReviewer(interlock.reviewers, { name: str(values.name, 'name'), roles });
-      await interlock.audit.record([{ type: 'reviewer_added', actor: 'cli', payload: { reviewerId: reviewer.id, name: reviewer.name, roles: reviewer.roles } }]);
+      await interlock.audit.record([
+        {
+          type: 'reviewer_added',
+          actor: 'cli',
+          payload: { reviewerId: reviewer.id, name: reviewer.name, roles: reviewer.roles },
+        },
+      ]);
       io.out(`reviewer ${reviewer.id} (${reviewer.name}; roles ${reviewer.roles.join(', ')})`);
       io.out(`token: ${token}`);
       io.out('The token is shown once; only its hash is stored. Send it as "Authorization: Bearer <token>".');
@@ -90,7 +117,13 @@ export async function reviewers(argv: string[], io: Output): Promise<number> {
     if (sub === 'list') {
       const all = await interlock.reviewers.listReviewers();
       if (values.json) io.json(all.map(({ tokenHash: _t, ...r }) => r));
-      else io.out(table([['id', 'name', 'roles', 'status', 'created'], ...all.map((r) => [r.id, r.name, r.roles.join(','), r.revoked ? 'revoked' : 'active', iso(r.createdAt)])]));
+      else
+        io.out(
+          table([
+            ['id', 'name', 'roles', 'status', 'created'],
+            ...all.map((r) => [r.id, r.name, r.roles.join(','), r.revoked ? 'revoked' : 'active', iso(r.createdAt)]),
+          ]),
+        );
       return EXIT.ok;
     }
     if (sub === 'revoke') {
@@ -116,22 +149,40 @@ function readSavedHeads(path: string): ChainHead[] {
   try {
     parsed = JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
-    throw new UsageError(`--against ${path}: cannot read it as JSON (${(err as Error).message}). Pass the output of an earlier \`interlock audit verify --json\`.`);
+    throw new UsageError(
+      `--against ${path}: cannot read it as JSON (${(err as Error).message}). Pass the output of an earlier \`interlock audit verify --json\`.`,
+    );
   }
   const heads = Array.isArray(parsed) ? parsed : (parsed as { heads?: unknown } | null)?.heads;
   const ok = (h: unknown): h is ChainHead => {
     const x = h as ChainHead;
-    return !!x && Number.isInteger(x.chain) && x.chain >= 0 && Number.isInteger(x.seq) && x.seq >= 0 && typeof x.hash === 'string' && /^[0-9a-f]{64}$/.test(x.hash);
+    return (
+      !!x &&
+      Number.isInteger(x.chain) &&
+      x.chain >= 0 &&
+      Number.isInteger(x.seq) &&
+      x.seq >= 0 &&
+      typeof x.hash === 'string' &&
+      /^[0-9a-f]{64}$/.test(x.hash)
+    );
   };
   if (!Array.isArray(heads) || !heads.every(ok)) {
-    throw new UsageError(`--against ${path}: expected the output of \`interlock audit verify --json\` (with "heads": [{ "chain", "seq", "hash" }]).`);
+    throw new UsageError(
+      `--against ${path}: expected the output of \`interlock audit verify --json\` (with "heads": [{ "chain", "seq", "hash" }]).`,
+    );
   }
   return heads;
 }
 
 export async function audit(argv: string[], io: Output): Promise<number> {
   const [sub, ...rest] = argv;
-  const { values } = flags(rest, { thread: { type: 'string' }, request: { type: 'string' }, json: { type: 'boolean' }, quiet: { type: 'boolean' }, against: { type: 'string' } });
+  const { values } = flags(rest, {
+    thread: { type: 'string' },
+    request: { type: 'string' },
+    json: { type: 'boolean' },
+    quiet: { type: 'boolean' },
+    against: { type: 'string' },
+  });
   const against = sub === 'verify' && typeof values.against === 'string' ? readSavedHeads(values.against) : [];
   const { interlock, store } = await engine(io);
   try {
@@ -147,22 +198,44 @@ export async function audit(argv: string[], io: Output): Promise<number> {
         },
       });
       if (values.json) io.json(r, true);
-      else if (r.ok) io.out(`ok: ${r.events} events up to #${r.headSeq}; chain heads fingerprint ${r.headHash.slice(0, 16)}…`);
-      else io.out(`BROKEN at event #${r.brokenAt.seq}${r.brokenAt.id ? ` (${r.brokenAt.id})` : ''}: ${r.brokenAt.problem}`);
+      else if (r.ok)
+        io.out(`ok: ${r.events} events up to #${r.headSeq}; chain heads fingerprint ${r.headHash.slice(0, 16)}…`);
+      else
+        io.out(
+          `BROKEN at event #${r.brokenAt.seq}${r.brokenAt.id ? ` (${r.brokenAt.id})` : ''}: ${r.brokenAt.problem}`,
+        );
       return r.ok ? EXIT.ok : EXIT.failed;
     }
     if (sub === 'show') {
-      if (!values.thread && !values.request) throw new UsageError('usage: interlock audit show --thread ID | --request ID');
-      const events = await store.listAudit({ ...(values.thread ? { threadId: values.thread as string } : {}), ...(values.request ? { requestId: values.request as string } : {}) });
+      if (!values.thread && !values.request)
+        throw new UsageError('usage: interlock audit show --thread ID | --request ID');
+      const events = await store.listAudit({
+        ...(values.thread ? { threadId: values.thread as string } : {}),
+        ...(values.request ? { requestId: values.request as string } : {}),
+      });
       if (values.json) io.json(events);
       else {
         // Names, not ids: reviewers by name, processes as "system (host, pid)". --json keeps the recorded actor.
         const name = await actorNames(store);
-        io.out(table([['seq', 'time', 'type', 'actor', 'request', 'payload'], ...events.map((e) => [String(e.seq), iso(e.at), e.type, name(e.actor), e.requestId ?? '-', JSON.stringify(e.payload).slice(0, 100)])]));
+        io.out(
+          table([
+            ['seq', 'time', 'type', 'actor', 'request', 'payload'],
+            ...events.map((e) => [
+              String(e.seq),
+              iso(e.at),
+              e.type,
+              name(e.actor),
+              e.requestId ?? '-',
+              JSON.stringify(e.payload).slice(0, 100),
+            ]),
+          ]),
+        );
       }
       return EXIT.ok;
     }
-    throw new UsageError('usage: interlock audit verify [--json] [--against SAVED.json] | show --thread ID | --request ID');
+    throw new UsageError(
+      'usage: interlock audit verify [--json] [--against SAVED.json] | show --thread ID | --request ID',
+    );
   } finally {
     await store.close();
   }
@@ -187,11 +260,37 @@ export async function metrics(argv: string[], io: Output): Promise<number> {
     io.out(`window: ${iso(r.since)} .. ${iso(r.until)}`);
     io.out(
       table([
-        ['tool', 'requests', 'pending', 'approved', 'edited', 'rejected', 'responded', 'expired', 'approval rate', 'correction rate', 'median min to decision'],
-        ...r.tools.map((t) => [t.tool, String(t.requests), String(t.pending), String(t.approved), String(t.edited), String(t.rejected), String(t.responded), String(t.expired), pct(t.approvalRate), pct(t.correctionRate), t.medianMinutesToDecision === null ? '-' : t.medianMinutesToDecision.toFixed(1)]),
+        [
+          'tool',
+          'requests',
+          'pending',
+          'approved',
+          'edited',
+          'rejected',
+          'responded',
+          'expired',
+          'approval rate',
+          'correction rate',
+          'median min to decision',
+        ],
+        ...r.tools.map((t) => [
+          t.tool,
+          String(t.requests),
+          String(t.pending),
+          String(t.approved),
+          String(t.edited),
+          String(t.rejected),
+          String(t.responded),
+          String(t.expired),
+          pct(t.approvalRate),
+          pct(t.correctionRate),
+          t.medianMinutesToDecision === null ? '-' : t.medianMinutesToDecision.toFixed(1),
+        ]),
       ]),
     );
-    io.out(`resume: ${r.resume.done} done, ${r.resume.dead} failed, ${r.resume.pending} pending; success ${pct(r.resume.successRate)}`);
+    io.out(
+      `resume: ${r.resume.done} done, ${r.resume.dead} failed, ${r.resume.pending} pending; success ${pct(r.resume.successRate)}`,
+    );
     return EXIT.ok;
   } finally {
     await store.close();

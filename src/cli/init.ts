@@ -53,7 +53,11 @@ export function init(args: string[], io: Io): number {
   const dir = resolve(at >= 0 && args[at + 1] ? args[at + 1]! : '.');
   const path = resolve(dir, 'interlock.config.ts');
   if (existsSync(path)) {
-    throw new InterlockUsageError('config_exists', `${path} already exists; nothing was written. Edit it, or move it away and run interlock init again.`, { details: { path } });
+    throw new InterlockUsageError(
+      'config_exists',
+      `${path} already exists; nothing was written. Edit it, or move it away and run interlock init again.`,
+      { details: { path } },
+    );
   }
   writeFileSync(path, STARTER_CONFIG, { flag: 'wx' });
   io.out(`wrote ${path}

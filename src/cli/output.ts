@@ -69,7 +69,10 @@ export function forPeople(io: Io): Output {
   const warn = (chars: ReturnType<typeof findHidden>, what: string) => {
     const fresh = chars.filter((c) => !warned.has(c.codePoint));
     for (const c of fresh) warned.add(c.codePoint);
-    if (fresh.length) io.err(`warning: ${what} hidden characters (${describeHidden(fresh)}): they are part of the values but invisible in plain text`);
+    if (fresh.length)
+      io.err(
+        `warning: ${what} hidden characters (${describeHidden(fresh)}): they are part of the values but invisible in plain text`,
+      );
   };
   return {
     env: io.env,
@@ -90,7 +93,14 @@ export function table(cells: string[][]): string {
   if (cells.length === 0) return '';
   const rows = cells.map((r) => r.map(reveal));
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((r) =>
+      r
+        .map((c, i) => c.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 export function iso(ms: number | null | undefined): string {

@@ -11,7 +11,10 @@ describe('interlock serve with the demo configuration', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   it('prints the demo tokens on the first start, and how to get a token on later ones', async () => {
-    const svc = await serviceProcess({ config: DEFAULT_CONFIG_PATH, env: { INTERLOCK_DATA_DIR: dir, DATABASE_URL: '' } });
+    const svc = await serviceProcess({
+      config: DEFAULT_CONFIG_PATH,
+      env: { INTERLOCK_DATA_DIR: dir, DATABASE_URL: '' },
+    });
     await svc.start();
     assert.equal(await svc.stop(), 0);
     const first = svc.output;

@@ -46,7 +46,8 @@ export interface CliEngine {
  */
 export async function engine(io: Output, config?: string | true): Promise<CliEngine> {
   // Load the configuration first: a bad one is refused before the database is opened.
-  const loaded = config === undefined ? undefined : (await loadConfig(config === true ? undefined : config, io.env)).config;
+  const loaded =
+    config === undefined ? undefined : (await loadConfig(config === true ? undefined : config, io.env)).config;
   const store = await openStore(io.env.DATABASE_URL);
   const policy: PolicyConfig = loaded?.policy ?? { tools: {} };
   const interlock = createInterlock({ store, policy });
@@ -62,7 +63,10 @@ export async function engine(io: Output, config?: string | true): Promise<CliEng
 }
 
 /** Flags that say which reviewer is acting. */
-export const TOKEN_FLAGS = { token: { type: 'string' }, 'token-file': { type: 'string' } } as const satisfies ParseArgsOptionsConfig;
+export const TOKEN_FLAGS = {
+  token: { type: 'string' },
+  'token-file': { type: 'string' },
+} as const satisfies ParseArgsOptionsConfig;
 
 /**
  * The reviewer's token: `--token-file FILE` (first line), else `INTERLOCK_TOKEN`,
@@ -83,7 +87,9 @@ export function readToken(values: Flags, io: Output): string {
   }
   if (io.env.INTERLOCK_TOKEN) return io.env.INTERLOCK_TOKEN;
   if (typeof values.token === 'string' && values.token !== '') {
-    io.err('note: a token on the command line is visible to other users in `ps`; prefer INTERLOCK_TOKEN or --token-file FILE.');
+    io.err(
+      'note: a token on the command line is visible to other users in `ps`; prefer INTERLOCK_TOKEN or --token-file FILE.',
+    );
     return values.token;
   }
   throw new UsageError('a reviewer token is needed: INTERLOCK_TOKEN=…, --token-file FILE, or --token TOKEN');
@@ -93,7 +99,11 @@ export function readToken(values: Flags, io: Output): string {
 export async function reviewerByToken(store: Store, token: string, io: Output): Promise<ReviewerRow | undefined> {
   const reviewer = await store.getReviewerByTokenHash(hashToken(token));
   if (!reviewer || reviewer.revoked) {
-    io.err(reviewer ? 'this token was revoked; ask an operator for a new one' : 'unknown token; create one with interlock reviewers add (npm run interlock -- reviewers add inside the repository)');
+    io.err(
+      reviewer
+        ? 'this token was revoked; ask an operator for a new one'
+        : 'unknown token; create one with interlock reviewers add (npm run interlock -- reviewers add inside the repository)',
+    );
     return undefined;
   }
   return reviewer;

@@ -3,7 +3,10 @@ import { redactMessages } from '../core/index.ts';
 import { EXIT, UsageError, iso, type Output } from './output.ts';
 import { engine, flags, str } from './shared.ts';
 
-type PrintedMessage = { role: string; content: Array<{ type: string; text?: string; toolName?: string; input?: unknown; output?: { value: unknown } }> };
+type PrintedMessage = {
+  role: string;
+  content: Array<{ type: string; text?: string; toolName?: string; input?: unknown; output?: { value: unknown } }>;
+};
 
 /** Who ran the CLI, for the audit of a raw read (the CLI has the database, not a reviewer token). */
 function cliActor(): string {
@@ -17,9 +20,20 @@ function cliActor(): string {
 /** `interlock threads start|show|abort`. */
 export async function threads(argv: string[], io: Output): Promise<number> {
   const [sub, ...rest] = argv;
-  const { values, positionals } = flags(rest, { agent: { type: 'string' }, input: { type: 'string' }, thread: { type: 'string' }, json: { type: 'boolean' }, raw: { type: 'boolean' }, config: { type: 'string' } });
+  const { values, positionals } = flags(rest, {
+    agent: { type: 'string' },
+    input: { type: 'string' },
+    thread: { type: 'string' },
+    json: { type: 'boolean' },
+    raw: { type: 'boolean' },
+    config: { type: 'string' },
+  });
   const withAgents = sub === 'start' || sub === 'abort';
-  const { interlock, store, agents: built } = await engine(io, withAgents ? ((values.config as string | undefined) ?? true) : undefined);
+  const {
+    interlock,
+    store,
+    agents: built,
+  } = await engine(io, withAgents ? ((values.config as string | undefined) ?? true) : undefined);
   try {
     if (withAgents) {
       const agents = new Map((built ?? []).map((a) => [a.name, a]));
@@ -38,7 +52,10 @@ export async function threads(argv: string[], io: Output): Promise<number> {
       const name = (values.agent as string | undefined) ?? [...agents.keys()][0];
       const agent = name ? agents.get(name) : undefined;
       if (!agent) throw new UsageError(`--agent must be one of: ${[...agents.keys()].join(', ')}`);
-      const r = await agent.invoke(str(values.input, 'input'), values.thread ? { threadId: values.thread as string } : {});
+      const r = await agent.invoke(
+        str(values.input, 'input'),
+        values.thread ? { threadId: values.thread as string } : {},
+      );
       if (values.json) io.json(r);
       else {
         io.out(`${r.threadId}: ${r.stopReason}`);
@@ -59,13 +76,17 @@ export async function threads(argv: string[], io: Output): Promise<number> {
       // Personal data is masked as on the review card; --raw shows the stored text, and the audit log says who read it.
       let messages = redactMessages(stored);
       if (values.raw) {
-        await interlock.audit.record([{ type: 'raw_viewed', actor: cliActor(), threadId: id, payload: { surface: 'cli', what: 'thread messages' } }]);
+        await interlock.audit.record([
+          { type: 'raw_viewed', actor: cliActor(), threadId: id, payload: { surface: 'cli', what: 'thread messages' } },
+        ]);
         messages = stored;
       }
       const pending = await store.listRequests({ threadId: id, status: 'pending' });
       if (values.json) io.json({ thread: t, messages, pending: pending.items });
       else {
-        io.out(`${t.id}  ${t.status}  agent ${t.agent}@${t.agentVersion}  updated ${iso(t.updatedAt)}${values.raw ? '' : '  (personal data masked; --raw shows it, audited)'}`);
+        io.out(
+          `${t.id}  ${t.status}  agent ${t.agent}@${t.agentVersion}  updated ${iso(t.updatedAt)}${values.raw ? '' : '  (personal data masked; --raw shows it, audited)'}`,
+        );
         for (const m of messages) {
           for (const p of m.content) {
             if (p.type === 'text') io.out(`${m.role}: ${p.text}`);
@@ -73,7 +94,8 @@ export async function threads(argv: string[], io: Output): Promise<number> {
             else if (p.type === 'tool-result') io.out(`tool: <- ${p.toolName}: ${JSON.stringify(p.output?.value)}`);
           }
         }
-        for (const r of pending.items) io.out(`waiting: ${r.id} ${r.tool} (${r.tier}, ${r.role}) until ${iso(r.expiresAt)}`);
+        for (const r of pending.items)
+          io.out(`waiting: ${r.id} ${r.tool} (${r.tier}, ${r.role}) until ${iso(r.expiresAt)}`);
       }
       return EXIT.ok;
     }

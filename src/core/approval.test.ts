@@ -71,7 +71,13 @@ const ALICE: Reviewer = { id: 'alice', name: 'Alice', roles: ['support', 'superv
 const BOB: Reviewer = { id: 'bob', roles: ['supervisor'] };
 
 /** Run checkDecision and return the error it threw (or undefined). */
-function refusal(req: ApprovalRequest, d: Decision, reviewer: Reviewer = ALICE, now = NOW, priorVoters: readonly string[] = []): InterlockError | undefined {
+function refusal(
+  req: ApprovalRequest,
+  d: Decision,
+  reviewer: Reviewer = ALICE,
+  now = NOW,
+  priorVoters: readonly string[] = [],
+): InterlockError | undefined {
   try {
     checkDecision(req, d, reviewer, now, priorVoters);
     return undefined;
@@ -82,11 +88,27 @@ function refusal(req: ApprovalRequest, d: Decision, reviewer: Reviewer = ALICE, 
   }
 }
 
-function codeOf(req: ApprovalRequest, d: Decision, reviewer: Reviewer = ALICE, now = NOW, priorVoters: readonly string[] = []): string | undefined {
+function codeOf(
+  req: ApprovalRequest,
+  d: Decision,
+  reviewer: Reviewer = ALICE,
+  now = NOW,
+  priorVoters: readonly string[] = [],
+): string | undefined {
   return refusal(req, d, reviewer, now, priorVoters)?.code;
 }
 
-const RESOLVED: RequestStatus[] = ['authorized', 'rejected', 'responded', 'expired', 'cancelled', 'superseded', 'executing', 'executed', 'failed'];
+const RESOLVED: RequestStatus[] = [
+  'authorized',
+  'rejected',
+  'responded',
+  'expired',
+  'cancelled',
+  'superseded',
+  'executing',
+  'executed',
+  'failed',
+];
 
 describe('allowedDecisions', () => {
   it('a pending request takes all four decisions', () => {
@@ -116,22 +138,30 @@ describe('checkDecision: accepted decisions', () => {
   });
 
   it('trust: false is the same as no trust, for any decision', () => {
-    assert.doesNotThrow(() => checkDecision(request({ trustable: false }), decision({ type: 'reject', trust: false }), ALICE, NOW, []));
+    assert.doesNotThrow(() =>
+      checkDecision(request({ trustable: false }), decision({ type: 'reject', trust: false }), ALICE, NOW, []),
+    );
     assert.doesNotThrow(() => checkDecision(request({ trustable: false }), decision({ trust: false }), ALICE, NOW, []));
   });
 
   it('edit with new args', () => {
-    assert.doesNotThrow(() => checkDecision(request(), decision({ type: 'edit', args: { orderId: 'ORD-999', amount: 400 } }), ALICE, NOW, []));
+    assert.doesNotThrow(() =>
+      checkDecision(request(), decision({ type: 'edit', args: { orderId: 'ORD-999', amount: 400 } }), ALICE, NOW, []),
+    );
     assert.doesNotThrow(() => checkDecision(request(), decision({ type: 'edit', args: {} }), ALICE, NOW, []));
   });
 
   it('reject, with or without a message', () => {
     assert.doesNotThrow(() => checkDecision(request(), decision({ type: 'reject' }), ALICE, NOW, []));
-    assert.doesNotThrow(() => checkDecision(request(), decision({ type: 'reject', message: 'policy says no' }), ALICE, NOW, []));
+    assert.doesNotThrow(() =>
+      checkDecision(request(), decision({ type: 'reject', message: 'policy says no' }), ALICE, NOW, []),
+    );
   });
 
   it('respond with a message, even an empty one', () => {
-    assert.doesNotThrow(() => checkDecision(request(), decision({ type: 'respond', message: '{"status":"refunded"}' }), ALICE, NOW, []));
+    assert.doesNotThrow(() =>
+      checkDecision(request(), decision({ type: 'respond', message: '{"status":"refunded"}' }), ALICE, NOW, []),
+    );
     assert.doesNotThrow(() => checkDecision(request(), decision({ type: 'respond', message: '' }), ALICE, NOW, []));
   });
 
@@ -198,7 +228,11 @@ describe('checkDecision: each refusal has its own class and code', () => {
     assert.deepEqual(err.details, { requestId: 'req_1', requiredRole: 'supervisor' });
     assert.match(err.message, /is for role "supervisor", which reviewer "carol" does not have/);
     assert.equal(codeOf(request(), decision(), { id: 'dave', roles: [] }), 'forbidden_role');
-    assert.equal(codeOf(request(), decision(), { id: 'erin', roles: ['Supervisor', 'supervisors'] }), 'forbidden_role', 'roles match exactly');
+    assert.equal(
+      codeOf(request(), decision(), { id: 'erin', roles: ['Supervisor', 'supervisors'] }),
+      'forbidden_role',
+      'roles match exactly',
+    );
   });
 
   it('self_approval when the reviewer proposed the action', () => {
@@ -221,7 +255,11 @@ describe('checkDecision: each refusal has its own class and code', () => {
     assert.equal(codeOf(req, decision(), ALICE, NOW, ['bob', 'alice']), 'duplicate_reviewer');
     // Counting once is about approvals: an approver may still reject, respond or edit while it is pending.
     for (const type of ['reject', 'respond', 'edit'] as const) {
-      assert.equal(codeOf(req, decision({ type, message: 'm', args: { amount: 1 } }), ALICE, NOW, ['alice']), undefined, type);
+      assert.equal(
+        codeOf(req, decision({ type, message: 'm', args: { amount: 1 } }), ALICE, NOW, ['alice']),
+        undefined,
+        type,
+      );
     }
   });
 
@@ -259,7 +297,11 @@ describe('checkDecision: each refusal has its own class and code', () => {
   it('errors serialize to { code, message, details } for HTTP clients', () => {
     const err = refusal(request(), decision({ expectedVersion: 1 }));
     assert.ok(err);
-    assert.deepEqual(JSON.parse(JSON.stringify(err)), { code: 'stale_version', message: err.message, details: err.details });
+    assert.deepEqual(JSON.parse(JSON.stringify(err)), {
+      code: 'stale_version',
+      message: err.message,
+      details: err.details,
+    });
     assert.equal(err.name, 'StaleVersionError');
   });
 });
@@ -364,7 +406,15 @@ describe('checkDecision: order of checks', () => {
             ...(f.trust ? { trust: true } : {}),
           };
           const reviewer: Reviewer = { id: 'alice', roles: f.role ? ['support'] : ['supervisor'] };
-          const failing = [f.role, f.self, f.duplicate && f.type === 'approve', f.resolved !== null, f.expired, f.stale, f.hash];
+          const failing = [
+            f.role,
+            f.self,
+            f.duplicate && f.type === 'approve',
+            f.resolved !== null,
+            f.expired,
+            f.stale,
+            f.hash,
+          ];
           const first = failing.indexOf(true);
           let expected: string | undefined;
           if (first >= 0) expected = ORDER[first];

@@ -122,16 +122,24 @@ export function eligibilityRefusal(
   priorVoters: readonly string[],
 ): ForbiddenError | undefined {
   if (!reviewer.roles.includes(req.role)) {
-    return new ForbiddenError('forbidden_role', `Approval request ${req.id} is for role "${req.role}", which reviewer "${reviewer.id}" does not have. Ask someone with that role.`, {
-      requestId: req.id,
-      requiredRole: req.role,
-    });
+    return new ForbiddenError(
+      'forbidden_role',
+      `Approval request ${req.id} is for role "${req.role}", which reviewer "${reviewer.id}" does not have. Ask someone with that role.`,
+      {
+        requestId: req.id,
+        requiredRole: req.role,
+      },
+    );
   }
   if (reviewer.id === req.proposer) {
     // A request made by an edit names the editor as its proposer (see decide).
-    return new ForbiddenError('self_approval', `Reviewer "${reviewer.id}" proposed this action (an edit makes its author the proposer of what they wrote), so cannot decide it; another reviewer must.`, {
-      requestId: req.id,
-    });
+    return new ForbiddenError(
+      'self_approval',
+      `Reviewer "${reviewer.id}" proposed this action (an edit makes its author the proposer of what they wrote), so cannot decide it; another reviewer must.`,
+      {
+        requestId: req.id,
+      },
+    );
   }
   // Counted toward a quorum: approving again would count twice, but changing one's mind (reject,
   // respond) or proposing a change (edit) while the request is pending is still theirs to do.
@@ -150,7 +158,12 @@ export function eligibilityRefusal(
  * its expiry (the sweeper may not have run yet), else those
  * {@link eligibilityRefusal} does not refuse.
  */
-export function decisionsFor(req: ApprovalRequest, reviewer: Pick<Reviewer, 'id' | 'roles'>, priorVoters: readonly string[], now: number): DecisionType[] {
+export function decisionsFor(
+  req: ApprovalRequest,
+  reviewer: Pick<Reviewer, 'id' | 'roles'>,
+  priorVoters: readonly string[],
+  now: number,
+): DecisionType[] {
   if (now >= req.expiresAt) return [];
   return allowedDecisions(req).filter((t) => eligibilityRefusal(req, reviewer, t, priorVoters) === undefined);
 }
@@ -174,15 +187,28 @@ export function checkDecision(
   if (refusal) throw refusal;
   if (req.status !== 'pending') throw new AlreadyResolvedError(req.id, req.status);
   if (now >= req.expiresAt) throw new RequestExpiredError(req.id, new Date(req.expiresAt).toISOString());
-  if (decision.expectedVersion !== req.version) throw new StaleVersionError(req.id, decision.expectedVersion, req.version);
-  if (decision.actionHash !== req.actionHash) throw new ActionHashMismatchError(req.id, decision.actionHash, req.actionHash);
-  if (decision.type === 'edit' && (decision.args === undefined || decision.args === null || typeof decision.args !== 'object')) {
-    throw new ValidationError('An edit needs "args": the full new arguments of the tool call.', [{ path: 'args', message: 'required for edit' }]);
+  if (decision.expectedVersion !== req.version)
+    throw new StaleVersionError(req.id, decision.expectedVersion, req.version);
+  if (decision.actionHash !== req.actionHash)
+    throw new ActionHashMismatchError(req.id, decision.actionHash, req.actionHash);
+  if (
+    decision.type === 'edit' &&
+    (decision.args === undefined || decision.args === null || typeof decision.args !== 'object')
+  ) {
+    throw new ValidationError('An edit needs "args": the full new arguments of the tool call.', [
+      { path: 'args', message: 'required for edit' },
+    ]);
   }
   if (decision.type === 'respond' && typeof decision.message !== 'string') {
-    throw new ValidationError('A respond decision needs "message": the text the agent receives as the tool result.', [{ path: 'message', message: 'required for respond' }]);
+    throw new ValidationError('A respond decision needs "message": the text the agent receives as the tool result.', [
+      { path: 'message', message: 'required for respond' },
+    ]);
   }
   if (decision.trust && (decision.type !== 'approve' || !req.trustable)) {
-    throw new ForbiddenError('decision_not_allowed', `Approval request ${req.id} cannot be approved with trust: only an approve on a trustable rule can.`, { requestId: req.id });
+    throw new ForbiddenError(
+      'decision_not_allowed',
+      `Approval request ${req.id} cannot be approved with trust: only an approve on a trustable rule can.`,
+      { requestId: req.id },
+    );
   }
 }

@@ -2,9 +2,38 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { canonicalJson, sha256 } from './canonical.ts';
-import { AuditVerifier, auditChainFor, AUDIT_CHAINS, ChainVerifier, GENESIS_HASH, hashEvent, type AuditEvent, type AuditEventInput, type AuditType, type ChainVerification } from './audit-chain.ts';
+import {
+  AuditVerifier,
+  auditChainFor,
+  AUDIT_CHAINS,
+  ChainVerifier,
+  GENESIS_HASH,
+  hashEvent,
+  type AuditEvent,
+  type AuditEventInput,
+  type AuditType,
+  type ChainVerification,
+} from './audit-chain.ts';
 
-const TYPES: AuditType[] = ['interrupted', 'notified', 'approved', 'edited', 'rejected', 'responded', 'expired', 'escalated', 'resumed', 'executed', 'failed', 'aborted', 'trusted', 'auto_executed', 'refused', 'thread_started', 'thread_completed'];
+const TYPES: AuditType[] = [
+  'interrupted',
+  'notified',
+  'approved',
+  'edited',
+  'rejected',
+  'responded',
+  'expired',
+  'escalated',
+  'resumed',
+  'executed',
+  'failed',
+  'aborted',
+  'trusted',
+  'auto_executed',
+  'refused',
+  'thread_started',
+  'thread_completed',
+];
 
 /** Append events the way a store does: next seq, link to the previous hash, hash the rest. */
 function chain(inputs: readonly AuditEventInput[], startAt = Date.parse('2024-01-15T12:00:00Z')): AuditEvent[] {
@@ -57,13 +86,21 @@ function verify(events: readonly AuditEvent[], head: { seq: number; hash: string
 function assertBroken(result: ChainVerification, seq: number, id: string | null, problem: RegExp): void {
   assert.equal(result.ok, false, 'chain should be reported broken');
   if (result.ok) return;
-  assert.equal(result.brokenAt.seq, seq, `broken at ${result.brokenAt.seq} (${result.brokenAt.problem}), expected ${seq}`);
+  assert.equal(
+    result.brokenAt.seq,
+    seq,
+    `broken at ${result.brokenAt.seq} (${result.brokenAt.problem}), expected ${seq}`,
+  );
   assert.equal(result.brokenAt.id, id);
   assert.match(result.brokenAt.problem, problem);
 }
 
 /** A JSON-safe record for payloads. */
-const payloadArb = fc.dictionary(fc.string({ maxLength: 8 }), fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null)), { maxKeys: 4 });
+const payloadArb = fc.dictionary(
+  fc.string({ maxLength: 8 }),
+  fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null)),
+  { maxKeys: 4 },
+);
 const inputArb: fc.Arbitrary<AuditEventInput> = fc.record({
   type: fc.constantFrom(...TYPES),
   actor: fc.string({ minLength: 1, maxLength: 20 }),
@@ -86,7 +123,10 @@ describe('hashEvent', () => {
   });
 
   it('ignores the key order of the payload', () => {
-    assert.equal(hashEvent({ ...base, payload: { a: 1, b: { c: 2, d: 3 } } }), hashEvent({ ...base, payload: { b: { d: 3, c: 2 }, a: 1 } }));
+    assert.equal(
+      hashEvent({ ...base, payload: { a: 1, b: { c: 2, d: 3 } } }),
+      hashEvent({ ...base, payload: { b: { d: 3, c: 2 }, a: 1 } }),
+    );
   });
 
   it('ignores a stale hash field on the event it is given', () => {
@@ -185,8 +225,24 @@ describe('ChainVerifier: tampering is named at the right event', () => {
 
   it('a deleted event is reported at the event after the gap, naming the gap', () => {
     const events = sample(6);
-    assertBroken(verify(events.filter((_, i) => i !== 2), headOf(events)), 4, 'evt_4', /events 3\.\.3 are missing \(deleted\)/);
-    assertBroken(verify(events.filter((_, i) => i !== 2 && i !== 3), headOf(events)), 5, 'evt_5', /events 3\.\.4 are missing/);
+    assertBroken(
+      verify(
+        events.filter((_, i) => i !== 2),
+        headOf(events),
+      ),
+      4,
+      'evt_4',
+      /events 3\.\.3 are missing \(deleted\)/,
+    );
+    assertBroken(
+      verify(
+        events.filter((_, i) => i !== 2 && i !== 3),
+        headOf(events),
+      ),
+      5,
+      'evt_5',
+      /events 3\.\.4 are missing/,
+    );
     assertBroken(verify(events.slice(1), headOf(events)), 2, 'evt_2', /events 1\.\.1 are missing/);
   });
 
@@ -199,13 +255,31 @@ describe('ChainVerifier: tampering is named at the right event', () => {
   it('deleted trailing events are caught by the recorded head', () => {
     const events = sample(6);
     // Named at the last event still there: a log of 4 events is never "broken at #5".
-    assertBroken(verify(events.slice(0, 4), headOf(events)), 4, 'evt_4', /the log ends at event 4 \(log #4\) but the recorded head is event 6/);
-    assertBroken(verify([], headOf(events)), 0, null, /the log has none of its events but the recorded head is event 6/);
+    assertBroken(
+      verify(events.slice(0, 4), headOf(events)),
+      4,
+      'evt_4',
+      /the log ends at event 4 \(log #4\) but the recorded head is event 6/,
+    );
+    assertBroken(
+      verify([], headOf(events)),
+      0,
+      null,
+      /the log has none of its events but the recorded head is event 6/,
+    );
   });
 
   it('a chain rewritten and re-hashed from some event on is caught by the recorded head hash', () => {
     const events = sample(6);
-    const rewritten = chain(events.map((e, i) => ({ type: e.type, actor: i === 3 ? 'reviewer:mallory' : e.actor, threadId: e.threadId, requestId: e.requestId, payload: e.payload })));
+    const rewritten = chain(
+      events.map((e, i) => ({
+        type: e.type,
+        actor: i === 3 ? 'reviewer:mallory' : e.actor,
+        threadId: e.threadId,
+        requestId: e.requestId,
+        payload: e.payload,
+      })),
+    );
     // Every event links, so only the head can tell.
     assert.equal(verify(rewritten, headOf(rewritten)).ok, true);
     assertBroken(verify(rewritten, headOf(events)), 6, 'evt_6', /does not match the recorded head hash/);
@@ -213,33 +287,67 @@ describe('ChainVerifier: tampering is named at the right event', () => {
 
   it('events beyond the recorded head are reported after the head', () => {
     const events = sample(6);
-    assertBroken(verify(events, headOf(events.slice(0, 4))), 5, null, /recorded head is event 4 but the log goes on to event 6/);
+    assertBroken(
+      verify(events, headOf(events.slice(0, 4))),
+      5,
+      null,
+      /recorded head is event 4 but the log goes on to event 6/,
+    );
     assertBroken(verify(events, null), 1, null, /recorded head is event 0/);
   });
 
   it('swapped rows (seq kept in place) break at the first swapped position', () => {
     const events = sample(6);
-    const swapped = events.map((e, i) => (i === 2 ? { ...events[3]!, seq: 3, chainSeq: 3 } : i === 3 ? { ...events[2]!, seq: 4, chainSeq: 4 } : e));
+    const swapped = events.map((e, i) =>
+      i === 2 ? { ...events[3]!, seq: 3, chainSeq: 3 } : i === 3 ? { ...events[2]!, seq: 4, chainSeq: 4 } : e,
+    );
     assertBroken(verify(swapped, headOf(events)), 3, 'evt_4', /does not link/);
   });
 
   it('events fed out of order are reported where the order breaks', () => {
     const events = sample(6);
     const reordered = [events[0]!, events[1]!, events[3]!, events[2]!, events[4]!, events[5]!];
-    assertBroken(verify(reordered, headOf(events)), 4, 'evt_4', /event 4 \(log #4\) comes before event 3 \(log #3\): the log was reordered/);
+    assertBroken(
+      verify(reordered, headOf(events)),
+      4,
+      'evt_4',
+      /event 4 \(log #4\) comes before event 3 \(log #3\): the log was reordered/,
+    );
     const back = [events[0]!, events[1]!, events[2]!, events[1]!];
     assertBroken(verify(back, headOf(events)), 2, 'evt_2', /sequence goes back from 3 to 2 \(reordered\)/);
   });
 
   it('an inserted event breaks the chain', () => {
     const events = sample(4);
-    const forgedBody = { seq: 3, chain: 1, chainSeq: 3, id: 'evt_forged', type: 'approved' as const, actor: 'reviewer:mallory', at: events[1]!.at + 1, threadId: 'thr_1', requestId: 'req_1', payload: {}, prevHash: events[1]!.hash };
+    const forgedBody = {
+      seq: 3,
+      chain: 1,
+      chainSeq: 3,
+      id: 'evt_forged',
+      type: 'approved' as const,
+      actor: 'reviewer:mallory',
+      at: events[1]!.at + 1,
+      threadId: 'thr_1',
+      requestId: 'req_1',
+      payload: {},
+      prevHash: events[1]!.hash,
+    };
     const forged = { ...forgedBody, hash: hashEvent(forgedBody) };
     // Inserted with a valid link, later events renumbered: the next event no longer links.
-    const renumbered = [events[0]!, events[1]!, forged, ...events.slice(2).map((e) => ({ ...e, seq: e.seq + 1, chainSeq: e.chainSeq + 1 }))];
+    const renumbered = [
+      events[0]!,
+      events[1]!,
+      forged,
+      ...events.slice(2).map((e) => ({ ...e, seq: e.seq + 1, chainSeq: e.chainSeq + 1 })),
+    ];
     assertBroken(verify(renumbered, headOf(events)), 4, 'evt_3', /does not link/);
     // Inserted without renumbering: the sequence repeats.
-    assertBroken(verify([events[0]!, events[1]!, forged, ...events.slice(2)], headOf(events)), 3, 'evt_3', /sequence goes back/);
+    assertBroken(
+      verify([events[0]!, events[1]!, forged, ...events.slice(2)], headOf(events)),
+      3,
+      'evt_3',
+      /sequence goes back/,
+    );
   });
 
   it('stops at the first break and counts the events it looked at', () => {
@@ -331,7 +439,13 @@ describe('ChainVerifier: tampering is named at the right event', () => {
             let j = b % events.length;
             if (j === i) j = (i + 1) % events.length;
             const [lo, hi] = i < j ? [i, j] : [j, i];
-            const swapped = events.map((e, k) => (k === lo ? { ...events[hi]!, seq: lo + 1, chainSeq: lo + 1 } : k === hi ? { ...events[lo]!, seq: hi + 1, chainSeq: hi + 1 } : e));
+            const swapped = events.map((e, k) =>
+              k === lo
+                ? { ...events[hi]!, seq: lo + 1, chainSeq: lo + 1 }
+                : k === hi
+                  ? { ...events[lo]!, seq: hi + 1, chainSeq: hi + 1 }
+                  : e,
+            );
             assertBroken(verify(swapped, headOf(events)), lo + 1, events[hi]!.id, /does not link/);
           },
         ),
@@ -363,14 +477,29 @@ describe('ChainVerifier: tampering is named at the right event', () => {
 });
 
 /** Events of several threads appended the way the store does: each to its thread's chain, log positions shared. */
-function multiChain(threads: readonly string[], perThread: number): { events: AuditEvent[]; heads: Array<{ chain: number; seq: number; hash: string }> } {
+function multiChain(
+  threads: readonly string[],
+  perThread: number,
+): { events: AuditEvent[]; heads: Array<{ chain: number; seq: number; hash: string }> } {
   const heads = new Map<number, { chain: number; seq: number; hash: string }>();
   for (let c = 0; c <= AUDIT_CHAINS; c++) heads.set(c, { chain: c, seq: 0, hash: GENESIS_HASH });
   const events: AuditEvent[] = [];
   for (let k = 0; k < perThread; k++) {
     for (const t of threads) {
       const h = heads.get(auditChainFor(t))!;
-      const body: Omit<AuditEvent, 'hash'> = { seq: events.length + 1, chain: h.chain, chainSeq: h.seq + 1, id: `evt_${events.length + 1}`, type: 'approved', actor: 'reviewer:a', at: 1000 + events.length, threadId: t, requestId: null, payload: { k }, prevHash: h.hash };
+      const body: Omit<AuditEvent, 'hash'> = {
+        seq: events.length + 1,
+        chain: h.chain,
+        chainSeq: h.seq + 1,
+        id: `evt_${events.length + 1}`,
+        type: 'approved',
+        actor: 'reviewer:a',
+        at: 1000 + events.length,
+        threadId: t,
+        requestId: null,
+        payload: { k },
+        prevHash: h.hash,
+      };
       const e = { ...body, hash: hashEvent(body) };
       events.push(e);
       heads.set(h.chain, { chain: h.chain, seq: e.chainSeq, hash: e.hash });
@@ -379,7 +508,10 @@ function multiChain(threads: readonly string[], perThread: number): { events: Au
   return { events, heads: [...heads.values()] };
 }
 
-function verifyAll(events: readonly AuditEvent[], heads: Array<{ chain: number; seq: number; hash: string }>): ChainVerification {
+function verifyAll(
+  events: readonly AuditEvent[],
+  heads: Array<{ chain: number; seq: number; hash: string }>,
+): ChainVerification {
   const v = new AuditVerifier(heads);
   for (const e of events) if (!v.push(e)) break;
   return v.finish();
@@ -405,8 +537,18 @@ describe('AuditVerifier: the log as several chains', () => {
     const other = multiChain(threads, 5);
     const r2 = verifyAll(other.events, other.heads);
     assert.ok(r2.ok && r2.headHash !== r.headHash);
-    assert.deepEqual(verifyAll([], heads.map((h) => ({ ...h, seq: 0, hash: GENESIS_HASH }))), { ok: true, events: 0, headSeq: 0, headHash: GENESIS_HASH, heads: [] });
-    assert.deepEqual(r.heads, heads.filter((h) => h.seq > 0), 'the heads to keep elsewhere');
+    assert.deepEqual(
+      verifyAll(
+        [],
+        heads.map((h) => ({ ...h, seq: 0, hash: GENESIS_HASH })),
+      ),
+      { ok: true, events: 0, headSeq: 0, headHash: GENESIS_HASH, heads: [] },
+    );
+    assert.deepEqual(
+      r.heads,
+      heads.filter((h) => h.seq > 0),
+      'the heads to keep elsewhere',
+    );
   });
 
   it('names a changed event by its log position and chain', () => {
@@ -426,20 +568,39 @@ describe('AuditVerifier: the log as several chains', () => {
     const victim = events[6]!;
     const target = events.find((e) => e.chain !== victim.chain)!.chain;
     const moved = { ...victim, chain: target };
-    assert.equal(verifyAll(events.map((e) => (e === victim ? moved : e)), heads).ok, false);
+    assert.equal(
+      verifyAll(
+        events.map((e) => (e === victim ? moved : e)),
+        heads,
+      ).ok,
+      false,
+    );
     const rehashed = { ...moved, hash: hashEvent(moved) };
-    assert.equal(verifyAll(events.map((e) => (e === victim ? rehashed : e)), heads).ok, false);
+    assert.equal(
+      verifyAll(
+        events.map((e) => (e === victim ? rehashed : e)),
+        heads,
+      ).ok,
+      false,
+    );
   });
 
-  it('events deleted from the end of one chain are caught by that chain\'s head', () => {
+  it("events deleted from the end of one chain are caught by that chain's head", () => {
     const { events, heads } = multiChain(threads, 4);
     const lastOfC = events.filter((e) => e.threadId === 'thr_c').at(-1)!;
-    const r = verifyAll(events.filter((e) => e !== lastOfC), heads);
+    const r = verifyAll(
+      events.filter((e) => e !== lastOfC),
+      heads,
+    );
     assert.equal(r.ok, false);
     if (!r.ok) {
       assert.equal(r.brokenAt.chain, lastOfC.chain);
       assert.match(r.brokenAt.problem, /the log ends at event 3 \(log #\d+\) but the recorded head is event 4/);
-      assert.equal(r.brokenAt.seq, events.filter((e) => e.threadId === 'thr_c').at(-2)!.seq, 'named at an event that exists');
+      assert.equal(
+        r.brokenAt.seq,
+        events.filter((e) => e.threadId === 'thr_c').at(-2)!.seq,
+        'named at an event that exists',
+      );
     }
   });
 
@@ -454,8 +615,30 @@ describe('AuditVerifier: the log as several chains', () => {
   });
 
   it('chain 0 (events from before several chains) keeps the original hash form', () => {
-    const body: Omit<AuditEvent, 'hash'> = { seq: 1, chain: 0, chainSeq: 1, id: 'evt_1', type: 'approved', actor: 'reviewer:a', at: 5, threadId: null, requestId: null, payload: {}, prevHash: GENESIS_HASH };
-    const legacy = { seq: 1, id: 'evt_1', type: 'approved', actor: 'reviewer:a', at: 5, threadId: null, requestId: null, payload: {}, prevHash: GENESIS_HASH };
+    const body: Omit<AuditEvent, 'hash'> = {
+      seq: 1,
+      chain: 0,
+      chainSeq: 1,
+      id: 'evt_1',
+      type: 'approved',
+      actor: 'reviewer:a',
+      at: 5,
+      threadId: null,
+      requestId: null,
+      payload: {},
+      prevHash: GENESIS_HASH,
+    };
+    const legacy = {
+      seq: 1,
+      id: 'evt_1',
+      type: 'approved',
+      actor: 'reviewer:a',
+      at: 5,
+      threadId: null,
+      requestId: null,
+      payload: {},
+      prevHash: GENESIS_HASH,
+    };
     assert.equal(hashEvent(body), sha256(canonicalJson(legacy)));
     assert.notEqual(hashEvent({ ...body, chain: 1 }), hashEvent(body));
   });
@@ -495,7 +678,9 @@ describe('AuditVerifier: the log as several chains', () => {
 
     // A chain cut back below its saved head.
     const cut = new AuditVerifier(
-      later.heads.map((h) => (h.chain === victim ? { ...h, seq: 1, hash: later.events.find((e) => e.chain === victim)!.hash } : h)),
+      later.heads.map((h) =>
+        h.chain === victim ? { ...h, seq: 1, hash: later.events.find((e) => e.chain === victim)!.hash } : h,
+      ),
       saved,
     );
     for (const e of later.events.filter((e) => e.chain !== victim || e.chainSeq === 1)) cut.push(e);

@@ -90,9 +90,20 @@ export interface ChainHead {
  * position as `seq`.
  */
 export function hashEvent(e: Omit<AuditEvent, 'hash'>): string {
-  const body = { id: e.id, type: e.type, actor: e.actor, at: e.at, threadId: e.threadId, requestId: e.requestId, payload: e.payload, prevHash: e.prevHash };
+  const body = {
+    id: e.id,
+    type: e.type,
+    actor: e.actor,
+    at: e.at,
+    threadId: e.threadId,
+    requestId: e.requestId,
+    payload: e.payload,
+    prevHash: e.prevHash,
+  };
   // canonicalJson sorts keys, so where the position fields sit in the object does not matter.
-  return sha256(canonicalJson(e.chain === 0 ? { seq: e.chainSeq, ...body } : { chain: e.chain, chainSeq: e.chainSeq, ...body }));
+  return sha256(
+    canonicalJson(e.chain === 0 ? { seq: e.chainSeq, ...body } : { chain: e.chain, chainSeq: e.chainSeq, ...body }),
+  );
 }
 
 /** Result of walking the chain. */
@@ -154,7 +165,11 @@ export class ChainVerifier {
     if (this.gap) {
       const g = this.gap;
       if (pos < g.from || pos > g.to) return true;
-      this.broken = { seq: g.seq, id: g.id, problem: `${this.label}event ${g.pos} (log #${g.seq}) comes before event ${pos} (log #${e.seq}): the log was reordered` };
+      this.broken = {
+        seq: g.seq,
+        id: g.id,
+        problem: `${this.label}event ${g.pos} (log #${g.seq}) comes before event ${pos} (log #${e.seq}): the log was reordered`,
+      };
       return false;
     }
     if (pos > this.prevPos + 1) {
@@ -162,9 +177,17 @@ export class ChainVerifier {
       return true;
     }
     if (pos !== this.prevPos + 1) {
-      this.broken = { seq: e.seq, id: e.id, problem: `${this.label}sequence goes back from ${this.prevPos} to ${pos} (reordered)` };
+      this.broken = {
+        seq: e.seq,
+        id: e.id,
+        problem: `${this.label}sequence goes back from ${this.prevPos} to ${pos} (reordered)`,
+      };
     } else if (e.prevHash !== this.prevHash) {
-      this.broken = { seq: e.seq, id: e.id, problem: `${this.label}does not link to the previous event (removed, inserted or reordered)` };
+      this.broken = {
+        seq: e.seq,
+        id: e.id,
+        problem: `${this.label}does not link to the previous event (removed, inserted or reordered)`,
+      };
     } else if (hashEvent(e) !== e.hash) {
       this.broken = { seq: e.seq, id: e.id, problem: `${this.label}content changed after it was written` };
     }
@@ -190,18 +213,37 @@ export class ChainVerifier {
     if (this.broken) return { ok: false, events: this.count, brokenAt: this.broken };
     const headPos = head?.seq ?? 0;
     const headHash = head?.hash ?? GENESIS_HASH;
-    const fail = (seq: number, id: string | null, problem: string): ChainVerification => ({ ok: false, events: this.count, brokenAt: { seq, id, problem: `${this.label}${problem}` } });
+    const fail = (seq: number, id: string | null, problem: string): ChainVerification => ({
+      ok: false,
+      events: this.count,
+      brokenAt: { seq, id, problem: `${this.label}${problem}` },
+    });
     if (headPos > this.prevPos) {
       // Named at the last event that is still there (log numbers of deleted events name nothing).
-      const at = this.prevPos === 0 ? 'the log has none of its events' : `the log ends at event ${this.prevPos} (log #${this.lastSeq})`;
-      return fail(this.lastSeq, this.lastId, `${at} but the recorded head is event ${headPos}: events after ${this.prevPos} were deleted or the head was changed`);
+      const at =
+        this.prevPos === 0
+          ? 'the log has none of its events'
+          : `the log ends at event ${this.prevPos} (log #${this.lastSeq})`;
+      return fail(
+        this.lastSeq,
+        this.lastId,
+        `${at} but the recorded head is event ${headPos}: events after ${this.prevPos} were deleted or the head was changed`,
+      );
     }
     if (headPos < this.prevPos) {
       // Without the head known before the walk (a chain checked on its own), its position stands for the log's.
-      return fail(this.pastHeadSeq ?? headPos + 1, this.pastHeadId, `the recorded head is event ${headPos} but the log goes on to event ${this.prevPos}: events after ${headPos} were added outside the log or the head was changed`);
+      return fail(
+        this.pastHeadSeq ?? headPos + 1,
+        this.pastHeadId,
+        `the recorded head is event ${headPos} but the log goes on to event ${this.prevPos}: events after ${headPos} were added outside the log or the head was changed`,
+      );
     }
     if (headHash !== this.prevHash) {
-      return fail(this.lastSeq, this.lastId, `event ${this.prevPos} does not match the recorded head hash: the log was rewritten and re-hashed, or the head was changed`);
+      return fail(
+        this.lastSeq,
+        this.lastId,
+        `event ${this.prevPos} does not match the recorded head hash: the log was rewritten and re-hashed, or the head was changed`,
+      );
     }
     return { ok: true, events: this.count, headSeq: this.lastSeq, headHash };
   }
@@ -250,11 +292,20 @@ export class AuditVerifier {
     if (this.broken) return false;
     this.count++;
     if (e.seq <= this.lastSeq) {
-      this.broken = { seq: e.seq, id: e.id, problem: `log order goes back from ${this.lastSeq} to ${e.seq} (reordered)` };
+      this.broken = {
+        seq: e.seq,
+        id: e.id,
+        problem: `log order goes back from ${this.lastSeq} to ${e.seq} (reordered)`,
+      };
       return false;
     }
     if (!this.heads.has(e.chain)) {
-      this.broken = { seq: e.seq, id: e.id, chain: e.chain, problem: `chain ${e.chain} does not exist: the event was added or moved outside the log` };
+      this.broken = {
+        seq: e.seq,
+        id: e.id,
+        chain: e.chain,
+        problem: `chain ${e.chain} does not exist: the event was added or moved outside the log`,
+      };
       return false;
     }
     this.lastSeq = e.seq;
@@ -263,7 +314,12 @@ export class AuditVerifier {
     const kept = this.saved.get(e.chain);
     if (kept && kept.seq === e.chainSeq) {
       if (kept.hash !== e.hash) {
-        this.broken = { seq: e.seq, id: e.id, chain: e.chain, problem: `chain ${e.chain}: event ${e.chainSeq} is not the one the saved head names (hash ${kept.hash.slice(0, 12)}…): the chain was rewritten since` };
+        this.broken = {
+          seq: e.seq,
+          id: e.id,
+          chain: e.chain,
+          problem: `chain ${e.chain}: event ${e.chainSeq} is not the one the saved head names (hash ${kept.hash.slice(0, 12)}…): the chain was rewritten since`,
+        };
         return false;
       }
       this.saved.delete(e.chain);
@@ -298,10 +354,25 @@ export class AuditVerifier {
     // A saved head whose position was never reached: the chain is shorter now than when it was saved.
     const unreached = [...this.saved.values()].sort((a, b) => a.chain - b.chain)[0];
     if (unreached) {
-      return { ok: false, events: this.count, brokenAt: { seq: this.lastSeq + 1, id: null, chain: unreached.chain, problem: `chain ${unreached.chain}: the saved head is event ${unreached.seq}, but the chain no longer reaches it: events were deleted since` } };
+      return {
+        ok: false,
+        events: this.count,
+        brokenAt: {
+          seq: this.lastSeq + 1,
+          id: null,
+          chain: unreached.chain,
+          problem: `chain ${unreached.chain}: the saved head is event ${unreached.seq}, but the chain no longer reaches it: events were deleted since`,
+        },
+      };
     }
     const fingerprint = [...this.heads.values()].filter((h) => h.seq > 0).sort((a, b) => a.chain - b.chain);
     // `heads`: what to keep elsewhere — later, each chain must still hold this hash at this position.
-    return { ok: true, events: this.count, headSeq: this.lastSeq, headHash: fingerprint.length === 0 ? GENESIS_HASH : sha256(canonicalJson(fingerprint)), heads: fingerprint };
+    return {
+      ok: true,
+      events: this.count,
+      headSeq: this.lastSeq,
+      headHash: fingerprint.length === 0 ? GENESIS_HASH : sha256(canonicalJson(fingerprint)),
+      heads: fingerprint,
+    };
   }
 }

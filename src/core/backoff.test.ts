@@ -5,7 +5,10 @@ import { backoffMs } from './backoff.ts';
 
 describe('backoffMs', () => {
   it('doubles from the base and stops at the cap', () => {
-    assert.deepEqual([1, 2, 3, 4].map((a) => backoffMs(a, { baseMs: 100, jitter: false })), [100, 200, 400, 800]);
+    assert.deepEqual(
+      [1, 2, 3, 4].map((a) => backoffMs(a, { baseMs: 100, jitter: false })),
+      [100, 200, 400, 800],
+    );
     assert.equal(backoffMs(30, { baseMs: 100, capMs: 5000, jitter: false }), 5000);
     assert.equal(backoffMs(0, { baseMs: 100, jitter: false }), 100, 'attempt 0 is treated as the first');
   });

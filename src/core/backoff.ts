@@ -6,7 +6,11 @@
  * @example
  * backoffMs(1) // ≈1000   backoffMs(3) // ≈4000   backoffMs(3, { jitter: false }) // 4000
  */
-export function backoffMs(attempt: number, opts: { baseMs?: number; capMs?: number; jitter?: boolean } | number = {}, capMs?: number): number {
+export function backoffMs(
+  attempt: number,
+  opts: { baseMs?: number; capMs?: number; jitter?: boolean } | number = {},
+  capMs?: number,
+): number {
   // The positional form (attempt, baseMs, capMs) is kept for existing callers.
   const o = typeof opts === 'number' ? { baseMs: opts, ...(capMs === undefined ? {} : { capMs }) } : opts;
   const exp = Math.min(o.capMs ?? 600_000, (o.baseMs ?? 1000) * 2 ** Math.max(0, attempt - 1));

@@ -231,7 +231,12 @@ describe('sha256', () => {
   });
 
   it('hashes the UTF-8 bytes of the text', () => {
-    assert.equal(sha256('é'), createHash('sha256').update(Buffer.from([0xc3, 0xa9])).digest('hex'));
+    assert.equal(
+      sha256('é'),
+      createHash('sha256')
+        .update(Buffer.from([0xc3, 0xa9]))
+        .digest('hex'),
+    );
     assert.notEqual(sha256('é'), sha256('e\u0301'));
   });
 });
@@ -239,7 +244,10 @@ describe('sha256', () => {
 describe('actionHash', () => {
   it('is the sha256 of the canonical JSON of { args, tool }', () => {
     const args = { orderId: 'ORD-999', amount: 850 };
-    assert.equal(actionHash('issue_refund', args), sha256('{"args":{"amount":850,"orderId":"ORD-999"},"tool":"issue_refund"}'));
+    assert.equal(
+      actionHash('issue_refund', args),
+      sha256('{"args":{"amount":850,"orderId":"ORD-999"},"tool":"issue_refund"}'),
+    );
     assert.match(actionHash('issue_refund', args), /^[0-9a-f]{64}$/);
   });
 

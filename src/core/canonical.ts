@@ -25,7 +25,8 @@ function encode(value: unknown, path: string): string {
       return JSON.stringify(value);
     case 'object': {
       // Array.from visits holes of sparse arrays too (as undefined, which is refused), where map would skip them.
-      if (Array.isArray(value)) return `[${Array.from(value as unknown[], (v, i) => encode(v, `${path}[${i}]`)).join(',')}]`;
+      if (Array.isArray(value))
+        return `[${Array.from(value as unknown[], (v, i) => encode(v, `${path}[${i}]`)).join(',')}]`;
       if (value instanceof Date) {
         if (Number.isNaN(value.getTime())) throw notJson(path, 'an invalid Date');
         return JSON.stringify(value.toISOString());
@@ -44,9 +45,10 @@ function encode(value: unknown, path: string): string {
 }
 
 function notJson(path: string, what: string): ValidationError {
-  return new ValidationError(`Value at ${path} is ${what}; only plain JSON values can be hashed. Convert it to JSON first.`, [
-    { path, message: `${what} is not JSON` },
-  ]);
+  return new ValidationError(
+    `Value at ${path} is ${what}; only plain JSON values can be hashed. Convert it to JSON first.`,
+    [{ path, message: `${what} is not JSON` }],
+  );
 }
 
 /** Hex sha256 of a string. */

@@ -37,14 +37,37 @@ describe('toMs', () => {
   });
 
   it('refuses anything else with a ConfigError that names the place and the accepted forms', () => {
-    const bad: unknown[] = [-1, NaN, Infinity, -Infinity, '', '30', 'm', '30 m', ' 30m', '30m ', '30M', '1w', '-5m', '+5m', '1e3s', '.5s', '5.s', '1h30m', 'soon'];
+    const bad: unknown[] = [
+      -1,
+      NaN,
+      Infinity,
+      -Infinity,
+      '',
+      '30',
+      'm',
+      '30 m',
+      ' 30m',
+      '30m ',
+      '30M',
+      '1w',
+      '-5m',
+      '+5m',
+      '1e3s',
+      '.5s',
+      '5.s',
+      '1h30m',
+      'soon',
+    ];
     for (const d of bad) {
       assert.throws(
         () => toMs(d as Duration, 'rules.refund timeout'),
         (err: unknown) => {
           assert.ok(err instanceof ConfigError, String(d));
           assert.equal(err.code, 'invalid_config');
-          assert.match(err.message, /^rules\.refund timeout: ".*" is not a duration\. Use milliseconds or a string such as "90s", "30m", "24h", "7d"\.$/);
+          assert.match(
+            err.message,
+            /^rules\.refund timeout: ".*" is not a duration\. Use milliseconds or a string such as "90s", "30m", "24h", "7d"\.$/,
+          );
           return true;
         },
         JSON.stringify(d) ?? String(d),
@@ -95,7 +118,11 @@ describe('timeOfDay', () => {
   it('follows the time zone, including daylight saving time', () => {
     assert.deepEqual(timeOfDay(new Date('2024-01-15T17:30:00Z'), 'Europe/Paris'), { hour: 18, minute: 30, weekday: 1 });
     assert.deepEqual(timeOfDay(new Date('2024-07-15T17:30:00Z'), 'Europe/Paris'), { hour: 19, minute: 30, weekday: 1 });
-    assert.deepEqual(timeOfDay(new Date('2024-01-15T03:30:00Z'), 'America/New_York'), { hour: 22, minute: 30, weekday: 0 });
+    assert.deepEqual(timeOfDay(new Date('2024-01-15T03:30:00Z'), 'America/New_York'), {
+      hour: 22,
+      minute: 30,
+      weekday: 0,
+    });
     assert.deepEqual(timeOfDay(new Date('2024-01-15T12:00:00Z'), 'Asia/Kolkata'), { hour: 17, minute: 30, weekday: 1 });
   });
 
@@ -109,9 +136,16 @@ describe('timeOfDay', () => {
 
   it('matches the UTC getters for any instant (property)', () => {
     fc.assert(
-      fc.property(fc.date({ min: new Date('1971-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }), (date) => {
-        assert.deepEqual(timeOfDay(date, 'UTC'), { hour: date.getUTCHours(), minute: date.getUTCMinutes(), weekday: date.getUTCDay() });
-      }),
+      fc.property(
+        fc.date({ min: new Date('1971-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }),
+        (date) => {
+          assert.deepEqual(timeOfDay(date, 'UTC'), {
+            hour: date.getUTCHours(),
+            minute: date.getUTCMinutes(),
+            weekday: date.getUTCDay(),
+          });
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -182,12 +216,17 @@ describe('withinHours', () => {
 
   it('agrees with the hour of the day in UTC (property)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 24 * 60 - 1 }), fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 24 }), (minuteOfDay, from, to) => {
-        const now = new Date(Date.UTC(2024, 0, 15, 0, minuteOfDay));
-        const h = minuteOfDay / 60;
-        const expected = from <= to ? h >= from && h < to : h >= from || h < to;
-        assert.equal(withinHours(now, from, to), expected);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 24 * 60 - 1 }),
+        fc.integer({ min: 0, max: 23 }),
+        fc.integer({ min: 0, max: 24 }),
+        (minuteOfDay, from, to) => {
+          const now = new Date(Date.UTC(2024, 0, 15, 0, minuteOfDay));
+          const h = minuteOfDay / 60;
+          const expected = from <= to ? h >= from && h < to : h >= from || h < to;
+          assert.equal(withinHours(now, from, to), expected);
+        },
+      ),
       { numRuns: 300 },
     );
   });

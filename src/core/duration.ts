@@ -13,7 +13,9 @@ export function toMs(d: Duration, where = 'duration'): number {
     const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(d);
     if (m) return Math.round(Number(m[1]) * UNITS[m[2]!]!);
   }
-  throw new ConfigError(`${where}: "${String(d)}" is not a duration. Use milliseconds or a string such as "90s", "30m", "24h", "7d".`);
+  throw new ConfigError(
+    `${where}: "${String(d)}" is not a duration. Use milliseconds or a string such as "90s", "30m", "24h", "7d".`,
+  );
 }
 
 /**
@@ -21,7 +23,13 @@ export function toMs(d: Duration, where = 'duration'): number {
  * @example timeOfDay(ctx.now, 'Europe/Paris').hour >= 18
  */
 export function timeOfDay(now: Date, timeZone = 'UTC'): { hour: number; minute: number; weekday: number } {
-  const parts = new Intl.DateTimeFormat('en-US', { timeZone, hour: 'numeric', minute: 'numeric', weekday: 'short', hourCycle: 'h23' }).formatToParts(now);
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hour: 'numeric',
+    minute: 'numeric',
+    weekday: 'short',
+    hourCycle: 'h23',
+  }).formatToParts(now);
   const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '0';
   const weekday = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'].indexOf(get('weekday'));
   return { hour: Number(get('hour')), minute: Number(get('minute')), weekday };

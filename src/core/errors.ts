@@ -66,7 +66,11 @@ export class InterlockError extends Error {
   /** Suggested HTTP status; the server maps errors to responses in one place. */
   readonly status: number;
 
-  constructor(code: ErrorCode, message: string, opts: { details?: ErrorDetails; cause?: unknown; status?: number } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    opts: { details?: ErrorDetails; cause?: unknown; status?: number } = {},
+  ) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = new.target.name;
     this.code = code;
@@ -175,7 +179,11 @@ export class RequestExpiredError extends InterlockUsageError {
 
 /** The reviewer may not take this decision. */
 export class ForbiddenError extends InterlockUsageError {
-  constructor(code: 'forbidden_role' | 'self_approval' | 'duplicate_reviewer' | 'decision_not_allowed' | 'forbidden', message: string, details: ErrorDetails = {}) {
+  constructor(
+    code: 'forbidden_role' | 'self_approval' | 'duplicate_reviewer' | 'decision_not_allowed' | 'forbidden',
+    message: string,
+    details: ErrorDetails = {},
+  ) {
     super(code, message, { details, status: 403 });
   }
 }
@@ -183,7 +191,10 @@ export class ForbiddenError extends InterlockUsageError {
 /** The policy blocks the action outright. */
 export class PolicyBlockedError extends InterlockUsageError {
   constructor(tool: string, reason: string) {
-    super('policy_blocked', `Tool "${tool}" is blocked by policy: ${reason}`, { details: { tool, reason }, status: 403 });
+    super('policy_blocked', `Tool "${tool}" is blocked by policy: ${reason}`, {
+      details: { tool, reason },
+      status: 403,
+    });
   }
 }
 

@@ -11,7 +11,14 @@ function policy(hiddenCharacters?: HiddenCharactersMode, extra: Partial<PolicyCo
     tools: {
       transfer: [
         { id: 'small', tier: 'auto', reason: 'small transfer' },
-        { id: 'large', tier: 'approve', role: 'finance', when: ({ args }) => Number(args.amount) > 500, reason: 'over $500', onTimeout: 'approve' },
+        {
+          id: 'large',
+          tier: 'approve',
+          role: 'finance',
+          when: ({ args }) => Number(args.amount) > 500,
+          reason: 'over $500',
+          onTimeout: 'approve',
+        },
         { id: 'huge', tier: 'block', when: ({ args }) => Number(args.amount) > 10_000, reason: 'over $10,000' },
       ],
     },
@@ -49,7 +56,7 @@ describe('policy: hiddenCharacters', () => {
     });
   }
 
-  it('keeps the matched rule\'s role and quorum, and never lets a timeout approve the raised call', () => {
+  it("keeps the matched rule's role and quorum, and never lets a timeout approve the raised call", () => {
     const v = policy('escalate').evaluate({ tool: 'transfer', args: { to: 'ACC\u200b-42', amount: 900 } }, ctx);
     assert.equal(v.tier, 'escalate');
     assert.equal(v.role, 'finance');
@@ -64,7 +71,10 @@ describe('policy: hiddenCharacters', () => {
     assert.equal(v.tier, 'approve');
     assert.equal(v.ruleId, 'hidden-characters');
     assert.equal(v.trustable, false);
-    assert.match(v.reason, /\(U\+2066 LEFT-TO-RIGHT ISOLATE, U\+2069 POP DIRECTIONAL ISOLATE\).*; rule "large": over \$500/);
+    assert.match(
+      v.reason,
+      /\(U\+2066 LEFT-TO-RIGHT ISOLATE, U\+2069 POP DIRECTIONAL ISOLATE\).*; rule "large": over \$500/,
+    );
   });
 
   it('a stricter verdict keeps its tier and rule', () => {
@@ -77,24 +87,37 @@ describe('policy: hiddenCharacters', () => {
     const p = policy('block');
     assert.equal(p.evaluate({ tool: 'transfer', args: { amount: 5, meta: [{ note: 'x\u0000' }] } }, ctx).tier, 'block');
     assert.equal(p.evaluate({ tool: 'transfer', args: { amount: 5, ['n\u200dote']: 'x' } }, ctx).tier, 'block');
-    assert.equal(p.evaluate({ tool: 'transfer', args: { amount: 5, note: 'line\n\ttab — café שלום' } }, ctx).ruleId, 'small');
+    assert.equal(
+      p.evaluate({ tool: 'transfer', args: { amount: 5, note: 'line\n\ttab — café שלום' } }, ctx).ruleId,
+      'small',
+    );
   });
 
   it('property: with hidden characters the tier is never below the mode; without, the mode changes nothing', () => {
     const modes = fc.constantFrom<HiddenCharactersMode>('allow', 'approve', 'escalate', 'block');
     const hidden = fc.constantFrom('\u202e', '\u200b', '\ufeff', '\u0007', '\u2067');
     fc.assert(
-      fc.property(modes, fc.integer({ min: 0, max: 20_000 }), fc.string(), hidden, fc.boolean(), (mode, amount, text, h, spoof) => {
-        const args = { amount, to: spoof ? `${text}${h}` : text.replaceAll(/[^a-z0-9]/gi, '') };
-        const v = policy(mode).evaluate({ tool: 'transfer', args }, ctx);
-        const base = policy().evaluate({ tool: 'transfer', args }, ctx);
-        if (!spoof || mode === 'allow') return JSON.stringify(v) === JSON.stringify(base);
-        return tierRank(v.tier) >= tierRank(mode) && tierRank(v.tier) >= tierRank(base.tier) && v.trustable === false;
-      }),
+      fc.property(
+        modes,
+        fc.integer({ min: 0, max: 20_000 }),
+        fc.string(),
+        hidden,
+        fc.boolean(),
+        (mode, amount, text, h, spoof) => {
+          const args = { amount, to: spoof ? `${text}${h}` : text.replaceAll(/[^a-z0-9]/gi, '') };
+          const v = policy(mode).evaluate({ tool: 'transfer', args }, ctx);
+          const base = policy().evaluate({ tool: 'transfer', args }, ctx);
+          if (!spoof || mode === 'allow') return JSON.stringify(v) === JSON.stringify(base);
+          return tierRank(v.tier) >= tierRank(mode) && tierRank(v.tier) >= tierRank(base.tier) && v.trustable === false;
+        },
+      ),
     );
   });
 
   it('refuses an unknown mode with a message naming the field', () => {
-    assert.throws(() => policy('warn' as HiddenCharactersMode), (err: unknown) => err instanceof ConfigError && /hiddenCharacters/.test(err.message));
+    assert.throws(
+      () => policy('warn' as HiddenCharactersMode),
+      (err: unknown) => err instanceof ConfigError && /hiddenCharacters/.test(err.message),
+    );
   });
 });

@@ -22,7 +22,12 @@ export const HIDDEN_CHARACTERS_RULE = 'hidden-characters';
  * rejects on timeout whatever the rule said. A verdict already stricter than
  * the mode keeps its tier and rule, but loses trustability too.
  */
-export function applyHiddenCharacters(verdict: Verdict, args: unknown, mode: HiddenCharactersMode, defaultRole: string | undefined): Verdict {
+export function applyHiddenCharacters(
+  verdict: Verdict,
+  args: unknown,
+  mode: HiddenCharactersMode,
+  defaultRole: string | undefined,
+): Verdict {
   if (mode === 'allow') return verdict;
   const hidden = findHiddenDeep(args);
   if (hidden.length === 0) return verdict;
@@ -33,7 +38,10 @@ export function applyHiddenCharacters(verdict: Verdict, args: unknown, mode: Hid
     ...verdict,
     tier: mode,
     ruleId: HIDDEN_CHARACTERS_RULE,
-    reason: verdict.tier === mode ? `${what}; rule "${verdict.ruleId}": ${verdict.reason}` : `${what} (raised from ${verdict.tier}: ${verdict.reason})`,
+    reason:
+      verdict.tier === mode
+        ? `${what}; rule "${verdict.ruleId}": ${verdict.reason}`
+        : `${what} (raised from ${verdict.tier}: ${verdict.reason})`,
     role: interrupting ? (verdict.role ?? defaultRole ?? null) : verdict.role,
     approvalsRequired: interrupting ? Math.max(1, verdict.approvalsRequired) : 0,
     onTimeout: 'reject',

@@ -178,13 +178,28 @@ describe('definePolicy: rule selection', () => {
     const policy = definePolicy({
       tools: {
         send_email: [
-          { id: 'legal', tier: 'approve', role: 'legal', when: ({ args }) => String(args.body).includes('lawsuit'), reason: 'legal wording' },
-          { id: 'external', tier: 'approve', role: 'support-lead', when: ({ args }) => !String(args.to).endsWith('@acme.test'), reason: 'external recipient' },
+          {
+            id: 'legal',
+            tier: 'approve',
+            role: 'legal',
+            when: ({ args }) => String(args.body).includes('lawsuit'),
+            reason: 'legal wording',
+          },
+          {
+            id: 'external',
+            tier: 'approve',
+            role: 'support-lead',
+            when: ({ args }) => !String(args.to).endsWith('@acme.test'),
+            reason: 'external recipient',
+          },
           { id: 'default', tier: 'auto', reason: 'internal mail' },
         ],
       },
     });
-    const both = policy.evaluate({ tool: 'send_email', args: { to: 'x@customer.test', body: 'about the lawsuit' } }, ctx());
+    const both = policy.evaluate(
+      { tool: 'send_email', args: { to: 'x@customer.test', body: 'about the lawsuit' } },
+      ctx(),
+    );
     assert.equal(both.ruleId, 'legal');
     assert.equal(both.role, 'legal');
     assert.deepEqual(both.matched, ['legal', 'external', 'default']);
@@ -196,27 +211,36 @@ describe('definePolicy: rule selection', () => {
 
   it('tier, winner and matched list follow "most restrictive, then first declared" for any rule set (property)', () => {
     fc.assert(
-      fc.property(fc.array(fc.record({ tier: tierArb, matches: fc.boolean() }), { minLength: 1, maxLength: 12 }), (specs) => {
-        const rules: Rule[] = specs.map((s, i) => ({ id: `r${i}`, tier: s.tier, role: 'ops', when: () => s.matches, reason: `rule ${i}` }));
-        const v = definePolicy({ tools: { t: rules } }).evaluate({ tool: 't', args: {} }, ctx());
-        const matching = specs.map((s, i) => ({ ...s, id: `r${i}` })).filter((s) => s.matches);
-        if (matching.length === 0) {
-          assert.equal(v.tier, 'block');
-          assert.equal(v.ruleId, 'no-match');
-          assert.deepEqual(v.matched, []);
-          return;
-        }
-        const top = Math.max(...matching.map((s) => tierRank(s.tier)));
-        const winner = matching.find((s) => tierRank(s.tier) === top)!;
-        assert.equal(v.tier, winner.tier);
-        assert.equal(v.ruleId, winner.id);
-        assert.equal(v.reason, `rule ${winner.id.slice(1)}`);
-        // Most restrictive first; ties in declaration order.
-        const expected = [...matching].sort((a, b) => tierRank(b.tier) - tierRank(a.tier)).map((s) => s.id);
-        assert.deepEqual(v.matched, expected);
-        assert.equal(v.approvalsRequired, isInterrupting(v.tier) ? 1 : 0);
-        assert.equal(v.trustable, v.tier === 'approve');
-      }),
+      fc.property(
+        fc.array(fc.record({ tier: tierArb, matches: fc.boolean() }), { minLength: 1, maxLength: 12 }),
+        (specs) => {
+          const rules: Rule[] = specs.map((s, i) => ({
+            id: `r${i}`,
+            tier: s.tier,
+            role: 'ops',
+            when: () => s.matches,
+            reason: `rule ${i}`,
+          }));
+          const v = definePolicy({ tools: { t: rules } }).evaluate({ tool: 't', args: {} }, ctx());
+          const matching = specs.map((s, i) => ({ ...s, id: `r${i}` })).filter((s) => s.matches);
+          if (matching.length === 0) {
+            assert.equal(v.tier, 'block');
+            assert.equal(v.ruleId, 'no-match');
+            assert.deepEqual(v.matched, []);
+            return;
+          }
+          const top = Math.max(...matching.map((s) => tierRank(s.tier)));
+          const winner = matching.find((s) => tierRank(s.tier) === top)!;
+          assert.equal(v.tier, winner.tier);
+          assert.equal(v.ruleId, winner.id);
+          assert.equal(v.reason, `rule ${winner.id.slice(1)}`);
+          // Most restrictive first; ties in declaration order.
+          const expected = [...matching].sort((a, b) => tierRank(b.tier) - tierRank(a.tier)).map((s) => s.id);
+          assert.deepEqual(v.matched, expected);
+          assert.equal(v.approvalsRequired, isInterrupting(v.tier) ? 1 : 0);
+          assert.equal(v.trustable, v.tier === 'approve');
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -239,7 +263,8 @@ describe('definePolicy: rule selection', () => {
               seen.push(input);
               return input.ctx.app.customerTier === 'vip';
             },
-            reason: ({ tool, args, ctx: c }) => `${tool} for ${String(args.customerId)} (${String(c.app.customerTier)}) by ${c.proposer ?? '?'}`,
+            reason: ({ tool, args, ctx: c }) =>
+              `${tool} for ${String(args.customerId)} (${String(c.app.customerTier)}) by ${c.proposer ?? '?'}`,
           },
           { id: 'default', tier: 'auto', reason: 'self-serve' },
         ],
@@ -251,7 +276,10 @@ describe('definePolicy: rule selection', () => {
     assert.equal(seen.length, 1);
     assert.deepEqual(seen[0], { tool: 'cancel_subscription', args: { customerId: 'C-1' }, ctx: c });
 
-    const regular = policy.evaluate({ tool: 'cancel_subscription', args: { customerId: 'C-2' } }, ctx({ app: { customerTier: 'basic' } }));
+    const regular = policy.evaluate(
+      { tool: 'cancel_subscription', args: { customerId: 'C-2' } },
+      ctx({ app: { customerTier: 'basic' } }),
+    );
     assert.equal(regular.tier, 'auto');
   });
 
@@ -276,7 +304,9 @@ describe('definePolicy: tools and calls without a rule are blocked', () => {
       look_up_order: [{ id: 'lookup', tier: 'auto', reason: 'read-only' }],
       empty_list: [],
       empty_object: { rules: [] },
-      only_conditional: [{ id: 'big', tier: 'approve', role: 'ops', when: ({ args }) => Number(args.n) > 10, reason: 'big' }],
+      only_conditional: [
+        { id: 'big', tier: 'approve', role: 'ops', when: ({ args }) => Number(args.n) > 10, reason: 'big' },
+      ],
     },
   });
 
@@ -330,7 +360,10 @@ describe('definePolicy: tools and calls without a rule are blocked', () => {
 
 describe('definePolicy: verdict fields and defaults', () => {
   it('defaults: 24 h timeout, reject on timeout, one approval, no escalation', () => {
-    const v = definePolicy({ tools: { t: [{ id: 'r', tier: 'approve', role: 'ops', reason: 'x' }] } }).evaluate({ tool: 't', args: {} }, ctx());
+    const v = definePolicy({ tools: { t: [{ id: 'r', tier: 'approve', role: 'ops', reason: 'x' }] } }).evaluate(
+      { tool: 't', args: {} },
+      ctx(),
+    );
     assert.equal(v.timeoutMs, 24 * 3_600_000);
     assert.equal(v.onTimeout, 'reject');
     assert.equal(v.approvalsRequired, 1);
@@ -343,7 +376,15 @@ describe('definePolicy: verdict fields and defaults', () => {
       tools: {
         t: {
           rules: [
-            { id: 'own', tier: 'approve', role: 'finance', timeout: 90_000, onTimeout: 'approve', when: ({ args }) => args.own === true, reason: 'own' },
+            {
+              id: 'own',
+              tier: 'approve',
+              role: 'finance',
+              timeout: 90_000,
+              onTimeout: 'approve',
+              when: ({ args }) => args.own === true,
+              reason: 'own',
+            },
             { id: 'inherit', tier: 'approve', reason: 'inherit' },
           ],
         },
@@ -360,7 +401,9 @@ describe('definePolicy: verdict fields and defaults', () => {
   });
 
   it('a notify rule carries its role, but needs no approvals', () => {
-    const v = definePolicy({ tools: { t: [{ id: 'n', tier: 'notify', role: 'ops', approvals: 3, reason: 'fyi' }] } }).evaluate({ tool: 't', args: {} }, ctx());
+    const v = definePolicy({
+      tools: { t: [{ id: 'n', tier: 'notify', role: 'ops', approvals: 3, reason: 'fyi' }] },
+    }).evaluate({ tool: 't', args: {} }, ctx());
     assert.equal(v.tier, 'notify');
     assert.equal(v.role, 'ops');
     assert.equal(v.approvalsRequired, 0);
@@ -399,7 +442,16 @@ describe('definePolicy: verdict fields and defaults', () => {
     const policy = definePolicy({
       tools: {
         t: [
-          { id: 'plain', tier: 'approve', role: 'ops', timeout: '30m', onTimeout: 'escalate', escalateTo: { role: 'manager' }, when: ({ args }) => args.k === 'plain', reason: 'p' },
+          {
+            id: 'plain',
+            tier: 'approve',
+            role: 'ops',
+            timeout: '30m',
+            onTimeout: 'escalate',
+            escalateTo: { role: 'manager' },
+            when: ({ args }) => args.k === 'plain',
+            reason: 'p',
+          },
           {
             id: 'full',
             tier: 'approve',
@@ -428,7 +480,9 @@ describe('definePolicy: verdict fields and defaults', () => {
   it('does not mutate the configuration', () => {
     const config: PolicyConfig = {
       defaults: { role: 'ops' },
-      tools: { t: { rules: [{ id: 'r', tier: 'approve', reason: 'x' }], aggregates: { n: { fn: 'count', window: '1h' } } } },
+      tools: {
+        t: { rules: [{ id: 'r', tier: 'approve', reason: 'x' }], aggregates: { n: { fn: 'count', window: '1h' } } },
+      },
     };
     const before = JSON.stringify(config);
     const policy = definePolicy(config);
@@ -453,9 +507,15 @@ describe('definePolicy: aggregates', () => {
             tier: 'escalate',
             role: 'finance',
             when: ({ args, ctx: c }) => (c.aggregates.refunded24h ?? 0) + Number(args.amount) > 100,
-            reason: ({ args, ctx: c }) => `refunds to ${String(args.customerId)} would reach $${(c.aggregates.refunded24h ?? 0) + Number(args.amount)} in 24 h`,
+            reason: ({ args, ctx: c }) =>
+              `refunds to ${String(args.customerId)} would reach $${(c.aggregates.refunded24h ?? 0) + Number(args.amount)} in 24 h`,
           },
-          { id: 'flaky', tier: 'block', when: ({ ctx: c }) => (c.aggregates.failures1h ?? 0) >= 3, reason: 'refunds keep failing' },
+          {
+            id: 'flaky',
+            tier: 'block',
+            when: ({ ctx: c }) => (c.aggregates.failures1h ?? 0) >= 3,
+            reason: 'refunds keep failing',
+          },
         ],
       },
     },
@@ -487,11 +547,17 @@ describe('definePolicy: aggregates', () => {
   });
 
   it('a missing aggregate value is up to the rule (here: treated as zero)', () => {
-    assert.equal(policy.evaluate({ tool: 'issue_refund', args: { customerId: 'C-7', amount: 49 } }, ctx()).tier, 'auto');
+    assert.equal(
+      policy.evaluate({ tool: 'issue_refund', args: { customerId: 'C-7', amount: 49 } }, ctx()).tier,
+      'auto',
+    );
   });
 
   it('a failure-count aggregate can block outright', () => {
-    const v = policy.evaluate({ tool: 'issue_refund', args: { customerId: 'C-7', amount: 200 } }, ctx({ aggregates: { refunded24h: 0, failures1h: 3 } }));
+    const v = policy.evaluate(
+      { tool: 'issue_refund', args: { customerId: 'C-7', amount: 200 } },
+      ctx({ aggregates: { refunded24h: 0, failures1h: 3 } }),
+    );
     assert.equal(v.tier, 'block');
     assert.equal(v.ruleId, 'flaky');
     assert.deepEqual(v.matched, ['flaky', 'velocity', 'default']);
@@ -533,14 +599,22 @@ describe('definePolicy: invalid configurations raise ConfigError', () => {
   const ok: Rule = { id: 'ok', tier: 'auto', reason: 'ok' };
 
   it('an approve or escalate rule without a role (and no default role)', () => {
-    assertConfigError({ tools: { t: [{ id: 'r', tier: 'approve', reason: 'x' }] } }, /tools\.t rule "r": tier "approve" needs "role"/);
+    assertConfigError(
+      { tools: { t: [{ id: 'r', tier: 'approve', reason: 'x' }] } },
+      /tools\.t rule "r": tier "approve" needs "role"/,
+    );
     assertConfigError({ tools: { t: [{ id: 'r', tier: 'escalate', reason: 'x' }] } }, /tier "escalate" needs "role"/);
-    assertConfigError({ defaults: { role: '' }, tools: { t: [{ id: 'r', tier: 'approve', reason: 'x' }] } }, /needs "role"/);
+    assertConfigError(
+      { defaults: { role: '' }, tools: { t: [{ id: 'r', tier: 'approve', reason: 'x' }] } },
+      /needs "role"/,
+    );
     assertConfigError({ tools: { t: [{ id: 'r', tier: 'approve', role: '', reason: 'x' }] } }, /role/);
   });
 
   it('but a default role satisfies it, and other tiers need none', () => {
-    assert.doesNotThrow(() => definePolicy({ defaults: { role: 'ops' }, tools: { t: [{ id: 'r', tier: 'approve', reason: 'x' }] } }));
+    assert.doesNotThrow(() =>
+      definePolicy({ defaults: { role: 'ops' }, tools: { t: [{ id: 'r', tier: 'approve', reason: 'x' }] } }),
+    );
     for (const tier of ['auto', 'notify', 'block'] as const) {
       assert.doesNotThrow(() => definePolicy({ tools: { t: [{ id: 'r', tier, reason: 'x' }] } }), tier);
     }
@@ -551,27 +625,50 @@ describe('definePolicy: invalid configurations raise ConfigError', () => {
       { tools: { t: [{ id: 'r', tier: 'approve', role: 'ops', onTimeout: 'escalate', reason: 'x' }] } },
       /tools\.t rule "r": onTimeout "escalate" needs "escalateTo"/,
     );
-    assertConfigError({ defaults: { onTimeout: 'escalate' }, tools: { t: [{ id: 'r', tier: 'approve', role: 'ops', reason: 'x' }] } }, /needs "escalateTo"/);
-    assertConfigError({ tools: { t: [{ id: 'r', tier: 'approve', role: 'ops', onTimeout: 'escalate', escalateTo: { role: '' }, reason: 'x' }] } }, /escalateTo/);
+    assertConfigError(
+      { defaults: { onTimeout: 'escalate' }, tools: { t: [{ id: 'r', tier: 'approve', role: 'ops', reason: 'x' }] } },
+      /needs "escalateTo"/,
+    );
+    assertConfigError(
+      {
+        tools: {
+          t: [{ id: 'r', tier: 'approve', role: 'ops', onTimeout: 'escalate', escalateTo: { role: '' }, reason: 'x' }],
+        },
+      },
+      /escalateTo/,
+    );
   });
 
   it('a sum aggregate without field', () => {
-    const err = assertConfigError({ tools: { t: { rules: [ok], aggregates: { total: { fn: 'sum', window: '24h' } } } } }, /"sum" aggregate needs "field"/);
+    const err = assertConfigError(
+      { tools: { t: { rules: [ok], aggregates: { total: { fn: 'sum', window: '24h' } } } } },
+      /"sum" aggregate needs "field"/,
+    );
     assert.match(err.message, /tools\.t\.aggregates\.total/);
-    assert.doesNotThrow(() => definePolicy({ tools: { t: { rules: [ok], aggregates: { n: { fn: 'count', window: '24h' } } } } }));
+    assert.doesNotThrow(() =>
+      definePolicy({ tools: { t: { rules: [ok], aggregates: { n: { fn: 'count', window: '24h' } } } } }),
+    );
   });
 
   it('a bad duration anywhere', () => {
-    const rule = (extra: Record<string, unknown>) => ({ tools: { t: [{ id: 'r', tier: 'approve', role: 'ops', reason: 'x', ...extra }] } });
+    const rule = (extra: Record<string, unknown>) => ({
+      tools: { t: [{ id: 'r', tier: 'approve', role: 'ops', reason: 'x', ...extra }] },
+    });
     assertConfigError(rule({ timeout: '30 minutes' }), /tools\.t\.0\.timeout/);
     assertConfigError(rule({ timeout: '1w' }), /timeout/);
     assertConfigError(rule({ timeout: '-5m' }), /timeout/);
     assertConfigError(rule({ timeout: -1 }), /timeout/);
     assertConfigError(rule({ timeout: Infinity }), /timeout/);
     assertConfigError(rule({ timeout: NaN }), /timeout/);
-    assertConfigError(rule({ onTimeout: 'escalate', escalateTo: { role: 'm', timeout: 'later' } }), /escalateTo\.timeout/);
+    assertConfigError(
+      rule({ onTimeout: 'escalate', escalateTo: { role: 'm', timeout: 'later' } }),
+      /escalateTo\.timeout/,
+    );
     assertConfigError({ defaults: { timeout: 'soon' }, tools: {} }, /defaults\.timeout/);
-    assertConfigError({ tools: { t: { rules: [ok], aggregates: { n: { fn: 'count', window: '24 h' } } } } }, /aggregates\.n\.window/);
+    assertConfigError(
+      { tools: { t: { rules: [ok], aggregates: { n: { fn: 'count', window: '24 h' } } } } },
+      /aggregates\.n\.window/,
+    );
   });
 
   it('a duplicate rule id within one tool (ids may repeat across tools)', () => {
@@ -584,14 +681,27 @@ describe('definePolicy: invalid configurations raise ConfigError', () => {
     assertConfigError({ tools: { t: { rules: [ok], agregates: {} } } }, /tools\.t/);
     assertConfigError({ tools: {}, tool: {} }, /tool/);
     assertConfigError({ tools: {}, defaults: { approvals: 2 } }, /approvals/);
-    assertConfigError({ tools: { t: { rules: [ok], aggregates: { n: { fn: 'count', window: '1h', where: 'x' } } } } }, /where/);
-    assertConfigError({ tools: { t: [{ ...ok, tier: 'approve', role: 'ops', onTimeout: 'escalate', escalateTo: { role: 'm', when: 1 } }] } }, /when/);
+    assertConfigError(
+      { tools: { t: { rules: [ok], aggregates: { n: { fn: 'count', window: '1h', where: 'x' } } } } },
+      /where/,
+    );
+    assertConfigError(
+      {
+        tools: {
+          t: [{ ...ok, tier: 'approve', role: 'ops', onTimeout: 'escalate', escalateTo: { role: 'm', when: 1 } }],
+        },
+      },
+      /when/,
+    );
   });
 
   it('other malformed rules', () => {
     // Named precisely, not as a bare "tools.t: Invalid input".
     assertConfigError({ tools: { t: [{ ...ok, tier: 'deny' }] } }, /tools\.t\.0\.tier: Invalid option/);
-    assertConfigError({ tools: { t: { rules: [{ ...ok, tier: 'deny' }] } } }, /tools\.t\.rules\.0\.tier: Invalid option/);
+    assertConfigError(
+      { tools: { t: { rules: [{ ...ok, tier: 'deny' }] } } },
+      /tools\.t\.rules\.0\.tier: Invalid option/,
+    );
     assertConfigError({ tools: { t: [{ ...ok, id: '' }] } }, /every rule needs an id/);
     assertConfigError({ tools: { t: [{ tier: 'auto', reason: 'x' }] } }, /id/);
     assertConfigError({ tools: { t: [{ ...ok, reason: '' }] } }, /reason/);
@@ -615,9 +725,18 @@ describe('definePolicy: invalid configurations raise ConfigError', () => {
     const issues = err.details.issues as string[];
     assert.ok(Array.isArray(issues));
     assert.ok(issues.length >= 3, issues.join('\n'));
-    assert.ok(issues.some((i) => i.startsWith('tools.a.0.tier')), issues.join('\n'));
-    assert.ok(issues.some((i) => i.startsWith('tools.b.0.timeout')), issues.join('\n'));
-    assert.ok(issues.some((i) => i.includes('colour')), issues.join('\n'));
+    assert.ok(
+      issues.some((i) => i.startsWith('tools.a.0.tier')),
+      issues.join('\n'),
+    );
+    assert.ok(
+      issues.some((i) => i.startsWith('tools.b.0.timeout')),
+      issues.join('\n'),
+    );
+    assert.ok(
+      issues.some((i) => i.includes('colour')),
+      issues.join('\n'),
+    );
   });
 });
 
@@ -652,7 +771,11 @@ describe('applyTriage', () => {
 
   it('raises a tier, keeps the rule and explains both reasons', () => {
     const v = verdictOf('auto', { reason: 'small refund', ruleId: 'small' });
-    const raised = applyTriage(v, { tier: 'approve', reason: 'customer sounds angry', role: 'support-lead' }, 'fallback');
+    const raised = applyTriage(
+      v,
+      { tier: 'approve', reason: 'customer sounds angry', role: 'support-lead' },
+      'fallback',
+    );
     assert.equal(raised.tier, 'approve');
     assert.equal(raised.ruleId, 'small');
     assert.equal(raised.reason, 'customer sounds angry (raised from auto: small refund)');
@@ -665,21 +788,45 @@ describe('applyTriage', () => {
   });
 
   it('picks the role: triage first, then the rule, then the fallback', () => {
-    assert.equal(applyTriage(verdictOf('approve', { role: 'rule-role' }), { tier: 'escalate', reason: 'r', role: 'triage-role' }, 'fb').role, 'triage-role');
-    assert.equal(applyTriage(verdictOf('notify', { role: 'rule-role' }), { tier: 'approve', reason: 'r' }, 'fb').role, 'rule-role');
+    assert.equal(
+      applyTriage(
+        verdictOf('approve', { role: 'rule-role' }),
+        { tier: 'escalate', reason: 'r', role: 'triage-role' },
+        'fb',
+      ).role,
+      'triage-role',
+    );
+    assert.equal(
+      applyTriage(verdictOf('notify', { role: 'rule-role' }), { tier: 'approve', reason: 'r' }, 'fb').role,
+      'rule-role',
+    );
     assert.equal(applyTriage(verdictOf('auto', { role: null }), { tier: 'approve', reason: 'r' }, 'fb').role, 'fb');
   });
 
   it('keeps a larger quorum, sets at least one approval, and none for non-interrupting tiers', () => {
-    assert.equal(applyTriage(verdictOf('approve', { approvalsRequired: 3 }), { tier: 'escalate', reason: 'r' }, 'fb').approvalsRequired, 3);
+    assert.equal(
+      applyTriage(verdictOf('approve', { approvalsRequired: 3 }), { tier: 'escalate', reason: 'r' }, 'fb')
+        .approvalsRequired,
+      3,
+    );
     assert.equal(applyTriage(verdictOf('auto'), { tier: 'escalate', reason: 'r' }, 'fb').approvalsRequired, 1);
     assert.equal(applyTriage(verdictOf('auto'), { tier: 'notify', reason: 'r' }, 'fb').approvalsRequired, 0);
-    assert.equal(applyTriage(verdictOf('approve', { approvalsRequired: 2 }), { tier: 'block', reason: 'r' }, 'fb').approvalsRequired, 0);
+    assert.equal(
+      applyTriage(verdictOf('approve', { approvalsRequired: 2 }), { tier: 'block', reason: 'r' }, 'fb')
+        .approvalsRequired,
+      0,
+    );
   });
 
   it('gives a raised request a timeout even when the rule had none', () => {
-    assert.equal(applyTriage(verdictOf('auto', { timeoutMs: 0 }), { tier: 'approve', reason: 'r' }, 'fb').timeoutMs, 24 * 3_600_000);
-    assert.equal(applyTriage(verdictOf('auto', { timeoutMs: 5_000 }), { tier: 'approve', reason: 'r' }, 'fb').timeoutMs, 5_000);
+    assert.equal(
+      applyTriage(verdictOf('auto', { timeoutMs: 0 }), { tier: 'approve', reason: 'r' }, 'fb').timeoutMs,
+      24 * 3_600_000,
+    );
+    assert.equal(
+      applyTriage(verdictOf('auto', { timeoutMs: 5_000 }), { tier: 'approve', reason: 'r' }, 'fb').timeoutMs,
+      5_000,
+    );
   });
 
   it('can raise a real verdict of a policy', () => {
@@ -693,7 +840,14 @@ describe('applyTriage', () => {
 
   it('the result is always the more restrictive of the two tiers, never lower (property)', () => {
     const resultArb = fc.option(
-      fc.record({ tier: tierArb, reason: fc.string({ minLength: 1 }), role: fc.option(fc.string({ minLength: 1 }), { nil: undefined }) }, { requiredKeys: ['tier', 'reason'] }),
+      fc.record(
+        {
+          tier: tierArb,
+          reason: fc.string({ minLength: 1 }),
+          role: fc.option(fc.string({ minLength: 1 }), { nil: undefined }),
+        },
+        { requiredKeys: ['tier', 'reason'] },
+      ),
       { nil: undefined },
     );
     fc.assert(
@@ -724,7 +878,13 @@ describe('applyTriage', () => {
         fc.array(fc.record({ tier: tierArb, matches: fc.boolean() }), { maxLength: 8 }),
         fc.option(tierArb, { nil: undefined }),
         (specs, triageTier) => {
-          const rules: Rule[] = specs.map((s, i) => ({ id: `r${i}`, tier: s.tier, role: 'ops', when: () => s.matches, reason: 'x' }));
+          const rules: Rule[] = specs.map((s, i) => ({
+            id: `r${i}`,
+            tier: s.tier,
+            role: 'ops',
+            when: () => s.matches,
+            reason: 'x',
+          }));
           const policy = definePolicy({ tools: { t: rules } });
           const v = policy.evaluate({ tool: 't', args: {} }, ctx());
           const out = applyTriage(v, triageTier ? { tier: triageTier, reason: 'triage' } : undefined, 'fallback');

@@ -1,12 +1,29 @@
 import { z } from 'zod';
 import { ConfigError } from './errors.ts';
 import { toMs, type Duration } from './duration.ts';
-import { TIERS, TIMEOUT_DECISIONS, tierRank, isInterrupting, type Tier, type TimeoutDecision, type Verdict } from './tiers.ts';
+import {
+  TIERS,
+  TIMEOUT_DECISIONS,
+  tierRank,
+  isInterrupting,
+  type Tier,
+  type TimeoutDecision,
+  type Verdict,
+} from './tiers.ts';
 import { applyHiddenCharacters, HIDDEN_CHARACTERS_MODES, type HiddenCharactersMode } from './policy-hidden.ts';
 
 export { HIDDEN_CHARACTERS_MODES, HIDDEN_CHARACTERS_RULE, type HiddenCharactersMode } from './policy-hidden.ts';
 
-export { TIERS, TIMEOUT_DECISIONS, tierRank, maxTier, isInterrupting, type Tier, type TimeoutDecision, type Verdict } from './tiers.ts';
+export {
+  TIERS,
+  TIMEOUT_DECISIONS,
+  tierRank,
+  maxTier,
+  isInterrupting,
+  type Tier,
+  type TimeoutDecision,
+  type Verdict,
+} from './tiers.ts';
 
 /** A proposed tool call. */
 export interface ToolCall {
@@ -115,10 +132,12 @@ export interface PolicyConfig {
   hiddenCharacters?: HiddenCharactersMode;
 }
 
-
 /** A validated, ready-to-evaluate policy. */
 export interface Policy {
-  readonly tools: ReadonlyMap<string, { rules: NormalizedRule[]; aggregates: Record<string, AggregateSpec & { windowMs: number }> }>;
+  readonly tools: ReadonlyMap<
+    string,
+    { rules: NormalizedRule[]; aggregates: Record<string, AggregateSpec & { windowMs: number }> }
+  >;
   readonly triage: Triage | undefined;
   /** What happens to calls whose arguments hold hidden characters. */
   readonly hiddenCharacters: HiddenCharactersMode;
@@ -135,7 +154,10 @@ interface NormalizedRule extends Rule {
 }
 
 const fn = z.custom<(...a: unknown[]) => unknown>((v) => typeof v === 'function', 'must be a function');
-const duration = z.union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d+)?(ms|s|m|h|d)$/, 'use a duration such as "30m" or "24h"')]);
+const duration = z.union([
+  z.number().nonnegative(),
+  z.string().regex(/^\d+(\.\d+)?(ms|s|m|h|d)$/, 'use a duration such as "30m" or "24h"'),
+]);
 const ruleSchema = z
   .object({
     id: z.string().min(1, 'every rule needs an id'),
@@ -146,7 +168,10 @@ const ruleSchema = z
     approvals: z.number().int().min(1).max(20).optional(),
     timeout: duration.optional(),
     onTimeout: z.enum(TIMEOUT_DECISIONS).optional(),
-    escalateTo: z.object({ role: z.string().min(1), approvals: z.number().int().min(1).optional(), timeout: duration.optional() }).strict().optional(),
+    escalateTo: z
+      .object({ role: z.string().min(1), approvals: z.number().int().min(1).optional(), timeout: duration.optional() })
+      .strict()
+      .optional(),
     trustable: z.boolean().optional(),
   })
   .strict();
@@ -162,7 +187,9 @@ const aggregateSchema = z
   .strict()
   .refine((a) => a.fn !== 'sum' || a.field !== undefined, 'a "sum" aggregate needs "field": the argument to add up');
 const ruleListSchema = z.array(ruleSchema);
-const toolPolicyObjectSchema = z.object({ rules: ruleListSchema, aggregates: z.record(z.string(), aggregateSchema).optional() }).strict();
+const toolPolicyObjectSchema = z
+  .object({ rules: ruleListSchema, aggregates: z.record(z.string(), aggregateSchema).optional() })
+  .strict();
 // Picked by shape rather than with z.union, which reports a bad rule (say, an unknown tier) as a bare
 // "tools.x: Invalid input" instead of naming the field.
 const toolPolicySchema = z.unknown().superRefine((v, ctx) => {
@@ -173,7 +200,14 @@ const policySchema = z
   .object({
     tools: z.record(z.string(), toolPolicySchema),
     triage: fn.optional(),
-    defaults: z.object({ role: z.string().optional(), timeout: duration.optional(), onTimeout: z.enum(TIMEOUT_DECISIONS).optional() }).strict().optional(),
+    defaults: z
+      .object({
+        role: z.string().optional(),
+        timeout: duration.optional(),
+        onTimeout: z.enum(TIMEOUT_DECISIONS).optional(),
+      })
+      .strict()
+      .optional(),
     hiddenCharacters: z.enum(HIDDEN_CHARACTERS_MODES).optional(),
   })
   .strict();
@@ -205,7 +239,10 @@ export function definePolicy(config: PolicyConfig): Policy {
     throw new ConfigError(`Invalid policy:\n  ${issues.join('\n  ')}`, { issues });
   }
   const defaults = config.defaults ?? {};
-  const tools = new Map<string, { rules: NormalizedRule[]; aggregates: Record<string, AggregateSpec & { windowMs: number }> }>();
+  const tools = new Map<
+    string,
+    { rules: NormalizedRule[]; aggregates: Record<string, AggregateSpec & { windowMs: number }> }
+  >();
   for (const [tool, tp] of Object.entries(config.tools)) {
     const rules = Array.isArray(tp) ? tp : tp.rules;
     const aggregates = Array.isArray(tp) ? {} : (tp.aggregates ?? {});
@@ -216,11 +253,15 @@ export function definePolicy(config: PolicyConfig): Policy {
       ids.add(r.id);
       const role = r.role ?? defaults.role;
       if (isInterrupting(r.tier) && !role) {
-        throw new ConfigError(`${where}: tier "${r.tier}" needs "role", the reviewer role that may decide (or set defaults.role).`);
+        throw new ConfigError(
+          `${where}: tier "${r.tier}" needs "role", the reviewer role that may decide (or set defaults.role).`,
+        );
       }
       const onTimeout = r.onTimeout ?? defaults.onTimeout ?? 'reject';
       if (onTimeout === 'escalate' && !r.escalateTo) {
-        throw new ConfigError(`${where}: onTimeout "escalate" needs "escalateTo": { role } naming who decides after the timeout.`);
+        throw new ConfigError(
+          `${where}: onTimeout "escalate" needs "escalateTo": { role } naming who decides after the timeout.`,
+        );
       }
       return {
         ...r,
@@ -231,7 +272,8 @@ export function definePolicy(config: PolicyConfig): Policy {
       };
     });
     const aggs: Record<string, AggregateSpec & { windowMs: number }> = {};
-    for (const [name, a] of Object.entries(aggregates)) aggs[name] = { ...a, windowMs: toMs(a.window, `tools.${tool}.aggregates.${name}`) };
+    for (const [name, a] of Object.entries(aggregates))
+      aggs[name] = { ...a, windowMs: toMs(a.window, `tools.${tool}.aggregates.${name}`) };
     tools.set(tool, { rules: normalized, aggregates: aggs });
   }
 
@@ -241,14 +283,16 @@ export function definePolicy(config: PolicyConfig): Policy {
     triage: config.triage,
     hiddenCharacters,
     aggregatesFor: (tool) => tools.get(tool)?.aggregates ?? {},
-    evaluate: (call, ctx) => applyHiddenCharacters(evaluateRules(tools, call, ctx), call.args, hiddenCharacters, defaults.role),
+    evaluate: (call, ctx) =>
+      applyHiddenCharacters(evaluateRules(tools, call, ctx), call.args, hiddenCharacters, defaults.role),
   };
 }
 
 /** The verdict of a tool's own rules: the most restrictive matching rule, the first declared on a tie. */
 function evaluateRules(tools: Policy['tools'], call: ToolCall, ctx: PolicyContext): Verdict {
   const tp = tools.get(call.tool);
-  if (!tp || tp.rules.length === 0) return blocked('no-policy', `no policy for tool "${call.tool}"; add rules for it to the policy to allow it`);
+  if (!tp || tp.rules.length === 0)
+    return blocked('no-policy', `no policy for tool "${call.tool}"; add rules for it to the policy to allow it`);
   const input: RuleInput = { tool: call.tool, args: call.args, ctx };
   let best: NormalizedRule | undefined;
   const matched: NormalizedRule[] = [];
@@ -257,7 +301,11 @@ function evaluateRules(tools: Policy['tools'], call: ToolCall, ctx: PolicyContex
     matched.push(rule);
     if (!best || tierRank(rule.tier) > tierRank(best.tier)) best = rule;
   }
-  if (!best) return blocked('no-match', `no rule of tool "${call.tool}" matched this call; add a rule without "when" as the tool's default`);
+  if (!best)
+    return blocked(
+      'no-match',
+      `no rule of tool "${call.tool}" matched this call; add a rule without "when" as the tool's default`,
+    );
   matched.sort((a, b) => tierRank(b.tier) - tierRank(a.tier));
   const reason = typeof best.reason === 'function' ? best.reason(input) : best.reason;
   const esc = best.escalateTo;

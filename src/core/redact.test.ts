@@ -17,18 +17,24 @@ function luhnDigit(payload: string): number {
   return (10 - (sum % 10)) % 10;
 }
 
-const digitString = (min: number, max: number) => fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: min, maxLength: max });
+const digitString = (min: number, max: number) =>
+  fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: min, maxLength: max });
 /** Luhn-valid card numbers of 13 to 19 digits. */
 const cardArb = digitString(12, 18).map((p) => `${p}${luhnDigit(p)}`);
 /** The same payloads with a wrong check digit. */
-const notCardArb = fc.tuple(digitString(12, 18), fc.integer({ min: 1, max: 9 })).map(([p, off]) => `${p}${(luhnDigit(p) + off) % 10}`);
+const notCardArb = fc
+  .tuple(digitString(12, 18), fc.integer({ min: 1, max: 9 }))
+  .map(([p, off]) => `${p}${(luhnDigit(p) + off) % 10}`);
 
 describe('redactText: card numbers', () => {
   it('masks Luhn-valid card numbers, keeping the last four digits', () => {
     assert.equal(redactText('card 4111111111111111 on file'), 'card [card ****1111] on file');
     assert.equal(redactText('4111 1111 1111 1111'), '[card ****1111]');
     assert.equal(redactText('4111-1111-1111-1111.'), '[card ****1111].');
-    assert.equal(redactText('Mastercard 5555555555554444, Amex 378282246310005'), 'Mastercard [card ****4444], Amex [card ****0005]');
+    assert.equal(
+      redactText('Mastercard 5555555555554444, Amex 378282246310005'),
+      'Mastercard [card ****4444], Amex [card ****0005]',
+    );
     assert.equal(redactText('amex 3782 822463 10005'), 'amex [card ****0005]');
     assert.equal(redactText('(4242424242424242)'), '([card ****4242])');
   });
@@ -73,10 +79,14 @@ describe('redactText: card numbers', () => {
 
   it('masks every card in a run of cards and numbers (property)', () => {
     fc.assert(
-      fc.property(fc.array(fc.oneof(cardArb, digitString(1, 6)), { minLength: 1, maxLength: 6 }), fc.constantFrom(' ', '-'), (pieces, sep) => {
-        const out = redactText(`[${pieces.join(sep)}]`);
-        for (const p of pieces) if (p.length >= 13) assert.ok(!out.includes(p), `${p} left in ${out}`);
-      }),
+      fc.property(
+        fc.array(fc.oneof(cardArb, digitString(1, 6)), { minLength: 1, maxLength: 6 }),
+        fc.constantFrom(' ', '-'),
+        (pieces, sep) => {
+          const out = redactText(`[${pieces.join(sep)}]`);
+          for (const p of pieces) if (p.length >= 13) assert.ok(!out.includes(p), `${p} left in ${out}`);
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -191,15 +201,29 @@ describe('redactText: ordinary text and numbers are left alone', () => {
 
 describe('redactText: mixed text', () => {
   it('masks each kind in one message', () => {
-    const text = 'Hi, I am jane@example.com, card 4111 1111 1111 1111, phone +1 415-555-0100. Please refund $850 on ORD-999.';
-    assert.equal(redactText(text), 'Hi, I am j***@example.com, card [card ****1111], phone [phone ***00]. Please refund $850 on ORD-999.');
+    const text =
+      'Hi, I am jane@example.com, card 4111 1111 1111 1111, phone +1 415-555-0100. Please refund $850 on ORD-999.';
+    assert.equal(
+      redactText(text),
+      'Hi, I am j***@example.com, card [card ****1111], phone [phone ***00]. Please refund $850 on ORD-999.',
+    );
   });
 
   it('is idempotent (property)', () => {
     const piece = fc.oneof(
       cardArb,
       notCardArb,
-      fc.constantFrom('jane.doe@example.com', '+1 (415) 555-0100', '415-555-0100', '+14155550100', 'ORD-999', '$850', 'refund', 'please', '2024-01-15'),
+      fc.constantFrom(
+        'jane.doe@example.com',
+        '+1 (415) 555-0100',
+        '415-555-0100',
+        '+14155550100',
+        'ORD-999',
+        '$850',
+        'refund',
+        'please',
+        '2024-01-15',
+      ),
       fc.integer({ min: 0, max: 100_000 }).map(String),
       fc.string({ maxLength: 6 }),
     );
@@ -255,7 +279,10 @@ describe('redact', () => {
     assert.equal(Object.getPrototypeOf(out), Object.prototype);
     assert.equal((out as { isAdmin?: unknown }).isAdmin, undefined);
     assert.deepEqual(Object.keys(out), ['__proto__', 'a']);
-    assert.deepEqual(Object.getOwnPropertyDescriptor(out, '__proto__')?.value, { isAdmin: true, email: 'j***@example.com' });
+    assert.deepEqual(Object.getOwnPropertyDescriptor(out, '__proto__')?.value, {
+      isAdmin: true,
+      email: 'j***@example.com',
+    });
   });
 
   it('does not modify its input', () => {
@@ -282,7 +309,13 @@ describe('redact', () => {
       fc.property(fc.jsonValue(), (value) => {
         const out = redact(value);
         const shape = (v: unknown): unknown =>
-          typeof v === 'string' ? 'S' : Array.isArray(v) ? v.map(shape) : v !== null && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, shape(x)])) : v;
+          typeof v === 'string'
+            ? 'S'
+            : Array.isArray(v)
+              ? v.map(shape)
+              : v !== null && typeof v === 'object'
+                ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, shape(x)]))
+                : v;
         assert.deepEqual(shape(out), shape(value));
       }),
       { numRuns: 200 },
@@ -294,15 +327,35 @@ describe('redactMessages: the conversation as reviewers see it', () => {
   const pii = 'card 4111 1111 1111 1111, call +1 415 555 0100, mail jane.doe@example.com';
   const messages = [
     { role: 'user', content: [{ type: 'text', text: pii }] },
-    { role: 'assistant', content: [{ type: 'text', text: `You said: ${pii}` }, { type: 'tool-call', toolCallId: 'c1', toolName: 'send_email', input: { to: 'jane.doe@example.com' } }] },
-    { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'look_up_order', output: { type: 'json', value: { email: 'jane.doe@example.com' } } }] },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'text', text: `You said: ${pii}` },
+        { type: 'tool-call', toolCallId: 'c1', toolName: 'send_email', input: { to: 'jane.doe@example.com' } },
+      ],
+    },
+    {
+      role: 'tool',
+      content: [
+        {
+          type: 'tool-result',
+          toolCallId: 'c1',
+          toolName: 'look_up_order',
+          output: { type: 'json', value: { email: 'jane.doe@example.com' } },
+        },
+      ],
+    },
     { role: 'user', content: `legacy string content ${pii}` },
   ];
 
   it('masks text and tool results as the card masks evidence, and keeps tool-call inputs exact', () => {
     const out = JSON.stringify(redactMessages(messages));
     assert.ok(!out.includes('4111 1111 1111 1111') && !out.includes('555 0100'), out);
-    assert.equal(out.match(/jane\.doe@example\.com/g)?.length, 1, 'only the tool-call input keeps the address: it is what runs');
+    assert.equal(
+      out.match(/jane\.doe@example\.com/g)?.length,
+      1,
+      'only the tool-call input keeps the address: it is what runs',
+    );
     assert.match(out, /\[card \*\*\*\*1111\]/);
     assert.match(out, /j\*\*\*@example\.com/);
   });

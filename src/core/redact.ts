@@ -7,7 +7,8 @@
 const DIGIT_RUN = /\b\d+(?:[ -]\d+)*\b/g;
 const EMAIL = /\b([A-Za-z0-9._%+-])[A-Za-z0-9._%+-]*@([A-Za-z0-9.-]+\.[A-Za-z]{2,})\b/g;
 // Grouped national/international forms, or E.164 (`+14155550100`, no separators).
-const PHONE = /(?<![\w])(?:(\+?\d{1,3}[ .-]?)?(?:\(\d{2,4}\)[ .-]?|\d{2,4}[ .-])\d{2,4}[ .-]?\d{3,4}|\+\d{8,15})(?![\w])/g;
+const PHONE =
+  /(?<![\w])(?:(\+?\d{1,3}[ .-]?)?(?:\(\d{2,4}\)[ .-]?|\d{2,4}[ .-])\d{2,4}[ .-]?\d{3,4}|\+\d{8,15})(?![\w])/g;
 
 function luhn(digits: string): boolean {
   let sum = 0;
@@ -92,12 +93,15 @@ interface MessageLike {
 export function redactMessages<M extends MessageLike>(messages: readonly M[]): M[] {
   return messages.map((m) => ({
     ...m,
-    content: typeof m.content === 'string' ? redactText(m.content) : m.content.map((part) => {
-      if (part.type === 'text' && typeof part.text === 'string') return { ...part, text: redactText(part.text) };
-      if (part.type === 'tool-result') return { ...part, output: redact(part.output) };
-      if (part.type === 'tool-call') return part;
-      // A part of a kind this version does not know: masked whole rather than shown raw.
-      return redact(part);
-    }),
+    content:
+      typeof m.content === 'string'
+        ? redactText(m.content)
+        : m.content.map((part) => {
+            if (part.type === 'text' && typeof part.text === 'string') return { ...part, text: redactText(part.text) };
+            if (part.type === 'tool-result') return { ...part, output: redact(part.output) };
+            if (part.type === 'tool-call') return part;
+            // A part of a kind this version does not know: masked whole rather than shown raw.
+            return redact(part);
+          }),
   }));
 }

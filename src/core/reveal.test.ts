@@ -1,19 +1,38 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { findHidden, findHiddenDeep, findMixedScript, findMixedScriptDeep, hasHidden, hiddenName, reveal, revealDeep } from './reveal.ts';
+import {
+  findHidden,
+  findHiddenDeep,
+  findMixedScript,
+  findMixedScriptDeep,
+  hasHidden,
+  hiddenName,
+  reveal,
+  revealDeep,
+} from './reveal.ts';
 
 // One of each family the reveal must catch.
 const SAMPLES = [
-  0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069, 0x200e, 0x200f, 0x061c, 0x200b, 0x200c, 0x200d,
-  0x2060, 0xfeff, 0xad, 0x00, 0x07, 0x0d, 0x1b, 0x7f, 0x85, 0x9b, 0x2028, 0x2029, 0xe0041, 0xfff9, 0x3164,
+  0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069, 0x200e, 0x200f, 0x061c, 0x200b, 0x200c,
+  0x200d, 0x2060, 0xfeff, 0xad, 0x00, 0x07, 0x0d, 0x1b, 0x7f, 0x85, 0x9b, 0x2028, 0x2029, 0xe0041, 0xfff9, 0x3164,
 ];
 const hiddenChar = fc.constantFrom(...SAMPLES.map((c) => String.fromCodePoint(c)));
-const anyText = fc.string({ unit: fc.oneof(fc.constant('a'), fc.constant('\n'), fc.constant('\t'), hiddenChar, fc.string({ unit: 'grapheme', maxLength: 1 })) });
+const anyText = fc.string({
+  unit: fc.oneof(
+    fc.constant('a'),
+    fc.constant('\n'),
+    fc.constant('\t'),
+    hiddenChar,
+    fc.string({ unit: 'grapheme', maxLength: 1 }),
+  ),
+});
 
 describe('findHidden', () => {
   it('finds the right-to-left override that turns ACC-42 around, with its position and name', () => {
-    assert.deepEqual(findHidden('\u202e24-CCA'), [{ codePoint: 0x202e, index: 0, name: 'U+202E RIGHT-TO-LEFT OVERRIDE' }]);
+    assert.deepEqual(findHidden('\u202e24-CCA'), [
+      { codePoint: 0x202e, index: 0, name: 'U+202E RIGHT-TO-LEFT OVERRIDE' },
+    ]);
   });
 
   it('finds every family: bidi controls and isolates, marks, zero-width, format, C0/C1 controls, separators', () => {
@@ -46,7 +65,10 @@ describe('hasHidden / findHiddenDeep', () => {
 
   it('lists each code point once, in order of first appearance', () => {
     const found = findHiddenDeep({ a: '\u202e\u202e', b: ['\u200b', '\u202e'] });
-    assert.deepEqual(found.map((c) => c.codePoint), [0x202e, 0x200b]);
+    assert.deepEqual(
+      found.map((c) => c.codePoint),
+      [0x202e, 0x200b],
+    );
   });
 });
 
@@ -61,7 +83,9 @@ describe('reveal', () => {
   });
 
   it('property: text without hidden characters comes back unchanged', () => {
-    fc.assert(fc.property(fc.string({ unit: 'grapheme' }), (text) => findHidden(text).length > 0 || reveal(text) === text));
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme' }), (text) => findHidden(text).length > 0 || reveal(text) === text),
+    );
   });
 
   it('property: a revealed text is longer exactly when something was hidden, and the visible characters keep their order', () => {
@@ -79,13 +103,21 @@ describe('revealDeep', () => {
   it('reveals strings and keys deep, keeps other values, and does not touch its input', () => {
     const input = { ['k\u200d']: ['\u202eabc', 1, null, { x: false }] };
     const out = revealDeep(input);
-    assert.deepEqual(out, { 'k⟨U+200D ZERO WIDTH JOINER⟩': ['⟨U+202E RIGHT-TO-LEFT OVERRIDE⟩abc', 1, null, { x: false }] });
+    assert.deepEqual(out, {
+      'k⟨U+200D ZERO WIDTH JOINER⟩': ['⟨U+202E RIGHT-TO-LEFT OVERRIDE⟩abc', 1, null, { x: false }],
+    });
     assert.equal(input['k\u200d'][0], '\u202eabc');
   });
 
   it('property: the revealed value holds no hidden character anywhere', () => {
     const json = fc.jsonValue().map((v) => ({ v, s: '\u202e' }));
-    fc.assert(fc.property(json, fc.dictionary(anyText, anyText), (a, b) => !hasHidden(revealDeep(a)) && !hasHidden(revealDeep(b))));
+    fc.assert(
+      fc.property(
+        json,
+        fc.dictionary(anyText, anyText),
+        (a, b) => !hasHidden(revealDeep(a)) && !hasHidden(revealDeep(b)),
+      ),
+    );
   });
 });
 

@@ -7,7 +7,8 @@
  */
 
 // Endings that already name a person (supervisor, manager, analyst, retention lead, …).
-const PERSON = /(?:er|or|ist|ant|lead|head|chief|admin|officer|owner|team|staff|desk|board|committee|reviewers?|approvers?|people|person)$/;
+const PERSON =
+  /(?:er|or|ist|ant|lead|head|chief|admin|officer|owner|team|staff|desk|board|committee|reviewers?|approvers?|people|person)$/;
 
 /**
  * The role as a kind of person, without an article: `retention_lead` →

@@ -79,12 +79,15 @@ describe('transition: every state × event', () => {
         const req = request({ status });
         const before = structuredClone(req);
         if (want === undefined) {
-          assert.throws(() => transition(req, event, NOW), (err: unknown) => {
-            assert.ok(err instanceof IllegalTransitionError);
-            assert.equal(err.code, 'illegal_transition');
-            assert.match(err.message, new RegExp(`is ${status}`));
-            return true;
-          });
+          assert.throws(
+            () => transition(req, event, NOW),
+            (err: unknown) => {
+              assert.ok(err instanceof IllegalTransitionError);
+              assert.equal(err.code, 'illegal_transition');
+              assert.match(err.message, new RegExp(`is ${status}`));
+              return true;
+            },
+          );
         } else {
           const next = transition(req, event, NOW);
           assert.equal(next.status, want);
@@ -107,7 +110,11 @@ describe('transition: what each change records', () => {
   });
 
   it('the approval that meets the quorum authorizes and records who, when and trust', () => {
-    const next = transition(request({ approvalsRequired: 2, approvalsReceived: 1 }), { type: 'approve', by: 'rev_b', trust: true }, NOW);
+    const next = transition(
+      request({ approvalsRequired: 2, approvalsReceived: 1 }),
+      { type: 'approve', by: 'rev_b', trust: true },
+      NOW,
+    );
     assert.equal(next.status, 'authorized');
     assert.equal(next.approvalsReceived, 2);
     assert.deepEqual(next.resolution, { type: 'approve', by: 'rev_b', at: NOW, trust: true });
@@ -127,7 +134,11 @@ describe('transition: what each change records', () => {
     const byEdit = transition(request(), { type: 'supersede', by: 'rev_a', newRequestId: 'req_2', cause: 'edit' }, NOW);
     assert.equal(byEdit.supersededBy, 'req_2');
     assert.deepEqual(byEdit.resolution, { type: 'edit', by: 'rev_a', at: NOW, originalArgs: ARGS });
-    const byTimeout = transition(request(), { type: 'supersede', by: 'system', newRequestId: 'req_3', cause: 'timeout' }, NOW);
+    const byTimeout = transition(
+      request(),
+      { type: 'supersede', by: 'system', newRequestId: 'req_3', cause: 'timeout' },
+      NOW,
+    );
     assert.deepEqual(byTimeout.resolution, { type: 'timeout', by: 'system', at: NOW, applied: 'escalate' });
   });
 

@@ -23,7 +23,13 @@ export type RequestEvent =
   /** An edit the same approval covers: the request is authorized with the new arguments. */
   | { type: 'edit'; by: string; args: Record<string, unknown>; actionHash: string }
   /** An edit or timeout escalation that needs a new request: this one hands over to it. */
-  | { type: 'supersede'; by: string; newRequestId: string; cause: 'edit' | 'timeout'; originalArgs?: Record<string, unknown> }
+  | {
+      type: 'supersede';
+      by: string;
+      newRequestId: string;
+      cause: 'edit' | 'timeout';
+      originalArgs?: Record<string, unknown>;
+    }
   /**
    * The request timed out; `applied` is the documented default that now applies (`approve`
    * authorizes; the others expire it — an `escalate` with a target is a `supersede` instead).
@@ -77,7 +83,10 @@ export function transition(req: ApprovalRequest, event: RequestEvent, now: numbe
     case 'approve': {
       const received = req.approvalsReceived + 1;
       if (received < req.approvalsRequired) return { ...next, approvalsReceived: received };
-      return { ...resolved('authorized', { type: 'approve', by: event.by, at: now, ...(event.trust ? { trust: true } : {}) }), approvalsReceived: received };
+      return {
+        ...resolved('authorized', { type: 'approve', by: event.by, at: now, ...(event.trust ? { trust: true } : {}) }),
+        approvalsReceived: received,
+      };
     }
     case 'reject':
     case 'respond':
@@ -103,7 +112,12 @@ export function transition(req: ApprovalRequest, event: RequestEvent, now: numbe
       return { ...resolved('superseded', resolution), supersededBy: event.newRequestId };
     }
     case 'expire':
-      return resolved(event.applied === 'approve' ? 'authorized' : 'expired', { type: 'timeout', by: event.by, at: now, applied: event.applied });
+      return resolved(event.applied === 'approve' ? 'authorized' : 'expired', {
+        type: 'timeout',
+        by: event.by,
+        at: now,
+        applied: event.applied,
+      });
     case 'cancel':
       return { ...next, status: 'cancelled', resolvedAt: req.resolvedAt ?? now };
     case 'start_execution':

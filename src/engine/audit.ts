@@ -1,4 +1,11 @@
-import { AuditVerifier, type ChainHead, NotFoundError, type ApprovalRequest, type AuditEvent, type ChainVerification } from '../core/index.ts';
+import {
+  AuditVerifier,
+  type ChainHead,
+  NotFoundError,
+  type ApprovalRequest,
+  type AuditEvent,
+  type ChainVerification,
+} from '../core/index.ts';
 import type { ExecutionRow } from '../store/types.ts';
 import type { EngineContext } from './context.ts';
 
@@ -46,13 +53,25 @@ export interface RequestStory {
   related: { parentId: string | null; supersededBy: string | null };
 }
 
-const DECISION_EVENTS = new Set(['approved', 'edited', 'rejected', 'responded', 'expired', 'escalated', 'trusted', 'refused']);
+const DECISION_EVENTS = new Set([
+  'approved',
+  'edited',
+  'rejected',
+  'responded',
+  'expired',
+  'escalated',
+  'trusted',
+  'refused',
+]);
 
 /** One call answers: what did the agent propose, who approved it, what ran? */
 export async function explain(ctx: EngineContext, requestId: string): Promise<RequestStory> {
   const request = await ctx.store.getRequest(requestId);
   if (!request) throw new NotFoundError('approval_request', requestId);
-  const [events, executions] = await Promise.all([ctx.store.listAudit({ requestId }), ctx.store.listExecutionsForRequest(requestId)]);
+  const [events, executions] = await Promise.all([
+    ctx.store.listAudit({ requestId }),
+    ctx.store.listExecutionsForRequest(requestId),
+  ]);
   const proposedEvent = events.find((e) => e.type === 'interrupted');
   return {
     request,
@@ -64,7 +83,9 @@ export async function explain(ctx: EngineContext, requestId: string): Promise<Re
       reason: request.reason,
       tier: request.tier,
     },
-    decisions: events.filter((e) => DECISION_EVENTS.has(e.type)).map((e) => ({ type: e.type, by: e.actor, at: e.at, payload: e.payload })),
+    decisions: events
+      .filter((e) => DECISION_EVENTS.has(e.type))
+      .map((e) => ({ type: e.type, by: e.actor, at: e.at, payload: e.payload })),
     executions,
     events,
     related: { parentId: request.parentId, supersededBy: request.supersededBy },

@@ -40,7 +40,13 @@ export type EngineEventBody =
   | { type: 'approval.created'; requestId: string; threadId: string; tool: string; role: string }
   | { type: 'approval.decided'; requestId: string; threadId: string; decision: string; status: string }
   | { type: 'approval.expired'; requestId: string; threadId: string; applied: string }
-  | { type: 'execution.finished'; requestId: string | null; threadId: string | null; tool: string; status: 'succeeded' | 'failed' }
+  | {
+      type: 'execution.finished';
+      requestId: string | null;
+      threadId: string | null;
+      tool: string;
+      status: 'succeeded' | 'failed';
+    }
   | { type: 'thread.status'; threadId: string; status: string }
   /** A worker left a job for another worker (e.g. it has no agent of that name: a rolling deploy). */
   | { type: 'job.deferred'; jobId: string; threadId: string | null; reason: 'unknown_agent'; agent: string };

@@ -55,14 +55,21 @@ const actorOf = (r: Reviewer) => `reviewer:${r.id}`;
 function validateArgs(ctx: EngineContext, tool: string, args: unknown): Record<string, unknown> {
   const entry = ctx.tools.get(tool);
   if (!entry) {
-    throw new ValidationError(`Tool "${tool}" has no registered schema, so an edit of it cannot be checked; register the tool with the engine, or approve/reject instead.`, [
-      { path: 'args', message: 'tool schema unknown' },
-    ]);
+    throw new ValidationError(
+      `Tool "${tool}" has no registered schema, so an edit of it cannot be checked; register the tool with the engine, or approve/reject instead.`,
+      [{ path: 'args', message: 'tool schema unknown' }],
+    );
   }
   const parsed = entry.schema.safeParse(args);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => ({ path: ['args', ...i.path.map(String)].join('.'), message: i.message }));
-    throw new ValidationError(`The edited arguments of "${tool}" are invalid: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}. Fix them and submit again.`, issues);
+    const issues = parsed.error.issues.map((i) => ({
+      path: ['args', ...i.path.map(String)].join('.'),
+      message: i.message,
+    }));
+    throw new ValidationError(
+      `The edited arguments of "${tool}" are invalid: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}. Fix them and submit again.`,
+      issues,
+    );
   }
   // A schema that strips unknown keys would drop them silently: the reviewer would approve something other than what they typed.
   const dropped = unknownFields(args, parsed.data);
@@ -71,7 +78,15 @@ function validateArgs(ctx: EngineContext, tool: string, args: unknown): Record<s
 }
 
 async function resolve(tx: StoreTx, req: ApprovalRequest, now: number): Promise<void> {
-  await tx.enqueueJob({ id: newId('job'), kind: 'resume', threadId: req.threadId, requestId: req.id, payload: { status: req.status }, runAt: now, createdAt: now });
+  await tx.enqueueJob({
+    id: newId('job'),
+    kind: 'resume',
+    threadId: req.threadId,
+    requestId: req.id,
+    payload: { status: req.status },
+    runAt: now,
+    createdAt: now,
+  });
 }
 
 /**
@@ -80,7 +95,13 @@ async function resolve(tx: StoreTx, req: ApprovalRequest, now: number): Promise<
  * the reviewer may decide it. The decision, its audit event and the thread's
  * resume job commit in one transaction; of simultaneous decisions one wins.
  */
-export async function decide(ctx: EngineContext, requestId: string, decision: Decision, reviewer: Reviewer, opts: DecideOptions = {}): Promise<DecisionResult> {
+export async function decide(
+  ctx: EngineContext,
+  requestId: string,
+  decision: Decision,
+  reviewer: Reviewer,
+  opts: DecideOptions = {},
+): Promise<DecisionResult> {
   // Edits are validated and re-gated before the transaction: the policy may read aggregates.
   let edited: { args: Record<string, unknown>; verdict: Awaited<ReturnType<typeof gate>> } | undefined;
   if (decision.type === 'edit') {
@@ -88,13 +109,23 @@ export async function decide(ctx: EngineContext, requestId: string, decision: De
     if (!current) throw new NotFoundError('approval_request', requestId);
     // Who may edit, and whether the request still takes edits, is answered before the args are looked at.
     try {
-      checkDecision(current, decision, reviewer, ctx.now(), current.approvalsRequired > 1 ? await ctx.store.listVoters(requestId) : []);
+      checkDecision(
+        current,
+        decision,
+        reviewer,
+        ctx.now(),
+        current.approvalsRequired > 1 ? await ctx.store.listVoters(requestId) : [],
+      );
     } catch (err) {
       if (err instanceof ForbiddenError) await auditRefusal(ctx, requestId, reviewer, decision, err);
       throw err;
     }
     const args = validateArgs(ctx, current.tool, decision.args);
-    const verdict = await gate(ctx, { tool: current.tool, args }, { threadId: current.threadId, proposer: current.proposer, app: current.context });
+    const verdict = await gate(
+      ctx,
+      { tool: current.tool, args },
+      { threadId: current.threadId, proposer: current.proposer, app: current.context },
+    );
     if (verdict.tier === 'block') throw new PolicyBlockedError(current.tool, verdict.reason);
     edited = { args, verdict };
   }
@@ -102,7 +133,9 @@ export async function decide(ctx: EngineContext, requestId: string, decision: De
   let result: DecisionResult;
   try {
     result = await ctx.store.transaction(async (tx) => {
-      const claim = opts.claimThread ? await tx.claimThread(opts.claimThread.row, opts.claimThread.owner, opts.claimThread.leaseUntil, now) : undefined;
+      const claim = opts.claimThread
+        ? await tx.claimThread(opts.claimThread.row, opts.claimThread.owner, opts.claimThread.leaseUntil, now)
+        : undefined;
       const req = await tx.getRequest(requestId, { forUpdate: true });
       if (!req) throw new NotFoundError('approval_request', requestId);
       const voters = req.approvalsRequired > 1 ? await tx.listVoters(requestId) : [];
@@ -116,14 +149,41 @@ export async function decide(ctx: EngineContext, requestId: string, decision: De
 
       switch (decision.type) {
         case 'approve': {
-          await tx.insertVote({ requestId: req.id, reviewer: reviewer.id, type: 'approve', version: req.version, createdAt: now });
+          await tx.insertVote({
+            requestId: req.id,
+            reviewer: reviewer.id,
+            type: 'approve',
+            version: req.version,
+            createdAt: now,
+          });
           next = transition(req, { type: 'approve', by: reviewer.id, ...(decision.trust ? { trust: true } : {}) }, now);
           const done = next.status === 'authorized';
-          audit.push({ ...base, type: 'approved', payload: { version: req.version, actionHash: req.actionHash, approvals: next.approvalsReceived, required: req.approvalsRequired, trust: decision.trust === true } });
+          audit.push({
+            ...base,
+            type: 'approved',
+            payload: {
+              version: req.version,
+              actionHash: req.actionHash,
+              approvals: next.approvalsReceived,
+              required: req.approvalsRequired,
+              trust: decision.trust === true,
+            },
+          });
           if (done) {
             if (decision.trust) {
-              await tx.insertTrust({ threadId: req.threadId, tool: req.tool, ruleId: req.ruleId, reviewer: reviewer.id, requestId: req.id, createdAt: now });
-              audit.push({ ...base, type: 'trusted', payload: { tool: req.tool, ruleId: req.ruleId, scope: 'thread' } });
+              await tx.insertTrust({
+                threadId: req.threadId,
+                tool: req.tool,
+                ruleId: req.ruleId,
+                reviewer: reviewer.id,
+                requestId: req.id,
+                createdAt: now,
+              });
+              audit.push({
+                ...base,
+                type: 'trusted',
+                payload: { tool: req.tool, ruleId: req.ruleId, scope: 'thread' },
+              });
             }
           }
           outcome = done ? 'authorized' : 'pending';
@@ -131,9 +191,27 @@ export async function decide(ctx: EngineContext, requestId: string, decision: De
         }
         case 'reject':
         case 'respond': {
-          next = transition(req, { type: decision.type, by: reviewer.id, ...(decision.message === undefined ? {} : { message: decision.message }) }, now);
-          await tx.insertVote({ requestId: req.id, reviewer: reviewer.id, type: decision.type, version: req.version, createdAt: now });
-          audit.push({ ...base, type: decision.type === 'reject' ? 'rejected' : 'responded', payload: { version: req.version, message: decision.message ?? null } });
+          next = transition(
+            req,
+            {
+              type: decision.type,
+              by: reviewer.id,
+              ...(decision.message === undefined ? {} : { message: decision.message }),
+            },
+            now,
+          );
+          await tx.insertVote({
+            requestId: req.id,
+            reviewer: reviewer.id,
+            type: decision.type,
+            version: req.version,
+            createdAt: now,
+          });
+          audit.push({
+            ...base,
+            type: decision.type === 'reject' ? 'rejected' : 'responded',
+            payload: { version: req.version, message: decision.message ?? null },
+          });
           outcome = decision.type === 'reject' ? 'rejected' : 'responded';
           break;
         }
@@ -143,34 +221,101 @@ export async function decide(ctx: EngineContext, requestId: string, decision: De
           // An edit can keep or raise the tier, never lower it.
           // A stricter rule at the same tier (more approvals, another role) also makes it a new request.
           const rank = tierRank(verdict.tier) - tierRank(req.tier);
-          const raised = rank > 0 || (rank === 0 && ((verdict.approvalsRequired > req.approvalsRequired) || (verdict.role !== null && verdict.role !== req.role)));
-          audit.push({ ...base, type: 'edited', payload: { version: req.version, originalArgs: req.args, args, actionHash: hash, newTier: raised ? verdict.tier : req.tier } });
+          const raised =
+            rank > 0 ||
+            (rank === 0 &&
+              (verdict.approvalsRequired > req.approvalsRequired ||
+                (verdict.role !== null && verdict.role !== req.role)));
+          audit.push({
+            ...base,
+            type: 'edited',
+            payload: {
+              version: req.version,
+              originalArgs: req.args,
+              args,
+              actionHash: hash,
+              newTier: raised ? verdict.tier : req.tier,
+            },
+          });
           if (raised || req.approvalsRequired > 1) {
             // A new proposal: at the raised tier, or (quorum) needing fresh approvals of the edited action.
-            const v = raised ? verdict : { ...verdict, tier: req.tier, ruleId: req.ruleId, reason: req.reason, role: req.role, approvalsRequired: req.approvalsRequired, timeoutMs: req.expiresAt - req.createdAt, onTimeout: req.onTimeout, escalateTo: req.escalateTo, trustable: req.trustable };
+            const v = raised
+              ? verdict
+              : {
+                  ...verdict,
+                  tier: req.tier,
+                  ruleId: req.ruleId,
+                  reason: req.reason,
+                  role: req.role,
+                  approvalsRequired: req.approvalsRequired,
+                  timeoutMs: req.expiresAt - req.createdAt,
+                  onTimeout: req.onTimeout,
+                  escalateTo: req.escalateTo,
+                  trustable: req.trustable,
+                };
             // The editor proposed what they wrote: they may not also be the one who approves it.
-            created = newRequest(ctx, { threadId: req.threadId, checkpointId: req.checkpointId, proposer: reviewer.id, item: { call: { tool: req.tool, args }, ...(req.toolCallId ? { toolCallId: req.toolCallId } : {}), verdict: v, evidence: req.evidence, app: req.context }, now, parentId: req.id });
-            next = transition(req, { type: 'supersede', by: reviewer.id, newRequestId: created.id, cause: 'edit', originalArgs: req.args }, now);
+            created = newRequest(ctx, {
+              threadId: req.threadId,
+              checkpointId: req.checkpointId,
+              proposer: reviewer.id,
+              item: {
+                call: { tool: req.tool, args },
+                ...(req.toolCallId ? { toolCallId: req.toolCallId } : {}),
+                verdict: v,
+                evidence: req.evidence,
+                app: req.context,
+              },
+              now,
+              parentId: req.id,
+            });
+            next = transition(
+              req,
+              { type: 'supersede', by: reviewer.id, newRequestId: created.id, cause: 'edit', originalArgs: req.args },
+              now,
+            );
             if (!raised) {
               // The editor has approved the edited action; it counts toward the new quorum.
               created.approvalsReceived = 1;
             }
-            audit.push({ ...base, type: 'escalated', payload: { from: req.tier, to: created.tier, newRequestId: created.id, reason: raised ? verdict.reason : 'edited action needs a fresh quorum' } });
+            audit.push({
+              ...base,
+              type: 'escalated',
+              payload: {
+                from: req.tier,
+                to: created.tier,
+                newRequestId: created.id,
+                reason: raised ? verdict.reason : 'edited action needs a fresh quorum',
+              },
+            });
             outcome = 'superseded';
           } else {
             // The editor approved what they wrote: it counts, so the card does not read "0/1 approvals" once it ran.
             next = transition(req, { type: 'edit', by: reviewer.id, args, actionHash: hash }, now);
             outcome = 'authorized';
           }
-          await tx.insertVote({ requestId: req.id, reviewer: reviewer.id, type: 'edit', version: req.version, createdAt: now });
+          await tx.insertVote({
+            requestId: req.id,
+            reviewer: reviewer.id,
+            type: 'edit',
+            version: req.version,
+            createdAt: now,
+          });
           break;
         }
       }
-      if (!(await tx.updateRequest(next, req.version))) throw new StaleVersionError(req.id, req.version, req.version + 1);
+      if (!(await tx.updateRequest(next, req.version)))
+        throw new StaleVersionError(req.id, req.version, req.version + 1);
       await tx.appendAudit(audit, now);
       if (created) {
         await openRequest(tx, created);
-        if (created.approvalsReceived > 0) await tx.insertVote({ requestId: created.id, reviewer: reviewer.id, type: 'approve', version: 1, createdAt: now });
+        if (created.approvalsReceived > 0)
+          await tx.insertVote({
+            requestId: created.id,
+            reviewer: reviewer.id,
+            type: 'approve',
+            version: 1,
+            createdAt: now,
+          });
       }
       if (outcome === 'authorized' || outcome === 'rejected' || outcome === 'responded') await resolve(tx, next, now);
       return { request: next, outcome, ...(created ? { newRequest: created } : {}), ...(claim ? { claim } : {}) };
@@ -180,7 +325,13 @@ export async function decide(ctx: EngineContext, requestId: string, decision: De
     if (err instanceof ForbiddenError) await auditRefusal(ctx, requestId, reviewer, decision, err);
     throw err;
   }
-  ctx.emit({ type: 'approval.decided', requestId, threadId: result.request.threadId, decision: decision.type, status: result.request.status });
+  ctx.emit({
+    type: 'approval.decided',
+    requestId,
+    threadId: result.request.threadId,
+    decision: decision.type,
+    status: result.request.status,
+  });
   if (result.newRequest) {
     const n = result.newRequest;
     ctx.emit({ type: 'approval.created', requestId: n.id, threadId: n.threadId, tool: n.tool, role: n.role });
@@ -188,11 +339,28 @@ export async function decide(ctx: EngineContext, requestId: string, decision: De
   return result;
 }
 
-async function auditRefusal(ctx: EngineContext, requestId: string, reviewer: Reviewer, decision: Decision, err: InterlockError): Promise<void> {
+async function auditRefusal(
+  ctx: EngineContext,
+  requestId: string,
+  reviewer: Reviewer,
+  decision: Decision,
+  err: InterlockError,
+): Promise<void> {
   try {
     const req = await ctx.store.getRequest(requestId);
     await ctx.store.transaction((tx) =>
-      tx.appendAudit([{ type: 'refused', actor: actorOf(reviewer), threadId: req?.threadId ?? null, requestId, payload: { decision: decision.type, code: err.code } }], ctx.now()),
+      tx.appendAudit(
+        [
+          {
+            type: 'refused',
+            actor: actorOf(reviewer),
+            threadId: req?.threadId ?? null,
+            requestId,
+            payload: { decision: decision.type, code: err.code },
+          },
+        ],
+        ctx.now(),
+      ),
     );
   } catch {
     // The caller must still learn why the decision was refused; a store fault here is not that answer.

@@ -15,8 +15,23 @@ const policy: PolicyConfig = {
       aggregates: { refunds24h: { fn: 'sum', field: 'amount', groupBy: 'customerId', window: '24h' } },
       rules: [
         { id: 'small', tier: 'auto', reason: 'refund up to $500' },
-        { id: 'large', tier: 'approve', role: 'supervisor', timeout: '30m', reason: 'refund over $500', when: ({ args }) => Number(args.amount) > 500 },
-        { id: 'huge', tier: 'escalate', role: 'supervisor', approvals: 2, timeout: '30m', reason: 'refund over $2,000', when: ({ args }) => Number(args.amount) > 2000 },
+        {
+          id: 'large',
+          tier: 'approve',
+          role: 'supervisor',
+          timeout: '30m',
+          reason: 'refund over $500',
+          when: ({ args }) => Number(args.amount) > 500,
+        },
+        {
+          id: 'huge',
+          tier: 'escalate',
+          role: 'supervisor',
+          approvals: 2,
+          timeout: '30m',
+          reason: 'refund over $2,000',
+          when: ({ args }) => Number(args.amount) > 2000,
+        },
         {
           id: 'velocity',
           tier: 'escalate',
@@ -49,18 +64,31 @@ for (const backend of allBackends()) {
     async function pauseRefund(amount: number, customerId: string): Promise<ApprovalRequest> {
       const call = { tool: 'issue_refund', args: { orderId: `ORD-${++n}`, customerId, amount } };
       const verdict = await il.gate(call, {});
-      const { requests } = await il.pause({ thread: { id: `ep-${backend.name}-${n}`, agent: 'support', agentVersion: '1' }, checkpoint: { newMessages: [], state: {}, schemaVersion: 1 }, items: [{ call, verdict }], proposer: 'agent:support' });
+      const { requests } = await il.pause({
+        thread: { id: `ep-${backend.name}-${n}`, agent: 'support', agentVersion: '1' },
+        checkpoint: { newMessages: [], state: {}, schemaVersion: 1 },
+        items: [{ call, verdict }],
+        proposer: 'agent:support',
+      });
       return requests[0]!;
     }
     const edit = (req: ApprovalRequest, args: Record<string, unknown>, who: Reviewer) =>
       il.decide(req.id, { type: 'edit', args, expectedVersion: req.version, actionHash: req.actionHash }, who);
-    const approve = (req: ApprovalRequest, who: Reviewer) => il.decide(req.id, { type: 'approve', expectedVersion: req.version, actionHash: req.actionHash }, who);
+    const approve = (req: ApprovalRequest, who: Reviewer) =>
+      il.decide(req.id, { type: 'approve', expectedVersion: req.version, actionHash: req.actionHash }, who);
 
     it('raised tier: an $850 refund edited to $300 that the velocity rule escalates cannot be approved by its editor', async () => {
       const req = await pauseRefund(850, 'c-velocity');
       assert.equal(req.tier, 'approve');
       // Meanwhile another refund to the same customer ran: $300 more now exceeds $1,000 in 24 h.
-      await il.executeOnce({ key: `prior-${backend.name}`, tool: 'issue_refund', args: { orderId: 'ORD-0', customerId: 'c-velocity', amount: 800 } }, async () => ({ ok: true }));
+      await il.executeOnce(
+        {
+          key: `prior-${backend.name}`,
+          tool: 'issue_refund',
+          args: { orderId: 'ORD-0', customerId: 'c-velocity', amount: 800 },
+        },
+        async () => ({ ok: true }),
+      );
       const d = await edit(req, { ...req.args, amount: 300 }, alice);
       assert.equal(d.outcome, 'superseded');
       const created = d.newRequest!;
@@ -68,7 +96,10 @@ for (const backend of allBackends()) {
       assert.equal(created.ruleId, 'velocity');
       assert.equal(created.approvalsRequired, 1);
       assert.equal(created.proposer, alice.id, 'the editor proposed the edited action');
-      await assert.rejects(approve(created, alice), (e: Error & { code?: string }) => e.code === 'self_approval' && /edit/.test(e.message));
+      await assert.rejects(
+        approve(created, alice),
+        (e: Error & { code?: string }) => e.code === 'self_approval' && /edit/.test(e.message),
+      );
       assert.equal((await store.getRequest(created.id))?.status, 'pending', 'the refusal changed nothing');
       assert.equal((await approve(created, bob)).outcome, 'authorized', 'another supervisor may approve it');
     });

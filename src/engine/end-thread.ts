@@ -12,7 +12,13 @@ const OPEN: readonly RequestStatus[] = ['pending', 'authorized'];
  * side effect may have happened, and the execution ledger holds its truth.
  * Returns the requests as cancelled.
  */
-export async function cancelOpenRequests(tx: StoreTx, threadId: string, actor: string, reason: string, now: number): Promise<ApprovalRequest[]> {
+export async function cancelOpenRequests(
+  tx: StoreTx,
+  threadId: string,
+  actor: string,
+  reason: string,
+  now: number,
+): Promise<ApprovalRequest[]> {
   const cancelled: ApprovalRequest[] = [];
   const audit: AuditEventInput[] = [];
   for (const status of OPEN) {
@@ -43,10 +49,31 @@ export async function cancelOpenRequests(tx: StoreTx, threadId: string, actor: s
 export async function endThread(
   tx: StoreTx,
   threadId: string,
-  end: { status: 'failed' | 'aborted'; actor: string; reason: string; requestId?: string | null; payload?: Record<string, unknown> },
+  end: {
+    status: 'failed' | 'aborted';
+    actor: string;
+    reason: string;
+    requestId?: string | null;
+    payload?: Record<string, unknown>;
+  },
   now: number,
 ): Promise<ApprovalRequest[]> {
-  await tx.updateThread(threadId, { status: end.status, leaseOwner: null, ...(end.status === 'aborted' ? { abortRequested: true } : {}) }, now);
-  await tx.appendAudit([{ type: end.status, actor: end.actor, threadId, requestId: end.requestId ?? null, payload: end.payload ?? { reason: end.reason } }], now);
+  await tx.updateThread(
+    threadId,
+    { status: end.status, leaseOwner: null, ...(end.status === 'aborted' ? { abortRequested: true } : {}) },
+    now,
+  );
+  await tx.appendAudit(
+    [
+      {
+        type: end.status,
+        actor: end.actor,
+        threadId,
+        requestId: end.requestId ?? null,
+        payload: end.payload ?? { reason: end.reason },
+      },
+    ],
+    now,
+  );
   return cancelOpenRequests(tx, threadId, end.actor, end.reason, now);
 }

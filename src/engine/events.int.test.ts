@@ -21,10 +21,19 @@ describe('live events across processes on postgres', () => {
     const off = b.on((e) => seen.push(e));
     await new Promise((r) => setTimeout(r, 100)); // LISTEN is set up
     const call = { tool: 'refund', args: { amount: 900 } };
-    const { requests } = await a.pause({ thread: { id: 't-ev', agent: 'x', agentVersion: '1' }, items: [{ call, verdict: await a.gate(call) }], proposer: 'agent:x' });
+    const { requests } = await a.pause({
+      thread: { id: 't-ev', agent: 'x', agentVersion: '1' },
+      items: [{ call, verdict: await a.gate(call) }],
+      proposer: 'agent:x',
+    });
     const req = requests[0]!;
-    await a.decide(req.id, { type: 'approve', expectedVersion: 1, actionHash: req.actionHash }, { id: 'sam', roles: ['supervisor'] });
-    for (let i = 0; i < 100 && !seen.some((e) => e.type === 'approval.decided'); i++) await new Promise((r) => setTimeout(r, 20));
+    await a.decide(
+      req.id,
+      { type: 'approve', expectedVersion: 1, actionHash: req.actionHash },
+      { id: 'sam', roles: ['supervisor'] },
+    );
+    for (let i = 0; i < 100 && !seen.some((e) => e.type === 'approval.decided'); i++)
+      await new Promise((r) => setTimeout(r, 20));
     off();
     const types = seen.map((e) => e.type);
     assert.ok(types.includes('approval.created'), types.join(','));

@@ -13,7 +13,13 @@ const policy: PolicyConfig = {
   tools: {
     issue_refund: [
       { id: 'small', tier: 'auto', reason: 'refund up to $500' },
-      { id: 'large', tier: 'approve', role: 'supervisor', reason: 'refund over $500', when: ({ args }) => Number(args.amount) > 500 },
+      {
+        id: 'large',
+        tier: 'approve',
+        role: 'supervisor',
+        reason: 'refund over $500',
+        when: ({ args }) => Number(args.amount) > 500,
+      },
     ],
   },
 };
@@ -26,7 +32,11 @@ for (const backend of allBackends()) {
     const thread = () => ({ id: `xc-${backend.name}-${++n}`, agent: 'support', agentVersion: '1' });
     const checkpointOf = (t: { id: string; agent: string; agentVersion: string }, text: string) => ({
       thread: t,
-      checkpoint: { newMessages: [{ role: 'assistant', content: [{ type: 'text', text }] }], state: { step: text }, schemaVersion: 1 },
+      checkpoint: {
+        newMessages: [{ role: 'assistant', content: [{ type: 'text', text }] }],
+        state: { step: text },
+        schemaVersion: 1,
+      },
       status: 'running' as const,
       audit: [{ type: 'edited' as const, actor: 'hook:test', threadId: t.id, payload: { note: text } }],
     });
@@ -40,17 +50,26 @@ for (const backend of allBackends()) {
     it('commits the checkpoint, its messages and audit with the claim, in one transaction', async () => {
       const t = thread();
       const before = store.stats.transactions;
-      const out = await il.executeOnce({ key: `${t.id}:call_1`, tool: 'issue_refund', args: { amount: 10 }, threadId: t.id }, async () => ({ ok: true }), {
-        checkpoint: checkpointOf(t, 'proposed a refund'),
-      });
+      const out = await il.executeOnce(
+        { key: `${t.id}:call_1`, tool: 'issue_refund', args: { amount: 10 }, threadId: t.id },
+        async () => ({ ok: true }),
+        {
+          checkpoint: checkpointOf(t, 'proposed a refund'),
+        },
+      );
       assert.equal(out.status, 'succeeded');
       // The claim (with the checkpoint) and the outcome: two transactions, not three.
       assert.equal(store.stats.transactions - before, 2);
       const cp = await store.getLatestCheckpoint(t.id);
       assert.deepEqual(cp?.state, { step: 'proposed a refund' });
       assert.equal(cp?.messageCount, 1);
-      assert.deepEqual(await store.listMessages(t.id), [{ role: 'assistant', content: [{ type: 'text', text: 'proposed a refund' }] }]);
-      assert.deepEqual((await store.listAudit({ threadId: t.id })).map((e) => e.type), ['edited', 'executed']);
+      assert.deepEqual(await store.listMessages(t.id), [
+        { role: 'assistant', content: [{ type: 'text', text: 'proposed a refund' }] },
+      ]);
+      assert.deepEqual(
+        (await store.listAudit({ threadId: t.id })).map((e) => e.type),
+        ['edited', 'executed'],
+      );
     });
 
     it('writes the checkpoint even when the key already ran, and replays the outcome', async () => {
@@ -74,18 +93,35 @@ for (const backend of allBackends()) {
     it('writes nothing when the claim is refused', async () => {
       const t = thread();
       const verdict = await il.gate({ tool: 'issue_refund', args: { amount: 900 } });
-      const { requests } = await il.pause({ thread: t, items: [{ call: { tool: 'issue_refund', args: { amount: 900 } }, verdict }], proposer: 'agent:support' });
+      const { requests } = await il.pause({
+        thread: t,
+        items: [{ call: { tool: 'issue_refund', args: { amount: 900 } }, verdict }],
+        proposer: 'agent:support',
+      });
       const req = requests[0]!;
       const countBefore = (await store.getThread(t.id))?.messageCount;
       await assert.rejects(
-        il.executeOnce({ key: `${req.id}:${req.actionHash}`, tool: 'issue_refund', args: { amount: 900 }, threadId: t.id, requestId: req.id }, async () => 'never', {
-          checkpoint: checkpointOf(t, 'should not stick'),
-        }),
+        il.executeOnce(
+          {
+            key: `${req.id}:${req.actionHash}`,
+            tool: 'issue_refund',
+            args: { amount: 900 },
+            threadId: t.id,
+            requestId: req.id,
+          },
+          async () => 'never',
+          {
+            checkpoint: checkpointOf(t, 'should not stick'),
+          },
+        ),
         (err: unknown) => err instanceof InterlockError && err.code === 'not_authorized',
       );
       assert.equal(await store.getLatestCheckpoint(t.id), undefined);
       assert.equal((await store.getThread(t.id))?.messageCount, countBefore);
-      assert.deepEqual((await store.listAudit({ threadId: t.id })).map((e) => e.type), ['interrupted']);
+      assert.deepEqual(
+        (await store.listAudit({ threadId: t.id })).map((e) => e.type),
+        ['interrupted'],
+      );
     });
   });
 }

@@ -49,7 +49,13 @@ export function idempotencyKey(requestId: string, hash: string): string {
 }
 
 function replay<T>(row: ExecutionRow): ExecutionOutcome<T> {
-  if (row.status === 'abandoned') return { status: 'failed', error: 'abandoned by an interrupt; run again under a new key', replayed: true, key: row.key };
+  if (row.status === 'abandoned')
+    return {
+      status: 'failed',
+      error: 'abandoned by an interrupt; run again under a new key',
+      replayed: true,
+      key: row.key,
+    };
   if (row.status === 'succeeded') return { status: 'succeeded', result: row.result as T, replayed: true, key: row.key };
   if (row.status === 'failed') return { status: 'failed', error: row.error ?? 'failed', replayed: true, key: row.key };
   return { status: 'in_progress', key: row.key, leaseUntil: row.leaseUntil };
@@ -80,24 +86,63 @@ export async function executeOnce<T>(
       const req = await tx.getRequest(input.requestId, { forUpdate: true });
       if (!req) throw new NotFoundError('approval_request', input.requestId);
       if (!['authorized', 'executing', 'executed', 'failed'].includes(req.status)) {
-        throw new InterlockUsageError('not_authorized', `Approval request ${req.id} is ${req.status}; only an authorized action runs. Wait for a decision.`, { details: { requestId: req.id, status: req.status }, status: 409 });
+        throw new InterlockUsageError(
+          'not_authorized',
+          `Approval request ${req.id} is ${req.status}; only an authorized action runs. Wait for a decision.`,
+          { details: { requestId: req.id, status: req.status }, status: 409 },
+        );
       }
       if (req.actionHash !== hash) {
-        throw new InterlockUsageError('action_hash_mismatch', `The action to run does not match the one authorized on request ${req.id}; run exactly the authorized arguments.`, { details: { requestId: req.id }, status: 409 });
+        throw new InterlockUsageError(
+          'action_hash_mismatch',
+          `The action to run does not match the one authorized on request ${req.id}; run exactly the authorized arguments.`,
+          { details: { requestId: req.id }, status: 409 },
+        );
       }
-      const c = await tx.claimExecution({ key: input.key, requestId: input.requestId, threadId: input.threadId ?? null, tool: input.tool, args: input.args, actionHash: hash, leaseOwner: ctx.owner, leaseUntil: now + leaseMs, createdAt: now }, now);
-      if (c.claimed && req.status === 'authorized') await tx.updateRequest(transition(req, { type: 'start_execution' }, now), req.version);
+      const c = await tx.claimExecution(
+        {
+          key: input.key,
+          requestId: input.requestId,
+          threadId: input.threadId ?? null,
+          tool: input.tool,
+          args: input.args,
+          actionHash: hash,
+          leaseOwner: ctx.owner,
+          leaseUntil: now + leaseMs,
+          createdAt: now,
+        },
+        now,
+      );
+      if (c.claimed && req.status === 'authorized')
+        await tx.updateRequest(transition(req, { type: 'start_execution' }, now), req.version);
       return c;
     }
-    return tx.claimExecution({ key: input.key, requestId: null, threadId: input.threadId ?? null, tool: input.tool, args: input.args, actionHash: hash, leaseOwner: ctx.owner, leaseUntil: now + leaseMs, createdAt: now }, now);
+    return tx.claimExecution(
+      {
+        key: input.key,
+        requestId: null,
+        threadId: input.threadId ?? null,
+        tool: input.tool,
+        args: input.args,
+        actionHash: hash,
+        leaseOwner: ctx.owner,
+        leaseUntil: now + leaseMs,
+        createdAt: now,
+      },
+      now,
+    );
   });
-  if (opts.checkpoint) ctx.emit({ type: 'thread.status', threadId: opts.checkpoint.thread.id, status: opts.checkpoint.status });
+  if (opts.checkpoint)
+    ctx.emit({ type: 'thread.status', threadId: opts.checkpoint.thread.id, status: opts.checkpoint.status });
   if (!claim.claimed) return replay<T>(claim.row);
 
   let outcome: { status: 'succeeded'; result: T } | { status: 'failed'; error: string };
   // A side effect may outlast the claim's lease (a slow API): renew it while it runs, so no
   // other process takes the claim over and repeats the call.
-  const renewal = setInterval(() => void ctx.store.renewExecution(input.key, ctx.owner, ctx.now() + leaseMs).catch(() => undefined), Math.max(50, leaseMs / 3));
+  const renewal = setInterval(
+    () => void ctx.store.renewExecution(input.key, ctx.owner, ctx.now() + leaseMs).catch(() => undefined),
+    Math.max(50, leaseMs / 3),
+  );
   renewal.unref();
   try {
     outcome = { status: 'succeeded', result: await fn({ idempotencyKey: input.key, attempt: claim.row.attempts }) };
@@ -113,12 +158,23 @@ export async function executeOnce<T>(
   }
   const done = ctx.now();
   const recorded = await ctx.store.transaction(async (tx) => {
-    const ok = await tx.finishExecution(input.key, ctx.owner, outcome.status === 'succeeded' ? { status: 'succeeded', result: outcome.result ?? null } : { status: 'failed', error: outcome.error }, done);
+    const ok = await tx.finishExecution(
+      input.key,
+      ctx.owner,
+      outcome.status === 'succeeded'
+        ? { status: 'succeeded', result: outcome.result ?? null }
+        : { status: 'failed', error: outcome.error },
+      done,
+    );
     if (!ok) return false;
     if (input.requestId) {
       const req = await tx.getRequest(input.requestId, { forUpdate: true });
       // An execution finishes its request once; a request already final (a replay's) stays as it is.
-      if (req && (req.status === 'executing' || req.status === 'authorized')) await tx.updateRequest(transition(req, { type: 'finish_execution', ok: outcome.status === 'succeeded' }, done), req.version);
+      if (req && (req.status === 'executing' || req.status === 'authorized'))
+        await tx.updateRequest(
+          transition(req, { type: 'finish_execution', ok: outcome.status === 'succeeded' }, done),
+          req.version,
+        );
     }
     const audit: AuditEventInput[] = [
       {
@@ -126,11 +182,27 @@ export async function executeOnce<T>(
         actor: `system:${ctx.owner}`,
         threadId: input.threadId ?? null,
         requestId: input.requestId ?? null,
-        payload: { tool: input.tool, args: input.args, actionHash: hash, idempotencyKey: input.key, attempt: claim.row.attempts, ...(outcome.status === 'failed' ? { error: outcome.error } : {}), ...input.auditPayload },
+        payload: {
+          tool: input.tool,
+          args: input.args,
+          actionHash: hash,
+          idempotencyKey: input.key,
+          attempt: claim.row.attempts,
+          ...(outcome.status === 'failed' ? { error: outcome.error } : {}),
+          ...input.auditPayload,
+        },
       },
     ];
     if (input.notifyRole && outcome.status === 'succeeded') {
-      await tx.enqueueJob({ id: `job_${input.key}`, kind: 'notify', threadId: input.threadId ?? null, requestId: input.requestId ?? null, payload: { role: input.notifyRole, fyi: true, tool: input.tool, args: input.args }, runAt: done, createdAt: done });
+      await tx.enqueueJob({
+        id: `job_${input.key}`,
+        kind: 'notify',
+        threadId: input.threadId ?? null,
+        requestId: input.requestId ?? null,
+        payload: { role: input.notifyRole, fyi: true, tool: input.tool, args: input.args },
+        runAt: done,
+        createdAt: done,
+      });
     }
     await tx.appendAudit(audit, done);
     return true;
@@ -140,6 +212,14 @@ export async function executeOnce<T>(
     const row = await ctx.store.getExecution(input.key);
     return row ? replay<T>(row) : { status: 'in_progress', key: input.key, leaseUntil: null };
   }
-  ctx.emit({ type: 'execution.finished', requestId: input.requestId ?? null, threadId: input.threadId ?? null, tool: input.tool, status: outcome.status });
-  return outcome.status === 'succeeded' ? { status: 'succeeded', result: outcome.result, replayed: false, key: input.key } : { status: 'failed', error: outcome.error, replayed: false, key: input.key };
+  ctx.emit({
+    type: 'execution.finished',
+    requestId: input.requestId ?? null,
+    threadId: input.threadId ?? null,
+    tool: input.tool,
+    status: outcome.status,
+  });
+  return outcome.status === 'succeeded'
+    ? { status: 'succeeded', result: outcome.result, replayed: false, key: input.key }
+    : { status: 'failed', error: outcome.error, replayed: false, key: input.key };
 }

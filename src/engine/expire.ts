@@ -15,7 +15,10 @@ const SYSTEM = 'system:sweeper';
  * Safe with several sweepers: rows are claimed with SKIP LOCKED (PostgreSQL) or
  * under the single writer lock (SQLite), and each update is version-guarded.
  */
-export async function expireDue(ctx: EngineContext, opts: { batch?: number; max?: number } = {}): Promise<ApprovalRequest[]> {
+export async function expireDue(
+  ctx: EngineContext,
+  opts: { batch?: number; max?: number } = {},
+): Promise<ApprovalRequest[]> {
   const batch = opts.batch ?? 500;
   const max = opts.max ?? Number.POSITIVE_INFINITY;
   const done: ApprovalRequest[] = [];
@@ -39,7 +42,18 @@ export async function expireDue(ctx: EngineContext, opts: { batch?: number; max?
             item: {
               call: { tool: req.tool, args: req.args },
               ...(req.toolCallId ? { toolCallId: req.toolCallId } : {}),
-              verdict: { tier: 'escalate', ruleId: req.ruleId, reason: `escalated after timeout: ${req.reason}`, role: e.role, approvalsRequired: e.approvals, timeoutMs: e.timeoutMs, onTimeout: 'reject', escalateTo: null, trustable: false, matched: [req.ruleId] },
+              verdict: {
+                tier: 'escalate',
+                ruleId: req.ruleId,
+                reason: `escalated after timeout: ${req.reason}`,
+                role: e.role,
+                approvalsRequired: e.approvals,
+                timeoutMs: e.timeoutMs,
+                onTimeout: 'reject',
+                escalateTo: null,
+                trustable: false,
+                matched: [req.ruleId],
+              },
               evidence: req.evidence,
               app: req.context,
             },
@@ -51,16 +65,38 @@ export async function expireDue(ctx: EngineContext, opts: { batch?: number; max?
         if (!(await tx.updateRequest(next, req.version))) continue;
         audit.push({ ...base, type: 'expired', payload: { applied, expiresAt: req.expiresAt, status: next.status } });
         if (created) {
-          audit.push({ ...base, type: 'escalated', payload: { from: req.tier, to: 'escalate', newRequestId: created.id, reason: 'timeout' } });
+          audit.push({
+            ...base,
+            type: 'escalated',
+            payload: { from: req.tier, to: 'escalate', newRequestId: created.id, reason: 'timeout' },
+          });
           await openRequest(tx, created);
         } else if (applied === 'abort') {
           await tx.updateThread(req.threadId, { status: 'aborted', abortRequested: true }, now);
-          audit.push({ ...base, type: 'aborted', payload: { reason: 'approval timed out; the rule aborts the thread' } });
+          audit.push({
+            ...base,
+            type: 'aborted',
+            payload: { reason: 'approval timed out; the rule aborts the thread' },
+          });
           // The thread's other open requests go with it: it will not resume to run them.
           await tx.appendAudit(audit.splice(0), now);
-          await cancelOpenRequests(tx, req.threadId, SYSTEM, 'the thread was aborted: an approval timed out and its rule aborts the thread', now);
+          await cancelOpenRequests(
+            tx,
+            req.threadId,
+            SYSTEM,
+            'the thread was aborted: an approval timed out and its rule aborts the thread',
+            now,
+          );
         } else {
-          await tx.enqueueJob({ id: newId('job'), kind: 'resume', threadId: req.threadId, requestId: req.id, payload: { status: next.status }, runAt: now, createdAt: now });
+          await tx.enqueueJob({
+            id: newId('job'),
+            kind: 'resume',
+            threadId: req.threadId,
+            requestId: req.id,
+            payload: { status: next.status },
+            runAt: now,
+            createdAt: now,
+          });
         }
         out.push(created ? { req: next, created } : { req: next });
       }
@@ -70,7 +106,14 @@ export async function expireDue(ctx: EngineContext, opts: { batch?: number; max?
     for (const { req, created } of expired) {
       done.push(req);
       ctx.emit({ type: 'approval.expired', requestId: req.id, threadId: req.threadId, applied: req.onTimeout });
-      if (created) ctx.emit({ type: 'approval.created', requestId: created.id, threadId: created.threadId, tool: created.tool, role: created.role });
+      if (created)
+        ctx.emit({
+          type: 'approval.created',
+          requestId: created.id,
+          threadId: created.threadId,
+          tool: created.tool,
+          role: created.role,
+        });
     }
     if (expired.length < batch) break;
   }

@@ -29,7 +29,9 @@ export async function gate(ctx: EngineContext, call: ToolCall, g: GateContext = 
       tool: spec.tool ?? call.tool,
       fn: spec.fn,
       ...(spec.field === undefined ? {} : { field: spec.field }),
-      ...(spec.groupBy === undefined ? {} : { groupBy: { field: spec.groupBy, value: call.args[spec.groupBy] ?? null } }),
+      ...(spec.groupBy === undefined
+        ? {}
+        : { groupBy: { field: spec.groupBy, value: call.args[spec.groupBy] ?? null } }),
       since: now - spec.windowMs,
       outcome: spec.outcome ?? 'executed',
     });
@@ -53,7 +55,12 @@ export async function gate(ctx: EngineContext, call: ToolCall, g: GateContext = 
         ...verdict,
         tier: 'auto',
         reason: `trusted for this thread by ${grant.reviewer} (request ${grant.requestId}); rule: ${verdict.reason}`,
-        trustedBy: { reviewer: grant.reviewer, requestId: grant.requestId, at: grant.createdAt, originalTier: verdict.tier },
+        trustedBy: {
+          reviewer: grant.reviewer,
+          requestId: grant.requestId,
+          at: grant.createdAt,
+          originalTier: verdict.tier,
+        },
       };
     }
   }

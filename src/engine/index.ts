@@ -7,4 +7,12 @@ export { idempotencyKey, type ExecutionInput, type ExecutionOutcome, type Execut
 export type { RequestStory } from './audit.ts';
 export type { Rollup, ToolRollup } from './rollup.ts';
 
-export { ThreadExistsError, type ThreadOps, type JobOps, type AuditOps, type ReviewerOps, type SessionOps, type RequestReads } from './state-ops.ts';
+export {
+  ThreadExistsError,
+  type ThreadOps,
+  type JobOps,
+  type AuditOps,
+  type ReviewerOps,
+  type SessionOps,
+  type RequestReads,
+} from './state-ops.ts';

@@ -15,9 +15,28 @@ import { definePolicy } from '../core/index.ts';
 import type { RequestQuery, Store } from '../store/types.ts';
 import type { EngineContext, EngineEvent, ToolSchemaEntry } from './context.ts';
 import { createEventHub } from './event-hub.ts';
-import { auditOps, directOps, jobOps, threadOps, type AuditOps, type JobOps, type RequestReads, type ReviewerOps, type SessionOps, type ThreadOps } from './state-ops.ts';
+import {
+  auditOps,
+  directOps,
+  jobOps,
+  threadOps,
+  type AuditOps,
+  type JobOps,
+  type RequestReads,
+  type ReviewerOps,
+  type SessionOps,
+  type ThreadOps,
+} from './state-ops.ts';
 import { gate, type GateContext, type GateVerdict } from './gate.ts';
-import { checkpoint, pause, type CheckpointInput, type CheckpointOptions, type PauseInput, type PauseResult, type ThreadRef } from './pause.ts';
+import {
+  checkpoint,
+  pause,
+  type CheckpointInput,
+  type CheckpointOptions,
+  type PauseInput,
+  type PauseResult,
+  type ThreadRef,
+} from './pause.ts';
 import { decide, type DecideOptions, type DecisionResult } from './decide.ts';
 import { expireDue } from './expire.ts';
 import { executeOnce, type ExecuteOptions, type ExecutionInput, type ExecutionOutcome } from './execute.ts';
@@ -88,7 +107,13 @@ export interface Interlock {
   /** Checkpoint + approval requests + audit + notification jobs, in one transaction. */
   pause(input: PauseInput): Promise<PauseResult>;
   /** Save a checkpoint and thread status without pausing. */
-  checkpoint(thread: ThreadRef, cp: CheckpointInput | undefined, status: ThreadStatus, audit?: AuditEventInput[], opts?: CheckpointOptions): Promise<string | null>;
+  checkpoint(
+    thread: ThreadRef,
+    cp: CheckpointInput | undefined,
+    status: ThreadStatus,
+    audit?: AuditEventInput[],
+    opts?: CheckpointOptions,
+  ): Promise<string | null>;
   /** Register tool argument schemas, so edits of their calls can be validated. */
   registerTools(tools: Record<string, ToolSchemaEntry>): void;
   /** A reviewer's guarded decision. */
@@ -96,7 +121,11 @@ export interface Interlock {
   /** Apply timeout defaults to expired requests. */
   expireDue(opts?: { batch?: number; max?: number }): Promise<ApprovalRequest[]>;
   /** Run a side effect at most once under a key. */
-  executeOnce<T>(input: ExecutionInput, fn: (run: { idempotencyKey: string; attempt: number }) => Promise<T>, opts?: ExecuteOptions): Promise<ExecutionOutcome<T>>;
+  executeOnce<T>(
+    input: ExecutionInput,
+    fn: (run: { idempotencyKey: string; attempt: number }) => Promise<T>,
+    opts?: ExecuteOptions,
+  ): Promise<ExecutionOutcome<T>>;
   /** The request, or undefined. */
   getRequest(id: string): Promise<ApprovalRequest | undefined>;
   /** The request, or a NotFoundError. */
@@ -123,12 +152,19 @@ export interface Interlock {
  *   ] } } });
  */
 export function createInterlock(options: InterlockOptions): Interlock {
-  if (!options || typeof options !== 'object') throw new ConfigError('createInterlock needs options: { store, policy }.');
-  if (!options.store) throw new ConfigError('createInterlock requires "store": pass await openStore() or createSqliteStore().');
-  if (!options.policy) throw new ConfigError('createInterlock requires "policy": { tools: { toolName: [rules] } }. A tool with no policy is blocked.');
+  if (!options || typeof options !== 'object')
+    throw new ConfigError('createInterlock needs options: { store, policy }.');
+  if (!options.store)
+    throw new ConfigError('createInterlock requires "store": pass await openStore() or createSqliteStore().');
+  if (!options.policy)
+    throw new ConfigError(
+      'createInterlock requires "policy": { tools: { toolName: [rules] } }. A tool with no policy is blocked.',
+    );
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   if (!Number.isInteger(leaseMs) || leaseMs < 100) {
-    throw new ConfigError(`createInterlock: "leaseMs" must be a whole number of milliseconds, at least 100 (e.g. 60000), not ${String(options.leaseMs)}.`);
+    throw new ConfigError(
+      `createInterlock: "leaseMs" must be a whole number of milliseconds, at least 100 (e.g. 60000), not ${String(options.leaseMs)}.`,
+    );
   }
   const policy: Policy = 'evaluate' in options.policy ? options.policy : definePolicy(options.policy);
   const tools = new Map(Object.entries(options.tools ?? {}));

@@ -1,4 +1,11 @@
-import { actionHash, newId, type ApprovalRequest, type AuditEventInput, type ToolCall, type Verdict } from '../core/index.ts';
+import {
+  actionHash,
+  newId,
+  type ApprovalRequest,
+  type AuditEventInput,
+  type ToolCall,
+  type Verdict,
+} from '../core/index.ts';
 import { InterlockUsageError, isInterrupting, redact, ValidationError } from '../core/index.ts';
 import type { StoreTx, ThreadRow, ThreadStatus } from '../store/types.ts';
 import type { EngineContext } from './context.ts';
@@ -80,7 +87,11 @@ export async function writeCheckpoint(
   const fence = thread.leaseOwner === undefined ? {} : { leaseOwner: thread.leaseOwner };
   if (!cp && thread.leaseOwner !== undefined) {
     // A fenced status change: the same one-statement update, with no messages.
-    const at = await tx.advanceThread(thread.id, { status, addMessages: 0, agentVersion: thread.agentVersion, releaseLease: opts.releaseLease ?? false, ...fence }, now);
+    const at = await tx.advanceThread(
+      thread.id,
+      { status, addMessages: 0, agentVersion: thread.agentVersion, releaseLease: opts.releaseLease ?? false, ...fence },
+      now,
+    );
     if (at === undefined) throw leaseLost(thread.id);
     return { checkpointId: null, created: false };
   }
@@ -89,32 +100,71 @@ export async function writeCheckpoint(
     let created = false;
     if (!row) {
       row = { status };
-      await tx.insertThread({ id: thread.id, agent: thread.agent, agentVersion: thread.agentVersion, status, messageCount: 0, abortRequested: false, metadata: thread.metadata ?? {}, createdAt: now, updatedAt: now });
+      await tx.insertThread({
+        id: thread.id,
+        agent: thread.agent,
+        agentVersion: thread.agentVersion,
+        status,
+        messageCount: 0,
+        abortRequested: false,
+        metadata: thread.metadata ?? {},
+        createdAt: now,
+        updatedAt: now,
+      });
       created = true;
     }
-    if ((!created && row.status !== status) || opts.releaseLease) await tx.updateThread(thread.id, { status, ...(opts.releaseLease ? { leaseOwner: null } : {}) }, now);
+    if ((!created && row.status !== status) || opts.releaseLease)
+      await tx.updateThread(thread.id, { status, ...(opts.releaseLease ? { leaseOwner: null } : {}) }, now);
     return { checkpointId: null, created };
   }
   // One statement counts the new messages on the thread row (under its lock) and says where they start.
   const n = cp.newMessages.length;
-  let from = await tx.advanceThread(thread.id, { status, addMessages: n, agentVersion: thread.agentVersion, releaseLease: opts.releaseLease ?? false, ...fence }, now);
+  let from = await tx.advanceThread(
+    thread.id,
+    { status, addMessages: n, agentVersion: thread.agentVersion, releaseLease: opts.releaseLease ?? false, ...fence },
+    now,
+  );
   let created = false;
   if (from === undefined) {
     if (thread.leaseOwner !== undefined) throw leaseLost(thread.id);
-    await tx.insertThread({ id: thread.id, agent: thread.agent, agentVersion: thread.agentVersion, status, messageCount: n, abortRequested: false, metadata: thread.metadata ?? {}, createdAt: now, updatedAt: now });
+    await tx.insertThread({
+      id: thread.id,
+      agent: thread.agent,
+      agentVersion: thread.agentVersion,
+      status,
+      messageCount: n,
+      abortRequested: false,
+      metadata: thread.metadata ?? {},
+      createdAt: now,
+      updatedAt: now,
+    });
     from = 0;
     created = true;
   }
   await tx.appendMessages(thread.id, from, cp.newMessages);
   const checkpointId = newId<string>('cp');
-  await tx.insertCheckpoint({ id: checkpointId, threadId: thread.id, messageCount: from + n, schemaVersion: cp.schemaVersion, state: cp.state, createdAt: now });
+  await tx.insertCheckpoint({
+    id: checkpointId,
+    threadId: thread.id,
+    messageCount: from + n,
+    schemaVersion: cp.schemaVersion,
+    state: cp.state,
+    createdAt: now,
+  });
   return { checkpointId, created };
 }
 
 /** Build a pending request from a verdict. */
 export function newRequest(
   ctx: EngineContext,
-  input: { threadId: string; checkpointId: string | null; proposer: string; item: PauseItem; now: number; parentId?: string | null },
+  input: {
+    threadId: string;
+    checkpointId: string | null;
+    proposer: string;
+    item: PauseItem;
+    now: number;
+    parentId?: string | null;
+  },
 ): ApprovalRequest {
   const { item, now } = input;
   const v = item.verdict;
@@ -151,9 +201,21 @@ export function newRequest(
 }
 
 /** Insert a request with its `interrupted` audit event and the job that notifies its reviewers. */
-export async function openRequest(tx: StoreTx, req: ApprovalRequest, extraAudit: AuditEventInput[] = []): Promise<void> {
+export async function openRequest(
+  tx: StoreTx,
+  req: ApprovalRequest,
+  extraAudit: AuditEventInput[] = [],
+): Promise<void> {
   await tx.insertRequest(req);
-  await tx.enqueueJob({ id: newId('job'), kind: 'notify', threadId: req.threadId, requestId: req.id, payload: { role: req.role }, runAt: req.createdAt, createdAt: req.createdAt });
+  await tx.enqueueJob({
+    id: newId('job'),
+    kind: 'notify',
+    threadId: req.threadId,
+    requestId: req.id,
+    payload: { role: req.role },
+    runAt: req.createdAt,
+    createdAt: req.createdAt,
+  });
   await tx.appendAudit(
     [
       ...extraAudit,
@@ -162,7 +224,18 @@ export async function openRequest(tx: StoreTx, req: ApprovalRequest, extraAudit:
         actor: req.proposer,
         threadId: req.threadId,
         requestId: req.id,
-        payload: { tool: req.tool, args: req.args, actionHash: req.actionHash, tier: req.tier, ruleId: req.ruleId, reason: req.reason, role: req.role, approvalsRequired: req.approvalsRequired, expiresAt: req.expiresAt, parentId: req.parentId },
+        payload: {
+          tool: req.tool,
+          args: req.args,
+          actionHash: req.actionHash,
+          tier: req.tier,
+          ruleId: req.ruleId,
+          reason: req.reason,
+          role: req.role,
+          approvalsRequired: req.approvalsRequired,
+          expiresAt: req.expiresAt,
+          parentId: req.parentId,
+        },
       },
     ],
     req.createdAt,
@@ -174,19 +247,21 @@ export async function openRequest(tx: StoreTx, req: ApprovalRequest, extraAudit:
  * loop state), one approval request per call, their audit events and the
  * notification jobs. Nobody is told before all of it is durable.
  */
-export async function pause(
-  ctx: EngineContext,
-  input: PauseInput,
-): Promise<PauseResult> {
-  if (input.items.length === 0) throw new ValidationError('pause needs at least one item: the gated call to ask about.');
+export async function pause(ctx: EngineContext, input: PauseInput): Promise<PauseResult> {
+  if (input.items.length === 0)
+    throw new ValidationError('pause needs at least one item: the gated call to ask about.');
   for (const item of input.items) {
     if (!isInterrupting(item.verdict.tier)) {
-      throw new ValidationError(`Tool "${item.call.tool}" has tier "${item.verdict.tier}", which does not pause; run it (auto/notify) or refuse it (block) instead.`);
+      throw new ValidationError(
+        `Tool "${item.call.tool}" has tier "${item.verdict.tier}", which does not pause; run it (auto/notify) or refuse it (block) instead.`,
+      );
     }
   }
   const now = ctx.now();
   const result = await ctx.store.transaction(async (tx) => {
-    const { checkpointId } = await writeCheckpoint(tx, input.thread, input.checkpoint, 'interrupted', now, { releaseLease: input.releaseLease ?? false });
+    const { checkpointId } = await writeCheckpoint(tx, input.thread, input.checkpoint, 'interrupted', now, {
+      releaseLease: input.releaseLease ?? false,
+    });
     if (input.settleResumeJobs?.length) await tx.settleResumeJobs(input.thread.id, input.settleResumeJobs, now);
     if (input.audit?.length) await tx.appendAudit(input.audit, now);
     const requests: ApprovalRequest[] = [];
@@ -198,7 +273,8 @@ export async function pause(
     return { checkpointId, requests };
   });
   ctx.emit({ type: 'thread.status', threadId: input.thread.id, status: 'interrupted' });
-  for (const r of result.requests) ctx.emit({ type: 'approval.created', requestId: r.id, threadId: r.threadId, tool: r.tool, role: r.role });
+  for (const r of result.requests)
+    ctx.emit({ type: 'approval.created', requestId: r.id, threadId: r.threadId, tool: r.tool, role: r.role });
   return result;
 }
 

@@ -4,14 +4,19 @@ import { packEvents } from './event-hub.ts';
 import type { EngineEvent } from './context.ts';
 
 describe('packEvents: events for other processes fit NOTIFY payloads', () => {
-  const event = (i: number): EngineEvent => ({ type: 'thread.status', threadId: `thr_${String(i).padStart(40, '0')}`, status: 'interrupted' });
+  const event = (i: number): EngineEvent => ({
+    type: 'thread.status',
+    threadId: `thr_${String(i).padStart(40, '0')}`,
+    status: 'interrupted',
+  });
 
   it('keeps every event, in order, in batches under 8000 bytes', () => {
     const events = Array.from({ length: 500 }, (_, i) => event(i));
     const batches = packEvents(events);
     assert.ok(batches.length > 1);
     assert.deepEqual(batches.flat(), events);
-    for (const b of batches) assert.ok(Buffer.byteLength(JSON.stringify({ origin: 'host:1:abcdef', events: b })) < 8000);
+    for (const b of batches)
+      assert.ok(Buffer.byteLength(JSON.stringify({ origin: 'host:1:abcdef', events: b })) < 8000);
   });
 
   it('one event is one batch; none is none', () => {

@@ -12,13 +12,23 @@ function median(xs: number[]): number | null {
 }
 
 /** Interrupts, decisions and time to decision per tool for requests created in [since, until). */
-export async function rollup(ctx: EngineContext, since: number, until = ctx.now(), opts: { roles?: readonly string[] } = {}): Promise<Rollup> {
+export async function rollup(
+  ctx: EngineContext,
+  since: number,
+  until = ctx.now(),
+  opts: { roles?: readonly string[] } = {},
+): Promise<Rollup> {
   const byTool = new Map<string, ApprovalRequest[]>();
   let cursor: string | undefined;
   // Newest first, stopping at the window's start: the cost follows the window, not the table.
   for (;;) {
     // `roles`: only requests of these roles (what a reviewer may see), the same filter as the queue.
-    const page = await ctx.store.listRequests({ order: 'newest', limit: 500, ...(opts.roles ? { roles: [...opts.roles] } : {}), ...(cursor ? { cursor } : {}) });
+    const page = await ctx.store.listRequests({
+      order: 'newest',
+      limit: 500,
+      ...(opts.roles ? { roles: [...opts.roles] } : {}),
+      ...(cursor ? { cursor } : {}),
+    });
     let done = false;
     for (const r of page.items) {
       if (r.createdAt < since) {
@@ -40,7 +50,9 @@ export async function rollup(ctx: EngineContext, since: number, until = ctx.now(
     const rejected = by('reject');
     const responded = by('respond');
     const decided = approved + edited + rejected + responded;
-    const minutes = reqs.filter((r) => r.resolution && r.resolution.type !== 'timeout' && r.resolvedAt).map((r) => (r.resolvedAt! - r.createdAt) / 60_000);
+    const minutes = reqs
+      .filter((r) => r.resolution && r.resolution.type !== 'timeout' && r.resolvedAt)
+      .map((r) => (r.resolvedAt! - r.createdAt) / 60_000);
     return {
       tool,
       requests: reqs.length,
@@ -58,5 +70,15 @@ export async function rollup(ctx: EngineContext, since: number, until = ctx.now(
   tools.sort((a, b) => b.requests - a.requests || a.tool.localeCompare(b.tool));
   const jobs = await ctx.store.countJobs('resume', since);
   const finished = jobs.done + jobs.dead;
-  return { since, until, tools, resume: { done: jobs.done, dead: jobs.dead, pending: jobs.ready + jobs.running, successRate: finished ? jobs.done / finished : null } };
+  return {
+    since,
+    until,
+    tools,
+    resume: {
+      done: jobs.done,
+      dead: jobs.dead,
+      pending: jobs.ready + jobs.running,
+      successRate: finished ? jobs.done / finished : null,
+    },
+  };
 }

@@ -16,15 +16,22 @@ import { cancelOpenRequests, endThread } from './end-thread.ts';
 /** A thread id is taken; nothing was changed. */
 export class ThreadExistsError extends InterlockUsageError {
   constructor(threadId: string) {
-    super('thread_exists', `Thread ${threadId} already exists; a start never changes an existing thread. Start a new thread (omit "threadId" or pick an unused one), or decide its pending requests to let it continue.`, {
-      details: { threadId },
-      status: 409,
-    });
+    super(
+      'thread_exists',
+      `Thread ${threadId} already exists; a start never changes an existing thread. Start a new thread (omit "threadId" or pick an unused one), or decide its pending requests to let it continue.`,
+      {
+        details: { threadId },
+        status: 409,
+      },
+    );
   }
 }
 
 /** Threads: reads, the run lease, and the writes that start and end them. */
-export interface ThreadOps extends Pick<Store, 'getThread' | 'listMessages' | 'loadLatest' | 'claimThread' | 'renewThreadLease' | 'releaseThread'> {
+export interface ThreadOps extends Pick<
+  Store,
+  'getThread' | 'listMessages' | 'loadLatest' | 'claimThread' | 'renewThreadLease' | 'releaseThread'
+> {
   /**
    * Create a thread row and its recovery job (a resume job at `recoverAt`, so a start cut short is
    * run by a worker), in one transaction. Refuses an existing id ({@link ThreadExistsError}).
@@ -40,13 +47,21 @@ export interface ThreadOps extends Pick<Store, 'getThread' | 'listMessages' | 'l
 }
 
 /** Jobs: claiming and settling work items (resume, notify). */
-export interface JobOps extends Pick<Store, 'claimJobs' | 'renewJobs' | 'completeJob' | 'deferJob' | 'failJob' | 'getJob' | 'listJobs' | 'countJobs'> {
+export interface JobOps extends Pick<
+  Store,
+  'claimJobs' | 'renewJobs' | 'completeJob' | 'deferJob' | 'failJob' | 'getJob' | 'listJobs' | 'countJobs'
+> {
   /**
    * Settle a claimed job and record why, in one transaction: `done` completes it, `retry` fails it
    * with a next attempt at `retryAt`, `dead` fails it for good. Returns false (and records nothing)
    * when the job is no longer this owner's.
    */
-  settle(jobId: string, owner: string, outcome: { status: 'done' } | { status: 'retry' | 'dead'; error: string; retryAt?: number }, audit?: AuditEventInput[]): Promise<boolean>;
+  settle(
+    jobId: string,
+    owner: string,
+    outcome: { status: 'done' } | { status: 'retry' | 'dead'; error: string; retryAt?: number },
+    audit?: AuditEventInput[],
+  ): Promise<boolean>;
   /**
    * Give up a resume job for good and fail its thread with it (unless another run holds the
    * thread's lease), cancelling the thread's open requests.
@@ -61,50 +76,103 @@ export interface AuditOps extends Pick<Store, 'listAudit' | 'getAuditHeads'> {
 }
 
 /** Reviewer accounts and browser sessions (one statement each). */
-export type ReviewerOps = Pick<Store, 'insertReviewer' | 'getReviewerByTokenHash' | 'getReviewer' | 'listReviewers' | 'revokeReviewer'>;
+export type ReviewerOps = Pick<
+  Store,
+  'insertReviewer' | 'getReviewerByTokenHash' | 'getReviewer' | 'listReviewers' | 'revokeReviewer'
+>;
 export type SessionOps = Pick<Store, 'insertSession' | 'getSession' | 'deleteSession' | 'deleteExpiredSessions'>;
 /** Request reads beyond get/list. */
 export type RequestReads = Pick<Store, 'listVoters' | 'countPendingByRole'>;
 
 function pick<K extends keyof Store>(store: Store, keys: readonly K[]): Pick<Store, K> {
-  return Object.fromEntries(keys.map((k) => [k, (store[k] as (...a: unknown[]) => unknown).bind(store)])) as Pick<Store, K>;
+  return Object.fromEntries(keys.map((k) => [k, (store[k] as (...a: unknown[]) => unknown).bind(store)])) as Pick<
+    Store,
+    K
+  >;
 }
 
 /** Build the thread operations over the engine's context. */
 export function threadOps(ctx: EngineContext): ThreadOps {
   const { store } = ctx;
   return {
-    ...pick(store, ['getThread', 'listMessages', 'loadLatest', 'claimThread', 'renewThreadLease', 'releaseThread'] as const),
+    ...pick(store, [
+      'getThread',
+      'listMessages',
+      'loadLatest',
+      'claimThread',
+      'renewThreadLease',
+      'releaseThread',
+    ] as const),
     async start(t) {
       const now = ctx.now();
-      const row: Omit<ThreadRow, 'leaseOwner' | 'leaseUntil'> = { id: t.id, agent: t.agent, agentVersion: t.agentVersion, status: 'running', messageCount: 0, abortRequested: false, metadata: {}, createdAt: now, updatedAt: now };
+      const row: Omit<ThreadRow, 'leaseOwner' | 'leaseUntil'> = {
+        id: t.id,
+        agent: t.agent,
+        agentVersion: t.agentVersion,
+        status: 'running',
+        messageCount: 0,
+        abortRequested: false,
+        metadata: {},
+        createdAt: now,
+        updatedAt: now,
+      };
       await store.transaction(async (tx) => {
         // A start never touches an existing thread: it may be paused on a person, and a second run
         // with new input would fail it and strand its requests.
         if (await tx.getThread(t.id)) throw new ThreadExistsError(t.id);
         await tx.insertThread(row);
-        await tx.enqueueJob({ id: `job_start_${t.id}`, kind: 'resume', threadId: t.id, requestId: null, payload: { start: true, input: t.input }, runAt: t.recoverAt, createdAt: now });
+        await tx.enqueueJob({
+          id: `job_start_${t.id}`,
+          kind: 'resume',
+          threadId: t.id,
+          requestId: null,
+          payload: { start: true, input: t.input },
+          runAt: t.recoverAt,
+          createdAt: now,
+        });
       });
       return { ...row, leaseOwner: null, leaseUntil: null };
     },
     async abort(threadId, by) {
       const now = ctx.now();
       const thread = await store.getThread(threadId);
-      if (!thread) throw new InterlockUsageError('thread_not_found', `Thread ${threadId} does not exist.`, { details: { threadId }, status: 404 });
+      if (!thread)
+        throw new InterlockUsageError('thread_not_found', `Thread ${threadId} does not exist.`, {
+          details: { threadId },
+          status: 404,
+        });
       await store.transaction(async (tx) => {
         if (thread.status === 'interrupted') {
           // Paused: it stops now, and its open requests (pending or authorized) are cancelled with it.
-          await endThread(tx, threadId, { status: 'aborted', actor: by, reason: 'the thread was aborted', payload: { requested: true, stoppedNow: true } }, now);
+          await endThread(
+            tx,
+            threadId,
+            {
+              status: 'aborted',
+              actor: by,
+              reason: 'the thread was aborted',
+              payload: { requested: true, stoppedNow: true },
+            },
+            now,
+          );
         } else {
           // Running: the run stops at its next boundary and cancels what is open then.
           await tx.updateThread(threadId, { abortRequested: true }, now);
-          await tx.appendAudit([{ type: 'aborted', actor: by, threadId, payload: { requested: true, stoppedNow: false } }], now);
+          await tx.appendAudit(
+            [{ type: 'aborted', actor: by, threadId, payload: { requested: true, stoppedNow: false } }],
+            now,
+          );
         }
       });
-      ctx.emit({ type: 'thread.status', threadId, status: thread.status === 'interrupted' ? 'aborted' : thread.status });
+      ctx.emit({
+        type: 'thread.status',
+        threadId,
+        status: thread.status === 'interrupted' ? 'aborted' : thread.status,
+      });
       return thread;
     },
-    cancelOpenRequests: (threadId, actor, reason) => store.transaction((tx) => cancelOpenRequests(tx, threadId, actor, reason, ctx.now())),
+    cancelOpenRequests: (threadId, actor, reason) =>
+      store.transaction((tx) => cancelOpenRequests(tx, threadId, actor, reason, ctx.now())),
   };
 }
 
@@ -112,11 +180,29 @@ export function threadOps(ctx: EngineContext): ThreadOps {
 export function jobOps(ctx: EngineContext): JobOps {
   const { store } = ctx;
   return {
-    ...pick(store, ['claimJobs', 'renewJobs', 'completeJob', 'deferJob', 'failJob', 'getJob', 'listJobs', 'countJobs'] as const),
+    ...pick(store, [
+      'claimJobs',
+      'renewJobs',
+      'completeJob',
+      'deferJob',
+      'failJob',
+      'getJob',
+      'listJobs',
+      'countJobs',
+    ] as const),
     settle(jobId, owner, outcome, audit = []) {
       return store.transaction(async (tx) => {
         const now = ctx.now();
-        const ok = outcome.status === 'done' ? await tx.completeJob(jobId, owner, now) : await tx.failJob(jobId, owner, outcome.error, outcome.status === 'retry' ? (outcome.retryAt ?? now) : null, now);
+        const ok =
+          outcome.status === 'done'
+            ? await tx.completeJob(jobId, owner, now)
+            : await tx.failJob(
+                jobId,
+                owner,
+                outcome.error,
+                outcome.status === 'retry' ? (outcome.retryAt ?? now) : null,
+                now,
+              );
         if (!ok) return false;
         if (audit.length) await tx.appendAudit(audit, now);
         return true;
@@ -131,7 +217,18 @@ export function jobOps(ctx: EngineContext): JobOps {
         const heldElsewhere = thread?.leaseOwner && (thread.leaseUntil ?? 0) > at;
         if (job.threadId && !heldElsewhere) {
           // Its open requests are cancelled with it: none stays decidable, none stays authorized with no run to come.
-          await endThread(tx, job.threadId, { status: 'failed', actor: `system:${owner}`, reason: `the thread failed: ${why}`, requestId: job.requestId, payload: { resume: true, error: why, attempts: job.attempts } }, at);
+          await endThread(
+            tx,
+            job.threadId,
+            {
+              status: 'failed',
+              actor: `system:${owner}`,
+              reason: `the thread failed: ${why}`,
+              requestId: job.requestId,
+              payload: { resume: true, error: why, attempts: job.attempts },
+            },
+            at,
+          );
         }
       });
     },
@@ -150,7 +247,13 @@ export function auditOps(ctx: EngineContext): AuditOps {
 /** Reviewer, session and request reads, passed through. */
 export function directOps(store: Store): { reviewers: ReviewerOps; sessions: SessionOps; requests: RequestReads } {
   return {
-    reviewers: pick(store, ['insertReviewer', 'getReviewerByTokenHash', 'getReviewer', 'listReviewers', 'revokeReviewer'] as const),
+    reviewers: pick(store, [
+      'insertReviewer',
+      'getReviewerByTokenHash',
+      'getReviewer',
+      'listReviewers',
+      'revokeReviewer',
+    ] as const),
     sessions: pick(store, ['insertSession', 'getSession', 'deleteSession', 'deleteExpiredSessions'] as const),
     requests: pick(store, ['listVoters', 'countPendingByRole'] as const),
   };

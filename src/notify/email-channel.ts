@@ -28,10 +28,18 @@ export interface EmailChannelOptions {
   timeoutMs?: number;
 }
 
-const address = z.string().min(3).refine((s) => s.includes('@'), 'must be an e-mail address such as "reviewers@example.com"');
+const address = z
+  .string()
+  .min(3)
+  .refine((s) => s.includes('@'), 'must be an e-mail address such as "reviewers@example.com"');
 const schema = z
   .object({
-    transport: z.custom<SMTPTransport.Options>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), 'must be nodemailer SMTP options: { host, port, secure, auth }').optional(),
+    transport: z
+      .custom<SMTPTransport.Options>(
+        (v) => typeof v === 'object' && v !== null && !Array.isArray(v),
+        'must be nodemailer SMTP options: { host, port, secure, auth }',
+      )
+      .optional(),
     host: z.string().min(1).optional(),
     port: z.number().int().min(1).max(65535).optional(),
     secure: z.boolean().optional(),
@@ -41,7 +49,10 @@ const schema = z
     name: z.string().min(1).optional(),
     timeoutMs: z.number().int().positive().optional(),
   })
-  .refine((o) => (o.transport === undefined) !== (o.host === undefined), { message: 'give either "transport" (nodemailer SMTP options) or "host" (and "port"), not both and not neither', path: ['host'] });
+  .refine((o) => (o.transport === undefined) !== (o.host === undefined), {
+    message: 'give either "transport" (nodemailer SMTP options) or "host" (and "port"), not both and not neither',
+    path: ['host'],
+  });
 
 /**
  * Send each notification as an e-mail with a text and an HTML body and the
@@ -52,13 +63,24 @@ const schema = z
  *   from: 'Interlock <interlock@example.com>', to: ['finance-approvers@example.com'] });
  */
 export function emailChannel(options: EmailChannelOptions): Channel {
-  const o = parseOptions(schema, options, 'emailChannel', 'it needs { from, to: [addresses] } and either { host, port } or { transport }.');
+  const o = parseOptions(
+    schema,
+    options,
+    'emailChannel',
+    'it needs { from, to: [addresses] } and either { host, port } or { transport }.',
+  );
   const name = o.name ?? 'email';
   const timeoutMs = o.timeoutMs ?? 10_000;
   const timeouts = { connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs };
   const smtp: SMTPTransport.Options = o.transport
     ? { ...timeouts, ...o.transport }
-    : { ...timeouts, host: o.host, port: o.port ?? (o.secure ? 465 : 587), secure: o.secure ?? false, ...(o.auth ? { auth: o.auth } : {}) };
+    : {
+        ...timeouts,
+        host: o.host,
+        port: o.port ?? (o.secure ? 465 : 587),
+        secure: o.secure ?? false,
+        ...(o.auth ? { auth: o.auth } : {}),
+      };
   const transporter = nodemailer.createTransport(smtp);
   const domain = /@([^>\s]+)>?\s*$/.exec(o.from)?.[1] ?? 'interlock';
   return {
@@ -79,10 +101,13 @@ export function emailChannel(options: EmailChannelOptions): Channel {
           ...(delivery ? { messageId: `<${delivery.deliveryId}@${domain}>` } : {}),
         });
       } catch (err) {
-        throw new DeliveryError(name, `SMTP send failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+        throw new DeliveryError(name, `SMTP send failed: ${err instanceof Error ? err.message : String(err)}`, {
+          cause: err,
+        });
       }
       // Retrying would duplicate the mail to the recipients that did accept it; only none accepting is a failure.
-      if (info.accepted.length === 0) throw new DeliveryError(name, `the SMTP server accepted none of the recipients (${info.response}).`);
+      if (info.accepted.length === 0)
+        throw new DeliveryError(name, `the SMTP server accepted none of the recipients (${info.response}).`);
     },
   };
 }

@@ -48,22 +48,38 @@ export function emailMessage(m: NotificationMessage): EmailContent {
     '<!doctype html>',
     '<html><body style="font-family:system-ui,sans-serif;font-size:14px;color:#111">',
     `<h2 style="font-size:18px;margin:0 0 12px">${escapeHtml(title)}</h2>`,
-    ...(hidden !== undefined ? [`<p style="background:#fee4e2;border:1px solid #b42318;padding:8px 12px;border-radius:4px"><strong>${escapeHtml(hidden)}</strong></p>`] : []),
+    ...(hidden !== undefined
+      ? [
+          `<p style="background:#fee4e2;border:1px solid #b42318;padding:8px 12px;border-radius:4px"><strong>${escapeHtml(hidden)}</strong></p>`,
+        ]
+      : []),
     '<table role="presentation" style="border-collapse:collapse">',
-    ...rows.map(([k, v]) => `<tr><th style="${cell}">${escapeHtml(k)}</th><td style="${cell}">${escapeHtml(v)}</td></tr>`),
+    ...rows.map(
+      ([k, v]) => `<tr><th style="${cell}">${escapeHtml(k)}</th><td style="${cell}">${escapeHtml(v)}</td></tr>`,
+    ),
     '</table>',
     '<h3 style="font-size:14px;margin:16px 0 4px">Arguments (as proposed by the agent)</h3>',
     '<table role="presentation" style="border-collapse:collapse;font-family:ui-monospace,monospace;font-size:13px">',
-    ...(args.length ? args.map((a) => `<tr><th style="${cell}">${escapeHtml(a.key)}</th><td style="${cell};white-space:pre-wrap">${escapeHtml(a.value)}</td></tr>`) : ['<tr><td>(none)</td></tr>']),
+    ...(args.length
+      ? args.map(
+          (a) =>
+            `<tr><th style="${cell}">${escapeHtml(a.key)}</th><td style="${cell};white-space:pre-wrap">${escapeHtml(a.value)}</td></tr>`,
+        )
+      : ['<tr><td>(none)</td></tr>']),
     '</table>',
     ...(m.reviewUrl !== null
-      ? [`<p style="margin:20px 0"><a href="${escapeHtml(m.reviewUrl)}" style="background:#1d4ed8;color:#fff;padding:8px 14px;border-radius:4px;text-decoration:none">${escapeHtml(action)}</a></p>`]
+      ? [
+          `<p style="margin:20px 0"><a href="${escapeHtml(m.reviewUrl)}" style="background:#1d4ed8;color:#fff;padding:8px 14px;border-radius:4px;text-decoration:none">${escapeHtml(action)}</a></p>`,
+        ]
       : []),
     `<p style="color:#666;font-size:12px">Interlock ${m.kind === 'fyi' ? 'notice' : 'request'} ${escapeHtml(m.id)}</p>`,
     '</body></html>',
     '',
   ].join('\n');
 
-  const subject = truncate(oneLine(m.kind === 'fyi' ? `[Interlock] ${title}` : `[Interlock] ${title} (${m.role})`), 150);
+  const subject = truncate(
+    oneLine(m.kind === 'fyi' ? `[Interlock] ${title}` : `[Interlock] ${title} (${m.role})`),
+    150,
+  );
   return { subject, text, html };
 }

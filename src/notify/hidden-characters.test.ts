@@ -7,7 +7,8 @@ import { slackMessage } from './slack-message.ts';
 import { webhookChannel, type WebhookBody } from './webhook-channel.ts';
 
 // "\u202e24-CCA" reads as "ACC-42"; "\u202eEGASSEM" as "MESSAGE".
-const spoofed = () => hostileMessage({ args: { to: '\u202e24-CCA', amount: 40, ['no\u200bte']: 'x' }, reason: 'pay \u202eEGASSEM' });
+const spoofed = () =>
+  hostileMessage({ args: { to: '\u202e24-CCA', amount: 40, ['no\u200bte']: 'x' }, reason: 'pay \u202eEGASSEM' });
 const MARKED = '⟨U+202E RIGHT-TO-LEFT OVERRIDE⟩24-CCA';
 
 describe('notifications show hidden characters', () => {
@@ -17,7 +18,10 @@ describe('notifications show hidden characters', () => {
     assert.ok(all.includes(MARKED), 'the payee is marked');
     assert.ok(all.includes('pay ⟨U+202E RIGHT-TO-LEFT OVERRIDE⟩EGASSEM'), 'the reason is marked');
     assert.ok(all.includes('no⟨U+200B ZERO WIDTH SPACE⟩te'), 'a key is marked');
-    assert.match(all, /:warning: \*Warning: the arguments contain hidden characters \(U\+202E RIGHT-TO-LEFT OVERRIDE, U\+200B ZERO WIDTH SPACE\)/);
+    assert.match(
+      all,
+      /:warning: \*Warning: the arguments contain hidden characters \(U\+202E RIGHT-TO-LEFT OVERRIDE, U\+200B ZERO WIDTH SPACE\)/,
+    );
     assert.ok(!/[\u202e\u200b]/.test(all), 'no hidden character reaches Slack');
   });
 
@@ -51,7 +55,10 @@ describe('notifications show hidden characters', () => {
       const body = server.received.at(-1)!.json() as WebhookBody;
       assert.equal(body.message.args.to, '\u202e24-CCA', 'the data keeps the original bytes');
       assert.deepEqual(body.summary.hiddenCharacters, ['U+202E RIGHT-TO-LEFT OVERRIDE', 'U+200B ZERO WIDTH SPACE']);
-      assert.deepEqual(body.summary.args.find((a) => a.key === 'to'), { key: 'to', value: MARKED });
+      assert.deepEqual(
+        body.summary.args.find((a) => a.key === 'to'),
+        { key: 'to', value: MARKED },
+      );
       assert.equal(body.summary.reason, 'pay ⟨U+202E RIGHT-TO-LEFT OVERRIDE⟩EGASSEM');
       assert.equal(body.summary.headline, 'Approval needed: issue_refund');
     });

@@ -19,12 +19,20 @@ export async function postOrThrow(req: PostRequest): Promise<void> {
   const where = new URL(req.url).origin;
   let res: Response;
   try {
-    res = await fetch(req.url, { method: 'POST', body: req.body, headers: req.headers, signal: AbortSignal.timeout(req.timeoutMs), redirect: 'error' });
+    res = await fetch(req.url, {
+      method: 'POST',
+      body: req.body,
+      headers: req.headers,
+      signal: AbortSignal.timeout(req.timeoutMs),
+      redirect: 'error',
+    });
   } catch (err) {
     const timedOut = err instanceof DOMException && (err.name === 'TimeoutError' || err.name === 'AbortError');
     throw new DeliveryError(
       req.channel,
-      timedOut ? `${where} did not answer within ${req.timeoutMs} ms; it will be retried.` : `could not reach ${where}: ${describe(err)}. Check the URL and that the receiver is up.`,
+      timedOut
+        ? `${where} did not answer within ${req.timeoutMs} ms; it will be retried.`
+        : `could not reach ${where}: ${describe(err)}. Check the URL and that the receiver is up.`,
       { cause: err },
     );
   }
@@ -37,7 +45,9 @@ export async function postOrThrow(req: PostRequest): Promise<void> {
   }
   if (res.status < 200 || res.status > 299) {
     const snippet = text.trim().slice(0, 200).replace(/\s+/g, ' ');
-    throw new DeliveryError(req.channel, `${where} answered HTTP ${res.status}${snippet ? ` (${snippet})` : ''}.`, { status: res.status });
+    throw new DeliveryError(req.channel, `${where} answered HTTP ${res.status}${snippet ? ` (${snippet})` : ''}.`, {
+      status: res.status,
+    });
   }
 }
 

@@ -37,7 +37,10 @@ describe('notification helpers', () => {
   });
 
   it('backs off exponentially, capped, and gives up after the last attempt', () => {
-    assert.deepEqual([1, 2, 3, 4, 5, 6, 7, 8].map((a) => retryDelay(a)), [2_000, 4_000, 8_000, 16_000, 32_000, 64_000, 128_000, null]);
+    assert.deepEqual(
+      [1, 2, 3, 4, 5, 6, 7, 8].map((a) => retryDelay(a)),
+      [2_000, 4_000, 8_000, 16_000, 32_000, 64_000, 128_000, null],
+    );
     assert.equal(retryDelay(12, { maxAttempts: 20, baseDelayMs: 2_000, maxDelayMs: 600_000 }), 600_000);
   });
 });

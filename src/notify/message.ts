@@ -58,7 +58,11 @@ export function reviewUrl(baseUrl: string, requestId: string): string {
 }
 
 /** The message announcing a pending request to the reviewers of `role` (default: the request's). */
-export function approvalRequestedMessage(req: ApprovalRequest, baseUrl: string, role: string = req.role): ApprovalRequestedMessage {
+export function approvalRequestedMessage(
+  req: ApprovalRequest,
+  baseUrl: string,
+  role: string = req.role,
+): ApprovalRequestedMessage {
   return {
     kind: 'approval_requested',
     id: req.id,
@@ -74,7 +78,10 @@ export function approvalRequestedMessage(req: ApprovalRequest, baseUrl: string, 
 }
 
 /** The message of an FYI job (payload `{ role, fyi: true, tool, args, reason? }`). */
-export function fyiMessage(job: Pick<JobRow, 'id' | 'threadId' | 'requestId' | 'payload'>, baseUrl: string): FyiMessage {
+export function fyiMessage(
+  job: Pick<JobRow, 'id' | 'threadId' | 'requestId' | 'payload'>,
+  baseUrl: string,
+): FyiMessage {
   const p = job.payload;
   return {
     kind: 'fyi',

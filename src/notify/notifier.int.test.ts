@@ -6,7 +6,12 @@ import type { Store } from '../store/types.ts';
 import { allBackends } from '../testing/backends.ts';
 import { manualClock } from '../testing/clock.ts';
 import { recordingChannel } from '../testing/fake-channel.ts';
-import { startFakeHttpServer, type FakeHttpAnswer, type FakeHttpServer, type ReceivedHttpRequest } from '../testing/fake-http.ts';
+import {
+  startFakeHttpServer,
+  type FakeHttpAnswer,
+  type FakeHttpServer,
+  type ReceivedHttpRequest,
+} from '../testing/fake-http.ts';
 import { startFakeSmtpServer, type FakeSmtpServer } from '../testing/fake-smtp.ts';
 import type { Channel } from './channel.ts';
 import { emailChannel } from './email-channel.ts';
@@ -23,9 +28,18 @@ const policy: PolicyConfig = {
   tools: {
     issue_refund: [
       { id: 'small', tier: 'auto', reason: 'refund up to $500' },
-      { id: 'large', tier: 'approve', role: 'supervisor', timeout: '30m', reason: 'refund over $500', when: ({ args }) => Number(args.amount) > 500 },
+      {
+        id: 'large',
+        tier: 'approve',
+        role: 'supervisor',
+        timeout: '30m',
+        reason: 'refund over $500',
+        when: ({ args }) => Number(args.amount) > 500,
+      },
     ],
-    cancel_subscription: [{ id: 'always', tier: 'approve', role: 'retention_lead', timeout: '30m', reason: 'cancellations need review' }],
+    cancel_subscription: [
+      { id: 'always', tier: 'approve', role: 'retention_lead', timeout: '30m', reason: 'cancellations need review' },
+    ],
     deploy: [{ id: 'deploy', tier: 'approve', role: 'sre', timeout: '30m', reason: 'deploys need an SRE' }],
     send_invoice: [{ id: 'tell', tier: 'notify', role: 'finance', reason: 'finance is told about invoices' }],
   },
@@ -35,7 +49,9 @@ const alice: Reviewer = { id: 'alice', roles: ['supervisor', 'retention_lead', '
 
 /** The webhook receiver: answers 401 unless the signature verifies. */
 const verifying = (req: ReceivedHttpRequest): FakeHttpAnswer =>
-  verifyWebhookSignature(req.body, req.headers['x-interlock-signature'], SECRET) ? { status: 200, body: 'ok' } : { status: 401, body: 'bad signature' };
+  verifyWebhookSignature(req.body, req.headers['x-interlock-signature'], SECRET)
+    ? { status: 200, body: 'ok' }
+    : { status: 401, body: 'bad signature' };
 
 for (const backend of allBackends()) {
   describe(`notifier on ${backend.name}`, () => {
@@ -57,7 +73,12 @@ for (const backend of allBackends()) {
       channels = {
         hook: webhookChannel({ url: `${hookServer.url}/interlock`, secret: SECRET, timeoutMs: 300 }),
         slack: slackChannel({ webhookUrl: `${slackServer.url}/services/T/B/X`, timeoutMs: 300 }),
-        mail: emailChannel({ host: smtp.host, port: smtp.port, from: 'Interlock <interlock@example.com>', to: ['reviewers@example.com'] }),
+        mail: emailChannel({
+          host: smtp.host,
+          port: smtp.port,
+          from: 'Interlock <interlock@example.com>',
+          to: ['reviewers@example.com'],
+        }),
       };
     });
 
@@ -67,7 +88,12 @@ for (const backend of allBackends()) {
       slackServer.answer({ status: 200, body: 'ok' });
       smtp.failWith(null);
       const sink = recordingChannel('sink');
-      const drainer = createNotifier({ interlock: il, baseUrl: BASE, owner: 'drainer', routing: { channels: { sink }, default: ['sink'] } });
+      const drainer = createNotifier({
+        interlock: il,
+        baseUrl: BASE,
+        owner: 'drainer',
+        routing: { channels: { sink }, default: ['sink'] },
+      });
       for (let i = 0; i < 20; i++) {
         clock.advance(11 * 60_000);
         if ((await drainer.runOnce(100)).claimed === 0) break;
@@ -85,12 +111,25 @@ for (const backend of allBackends()) {
 
     async function pauseCall(tool: string, args: Record<string, unknown>) {
       const call = { tool, args };
-      const { requests } = await il.pause({ thread: thread(), items: [{ call, verdict: await il.gate(call), evidence: { customerMessage: 'SECRET-EVIDENCE <b>hi</b>' } }], proposer: 'agent:support' });
+      const { requests } = await il.pause({
+        thread: thread(),
+        items: [{ call, verdict: await il.gate(call), evidence: { customerMessage: 'SECRET-EVIDENCE <b>hi</b>' } }],
+        proposer: 'agent:support',
+      });
       return requests[0]!;
     }
 
-    function notifier(routing: { routes?: Record<string, string[]>; default?: string[] }, extra: Partial<NotifierOptions> = {}) {
-      return createNotifier({ interlock: il, baseUrl: BASE, owner: 'notifier-test', routing: { channels, ...routing }, ...extra });
+    function notifier(
+      routing: { routes?: Record<string, string[]>; default?: string[] },
+      extra: Partial<NotifierOptions> = {},
+    ) {
+      return createNotifier({
+        interlock: il,
+        baseUrl: BASE,
+        owner: 'notifier-test',
+        routing: { channels, ...routing },
+        ...extra,
+      });
     }
 
     async function notifyJob(requestId: string) {
@@ -130,7 +169,10 @@ for (const backend of allBackends()) {
       assert.equal(slackServer.received.length, slacks, 'slack is routed to another role');
 
       const events = await store.listAudit({ requestId: req.id });
-      assert.deepEqual(events.map((e) => e.type), ['interrupted', 'notified']);
+      assert.deepEqual(
+        events.map((e) => e.type),
+        ['interrupted', 'notified'],
+      );
       assert.equal(events[1]!.actor, 'system:notifier');
       assert.deepEqual(events[1]!.payload, { channels: ['hook', 'mail'], role: 'supervisor', attempts: 1 });
       assert.equal((await il.getRequestOrThrow(req.id)).status, 'pending');
@@ -151,9 +193,20 @@ for (const backend of allBackends()) {
       assert.match(JSON.stringify(payload.blocks), /Required role\*\\nretention_lead/);
       assert.match(JSON.stringify(payload.blocks), new RegExp(`${BASE}/approvals/${cancel.id}`));
       const hooked = hookServer.received.slice(hooks).map((r) => (r.json() as WebhookBody).message);
-      assert.deepEqual(hooked.map((m) => [m.id, m.role]), [[deploy.id, 'sre']]);
-      assert.deepEqual((await store.listAudit({ requestId: cancel.id })).at(-1)!.payload, { channels: ['slack'], role: 'retention_lead', attempts: 1 });
-      assert.deepEqual((await store.listAudit({ requestId: deploy.id })).at(-1)!.payload, { channels: ['hook'], role: 'sre', attempts: 1 });
+      assert.deepEqual(
+        hooked.map((m) => [m.id, m.role]),
+        [[deploy.id, 'sre']],
+      );
+      assert.deepEqual((await store.listAudit({ requestId: cancel.id })).at(-1)!.payload, {
+        channels: ['slack'],
+        role: 'retention_lead',
+        attempts: 1,
+      });
+      assert.deepEqual((await store.listAudit({ requestId: deploy.id })).at(-1)!.payload, {
+        channels: ['hook'],
+        role: 'sre',
+        attempts: 1,
+      });
     });
 
     it('retries a failing or hanging receiver with backoff; the request stays pending and decidable', async () => {
@@ -187,11 +240,23 @@ for (const backend of allBackends()) {
       assert.equal((await nf.runOnce()).delivered, 1);
       const attempts = hookServer.received.slice(hooks);
       assert.equal(attempts.length, 3);
-      assert.deepEqual(new Set(attempts.map((r) => r.headers['x-interlock-delivery'])), new Set([job.id]), 'one delivery id across retries');
+      assert.deepEqual(
+        new Set(attempts.map((r) => r.headers['x-interlock-delivery'])),
+        new Set([job.id]),
+        'one delivery id across retries',
+      );
       assert.equal((await notifyJob(req.id)).status, 'done');
-      assert.deepEqual((await store.listAudit({ requestId: req.id })).at(-1)!.payload, { channels: ['hook'], role: 'supervisor', attempts: 3 });
+      assert.deepEqual((await store.listAudit({ requestId: req.id })).at(-1)!.payload, {
+        channels: ['hook'],
+        role: 'supervisor',
+        attempts: 3,
+      });
 
-      const decided = await il.decide(req.id, { type: 'approve', expectedVersion: req.version, actionHash: req.actionHash }, alice);
+      const decided = await il.decide(
+        req.id,
+        { type: 'approve', expectedVersion: req.version, actionHash: req.actionHash },
+        alice,
+      );
       assert.equal(decided.outcome, 'authorized');
     });
 
@@ -202,7 +267,11 @@ for (const backend of allBackends()) {
       assert.equal((await nf.runOnce()).retried, 1);
       const hooks = hookServer.received.length;
 
-      const decided = await il.decide(req.id, { type: 'reject', expectedVersion: req.version, actionHash: req.actionHash, message: 'no' }, alice);
+      const decided = await il.decide(
+        req.id,
+        { type: 'reject', expectedVersion: req.version, actionHash: req.actionHash, message: 'no' },
+        alice,
+      );
       assert.equal(decided.request.status, 'rejected');
 
       clock.advance(2_000);
@@ -227,7 +296,10 @@ for (const backend of allBackends()) {
       assert.equal(job.status, 'dead');
       assert.equal(job.attempts, 3);
       const events = await store.listAudit({ requestId: req.id });
-      assert.deepEqual(events.map((e) => e.type), ['interrupted', 'notify_failed']);
+      assert.deepEqual(
+        events.map((e) => e.type),
+        ['interrupted', 'notify_failed'],
+      );
       const failed = events[1]!;
       assert.equal(failed.actor, 'system:notifier');
       assert.equal(failed.payload.delivery, true);
@@ -239,7 +311,11 @@ for (const backend of allBackends()) {
 
       clock.advance(20 * 60_000); // later, but still inside the request's 30 min
       assert.equal((await nf.runOnce()).claimed, 0, 'a dead delivery is not retried');
-      const decided = await il.decide(req.id, { type: 'approve', expectedVersion: req.version, actionHash: req.actionHash }, alice);
+      const decided = await il.decide(
+        req.id,
+        { type: 'approve', expectedVersion: req.version, actionHash: req.actionHash },
+        alice,
+      );
       assert.equal(decided.outcome, 'authorized');
     });
 
@@ -250,15 +326,26 @@ for (const backend of allBackends()) {
       slackServer.answer({ status: 500, body: 'slack hiccup' });
       assert.equal((await nf.runOnce()).retried, 1);
       assert.match((await notifyJob(req.id)).lastError ?? '', /^slack: .*HTTP 500 \(slack hiccup\)/);
-      assert.doesNotMatch((await notifyJob(req.id)).lastError ?? '', /services\/T\/B\/X/, 'the Slack webhook path is a secret');
+      assert.doesNotMatch(
+        (await notifyJob(req.id)).lastError ?? '',
+        /services\/T\/B\/X/,
+        'the Slack webhook path is a secret',
+      );
       clock.advance(2_000);
       slackServer.answer({ status: 200, body: 'ok' });
       assert.equal((await nf.runOnce()).delivered, 1);
       const received = hookServer.received.slice(hooks);
       assert.equal(received.length, 2, 'the webhook received the message twice');
       const job = await notifyJob(req.id);
-      assert.deepEqual(received.map((r) => r.headers['x-interlock-delivery']), [job.id, job.id]);
-      assert.deepEqual((await store.listAudit({ requestId: req.id })).at(-1)!.payload, { channels: ['hook', 'slack'], role: 'supervisor', attempts: 2 });
+      assert.deepEqual(
+        received.map((r) => r.headers['x-interlock-delivery']),
+        [job.id, job.id],
+      );
+      assert.deepEqual((await store.listAudit({ requestId: req.id })).at(-1)!.payload, {
+        channels: ['hook', 'slack'],
+        role: 'supervisor',
+        attempts: 2,
+      });
     });
 
     it('retries e-mail the SMTP server refuses', async () => {
@@ -281,7 +368,10 @@ for (const backend of allBackends()) {
       const verdict = await il.gate(call);
       assert.equal(verdict.tier, 'notify');
       const key = `inv-${backend.name}-${++n}`;
-      const out = await il.executeOnce({ key, tool: call.tool, args: call.args, auditType: 'auto_executed', notifyRole: verdict.role }, async () => ({ ok: true }));
+      const out = await il.executeOnce(
+        { key, tool: call.tool, args: call.args, auditType: 'auto_executed', notifyRole: verdict.role },
+        async () => ({ ok: true }),
+      );
       assert.equal(out.status, 'succeeded');
       const hooks = hookServer.received.length;
       assert.equal((await notifier({ routes: { finance: ['hook'] } }).runOnce()).delivered, 1);
@@ -299,7 +389,13 @@ for (const backend of allBackends()) {
     it('bounds a channel that never settles by sendTimeoutMs', async () => {
       const req = await pauseCall('issue_refund', { orderId: 'ORD-7', amount: 777 });
       const stuck: Channel = { name: 'stuck', send: () => new Promise<void>(() => {}) };
-      const nf = createNotifier({ interlock: il, baseUrl: BASE, sendTimeoutMs: 100, leaseMs: 1_000, routing: { channels: { stuck }, default: ['stuck'] } });
+      const nf = createNotifier({
+        interlock: il,
+        baseUrl: BASE,
+        sendTimeoutMs: 100,
+        leaseMs: 1_000,
+        routing: { channels: { stuck }, default: ['stuck'] },
+      });
       assert.equal((await nf.runOnce()).retried, 1);
       assert.equal((await notifyJob(req.id)).lastError, 'stuck: gave no answer within 100 ms; it will be retried.');
       assert.equal((await il.getRequestOrThrow(req.id)).status, 'pending');
@@ -307,15 +403,29 @@ for (const backend of allBackends()) {
 
     it('a role with no route and no default is a dead delivery at once, audited with how to fix it', async () => {
       const req = await pauseCall('deploy', { service: 'billing' });
-      assert.deepEqual(await notifier({ routes: { supervisor: ['hook'] } }).runOnce(), { claimed: 1, delivered: 0, retried: 0, dead: 1, skipped: 0, lost: 0 });
+      assert.deepEqual(await notifier({ routes: { supervisor: ['hook'] } }).runOnce(), {
+        claimed: 1,
+        delivered: 0,
+        retried: 0,
+        dead: 1,
+        skipped: 0,
+        lost: 0,
+      });
       const failed = (await store.listAudit({ requestId: req.id })).at(-1)!;
       assert.equal(failed.type, 'notify_failed');
-      assert.match(String(failed.payload.error), /no channel is routed for role "sre": add routes\["sre"\] or a default/);
+      assert.match(
+        String(failed.payload.error),
+        /no channel is routed for role "sre": add routes\["sre"\] or a default/,
+      );
       assert.equal((await il.getRequestOrThrow(req.id)).status, 'pending');
     });
 
     it('escapes hostile arguments in Slack text and e-mail HTML, end to end', async () => {
-      const req = await pauseCall('issue_refund', { orderId: '<script>alert("x")</script>', amount: 999, note: '<!channel> <https://evil.example|approve here>' });
+      const req = await pauseCall('issue_refund', {
+        orderId: '<script>alert("x")</script>',
+        amount: 999,
+        note: '<!channel> <https://evil.example|approve here>',
+      });
       const slacks = slackServer.received.length;
       const mails = smtp.mails.length;
       assert.equal((await notifier({ routes: { supervisor: ['slack', 'mail'] } }).runOnce()).delivered, 1);
@@ -335,7 +445,12 @@ for (const backend of allBackends()) {
       for (let i = 0; i < 6; i++) reqs.push(await pauseCall('issue_refund', { orderId: `ORD-P${i}`, amount: 501 + i }));
       const hooks = hookServer.received.length;
       const a = notifier({ routes: { supervisor: ['hook'] } }, { owner: 'notifier-a' });
-      const b = createNotifier({ interlock: createInterlock({ store: store2, policy: { tools: {} }, now: clock.now }), baseUrl: BASE, owner: 'notifier-b', routing: { channels, routes: { supervisor: ['hook'] } } });
+      const b = createNotifier({
+        interlock: createInterlock({ store: store2, policy: { tools: {} }, now: clock.now }),
+        baseUrl: BASE,
+        owner: 'notifier-b',
+        routing: { channels, routes: { supervisor: ['hook'] } },
+      });
       const [ra, rb] = await Promise.all([a.runOnce(10), b.runOnce(10)]);
       assert.equal(ra.delivered + rb.delivered, 6);
       const ids = hookServer.received.slice(hooks).map((r) => (r.json() as WebhookBody).message.id);
@@ -345,10 +460,30 @@ for (const backend of allBackends()) {
     });
 
     it('validates its options at creation', () => {
-      assert.throws(() => createNotifier({ interlock: il, baseUrl: 'interlock.example.com', routing: { channels, default: ['hook'] } }), (e: Error) => e instanceof ConfigError && /baseUrl: must be the public http\(s\) URL/.test(e.message));
-      assert.throws(() => createNotifier({ baseUrl: BASE, routing: { channels, default: ['hook'] } }), (e: Error) => e instanceof ConfigError && /pass "interlock"/.test(e.message));
-      assert.throws(() => createNotifier({ interlock: il, baseUrl: BASE, routing: { channels, routes: { supervisor: ['sms'] } } }), (e: Error) => e instanceof ConfigError && /names channel "sms"/.test(e.message));
-      assert.throws(() => createNotifier({ interlock: il, baseUrl: BASE, leaseMs: 10_000, sendTimeoutMs: 20_000, routing: { channels, default: ['hook'] } }), (e: Error) => e instanceof ConfigError && /leaseMs: must be longer than sendTimeoutMs/.test(e.message));
+      assert.throws(
+        () =>
+          createNotifier({ interlock: il, baseUrl: 'interlock.example.com', routing: { channels, default: ['hook'] } }),
+        (e: Error) => e instanceof ConfigError && /baseUrl: must be the public http\(s\) URL/.test(e.message),
+      );
+      assert.throws(
+        () => createNotifier({ baseUrl: BASE, routing: { channels, default: ['hook'] } }),
+        (e: Error) => e instanceof ConfigError && /pass "interlock"/.test(e.message),
+      );
+      assert.throws(
+        () => createNotifier({ interlock: il, baseUrl: BASE, routing: { channels, routes: { supervisor: ['sms'] } } }),
+        (e: Error) => e instanceof ConfigError && /names channel "sms"/.test(e.message),
+      );
+      assert.throws(
+        () =>
+          createNotifier({
+            interlock: il,
+            baseUrl: BASE,
+            leaseMs: 10_000,
+            sendTimeoutMs: 20_000,
+            routing: { channels, default: ['hook'] },
+          }),
+        (e: Error) => e instanceof ConfigError && /leaseMs: must be longer than sendTimeoutMs/.test(e.message),
+      );
     });
   });
 }

@@ -68,19 +68,39 @@ export interface Notifier {
 
 const schema = z
   .object({
-    interlock: z.custom<Interlock>((v) => typeof v === 'object' && v !== null && 'jobs' in v && 'audit' in v, 'must be the engine from createInterlock()').optional(),
+    interlock: z
+      .custom<Interlock>(
+        (v) => typeof v === 'object' && v !== null && 'jobs' in v && 'audit' in v,
+        'must be the engine from createInterlock()',
+      )
+      .optional(),
     now: z.custom<() => number>((v) => typeof v === 'function', 'must be a function returning epoch ms').optional(),
-    routing: z.custom<Routing | RoutingConfig>((v) => typeof v === 'object' && v !== null, 'must be { channels, routes, default? }'),
-    baseUrl: z.string().refine(isHttpUrl, 'must be the public http(s) URL of the reviewer UI, such as "https://interlock.example.com"'),
+    routing: z.custom<Routing | RoutingConfig>(
+      (v) => typeof v === 'object' && v !== null,
+      'must be { channels, routes, default? }',
+    ),
+    baseUrl: z
+      .string()
+      .refine(isHttpUrl, 'must be the public http(s) URL of the reviewer UI, such as "https://interlock.example.com"'),
     owner: z.string().min(1).optional(),
     leaseMs: z.number().int().positive().optional(),
     sendTimeoutMs: z.number().int().positive().optional(),
     retry: z
-      .object({ maxAttempts: z.number().int().min(1).optional(), baseDelayMs: z.number().int().positive().optional(), maxDelayMs: z.number().int().positive().optional() })
+      .object({
+        maxAttempts: z.number().int().min(1).optional(),
+        baseDelayMs: z.number().int().positive().optional(),
+        maxDelayMs: z.number().int().positive().optional(),
+      })
       .optional(),
   })
-  .refine((o) => o.interlock !== undefined, { message: 'pass "interlock" (from createInterlock): the notifier claims and settles jobs through the engine', path: ['interlock'] })
-  .refine((o) => (o.leaseMs ?? 60_000) > (o.sendTimeoutMs ?? 30_000), { message: 'must be longer than sendTimeoutMs, or a slow delivery is claimed and sent twice', path: ['leaseMs'] });
+  .refine((o) => o.interlock !== undefined, {
+    message: 'pass "interlock" (from createInterlock): the notifier claims and settles jobs through the engine',
+    path: ['interlock'],
+  })
+  .refine((o) => (o.leaseMs ?? 60_000) > (o.sendTimeoutMs ?? 30_000), {
+    message: 'must be longer than sendTimeoutMs, or a slow delivery is claimed and sent twice',
+    path: ['leaseMs'],
+  });
 
 type Outcome = 'delivered' | 'retried' | 'dead' | 'skipped' | 'lost';
 
@@ -110,7 +130,9 @@ export function createNotifier(options: NotifierOptions): Notifier {
   const baseUrl = o.baseUrl;
 
   async function giveUp(job: JobRow, error: string, extra: Record<string, unknown>): Promise<Outcome> {
-    const ok = await jobs.settle(job.id, owner, { status: 'dead', error }, [audit('notify_failed', job, { delivery: true, jobId: job.id, attempts: job.attempts, error, ...extra })]);
+    const ok = await jobs.settle(job.id, owner, { status: 'dead', error }, [
+      audit('notify_failed', job, { delivery: true, jobId: job.id, attempts: job.attempts, error, ...extra }),
+    ]);
     return ok ? 'dead' : 'lost';
   }
 
@@ -124,20 +146,31 @@ export function createNotifier(options: NotifierOptions): Notifier {
       const req = await il.getRequest(job.requestId);
       if (!req) return giveUp(job, `approval request ${job.requestId} does not exist`, {});
       // Nobody needs to be asked about a request that can no longer be decided.
-      if (req.status !== 'pending' || now() >= req.expiresAt) return (await jobs.completeJob(job.id, owner, now())) ? 'skipped' : 'lost';
-      message = approvalRequestedMessage(req, baseUrl, typeof job.payload.role === 'string' ? job.payload.role : req.role);
+      if (req.status !== 'pending' || now() >= req.expiresAt)
+        return (await jobs.completeJob(job.id, owner, now())) ? 'skipped' : 'lost';
+      message = approvalRequestedMessage(
+        req,
+        baseUrl,
+        typeof job.payload.role === 'string' ? job.payload.role : req.role,
+      );
     }
     const role = message.role;
     const routed = routing.channelsFor(role);
     if (routed.length === 0) {
-      return giveUp(job, `no channel is routed for role "${role}": add routes["${role}"] or a default list to the notifier's routing`, { role });
+      return giveUp(
+        job,
+        `no channel is routed for role "${role}": add routes["${role}"] or a default list to the notifier's routing`,
+        { role },
+      );
     }
 
     const results = await Promise.all(routed.map((r) => sendOne(r, message, job)));
     const failed = results.filter((r) => r.error !== undefined);
     const sent = results.filter((r) => r.error === undefined).map((r) => r.name);
     if (failed.length === 0) {
-      const ok = await jobs.settle(job.id, owner, { status: 'done' }, [audit('notified', job, { channels: sent, role, ...(fyi ? { fyi: true } : {}), attempts: job.attempts })]);
+      const ok = await jobs.settle(job.id, owner, { status: 'done' }, [
+        audit('notified', job, { channels: sent, role, ...(fyi ? { fyi: true } : {}), attempts: job.attempts }),
+      ]);
       return ok ? 'delivered' : 'lost';
     }
 
@@ -147,10 +180,17 @@ export function createNotifier(options: NotifierOptions): Notifier {
     return (await jobs.failJob(job.id, owner, error, now() + delay, now())) ? 'retried' : 'lost';
   }
 
-  async function sendOne(r: RoutedChannel, message: NotificationMessage, job: JobRow): Promise<{ name: string; error?: string }> {
+  async function sendOne(
+    r: RoutedChannel,
+    message: NotificationMessage,
+    job: JobRow,
+  ): Promise<{ name: string; error?: string }> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new DeliveryError(r.name, `gave no answer within ${sendTimeoutMs} ms; it will be retried.`)), sendTimeoutMs);
+      timer = setTimeout(
+        () => reject(new DeliveryError(r.name, `gave no answer within ${sendTimeoutMs} ms; it will be retried.`)),
+        sendTimeoutMs,
+      );
     });
     try {
       await Promise.race([r.channel.send(message, { deliveryId: job.id, attempt: job.attempts }), timeout]);
@@ -170,7 +210,14 @@ export function createNotifier(options: NotifierOptions): Notifier {
       const t = now();
       const claimed = await jobs.claimJobs([NOTIFY_JOB_KIND], owner, t, t + leaseMs, limit);
       const settled = await Promise.allSettled(claimed.map(deliver));
-      const result: NotifyRunResult = { claimed: claimed.length, delivered: 0, retried: 0, dead: 0, skipped: 0, lost: 0 };
+      const result: NotifyRunResult = {
+        claimed: claimed.length,
+        delivered: 0,
+        retried: 0,
+        dead: 0,
+        skipped: 0,
+        lost: 0,
+      };
       for (const s of settled) if (s.status === 'fulfilled') result[s.value]++;
       const failure = settled.find((s) => s.status === 'rejected');
       // A store failure leaves the job leased; it is claimed again when the lease runs out.

@@ -39,7 +39,12 @@ const channelSchema = z.custom<Channel>(
 );
 const nameList = z.array(z.string().min(1)).min(1, 'list at least one channel name');
 const schema = z.object({
-  channels: z.record(z.string().min(1), channelSchema).refine((c) => Object.keys(c).length > 0, 'configure at least one channel, e.g. { slack: slackChannel({ webhookUrl }) }'),
+  channels: z
+    .record(z.string().min(1), channelSchema)
+    .refine(
+      (c) => Object.keys(c).length > 0,
+      'configure at least one channel, e.g. { slack: slackChannel({ webhookUrl }) }',
+    ),
   routes: z.record(z.string().min(1), nameList).optional(),
   default: nameList.optional(),
 });
@@ -49,23 +54,34 @@ const schema = z.object({
  * configured is a {@link ConfigError} that lists the known names.
  */
 export function createRouting(config: RoutingConfig): Routing {
-  const c = parseOptions(schema, config, 'routing', 'it needs { channels: { name: channel }, routes: { role: [names] }, default?: [names] }.');
+  const c = parseOptions(
+    schema,
+    config,
+    'routing',
+    'it needs { channels: { name: channel }, routes: { role: [names] }, default?: [names] }.',
+  );
   const names = Object.keys(c.channels);
   const routes = c.routes ?? {};
   if (Object.keys(routes).length === 0 && c.default === undefined) {
-    throw new ConfigError('Routing sends nothing: add "routes" ({ role: [channel names] }) or a "default" list of channel names.');
+    throw new ConfigError(
+      'Routing sends nothing: add "routes" ({ role: [channel names] }) or a "default" list of channel names.',
+    );
   }
   const check = (list: readonly string[], where: string) => {
     for (const n of list) {
       if (!Object.hasOwn(c.channels, n)) {
-        throw new ConfigError(`${where} names channel "${n}", which is not configured. Known channels: ${names.map((x) => `"${x}"`).join(', ')}. Fix the name or add "${n}" to "channels".`, { channel: n, where });
+        throw new ConfigError(
+          `${where} names channel "${n}", which is not configured. Known channels: ${names.map((x) => `"${x}"`).join(', ')}. Fix the name or add "${n}" to "channels".`,
+          { channel: n, where },
+        );
       }
     }
   };
   for (const [role, list] of Object.entries(routes)) check(list, `routes["${role}"]`);
   if (c.default) check(c.default, 'default');
 
-  const pick = (list: readonly string[]): RoutedChannel[] => [...new Set(list)].map((name) => ({ name, channel: c.channels[name]! }));
+  const pick = (list: readonly string[]): RoutedChannel[] =>
+    [...new Set(list)].map((name) => ({ name, channel: c.channels[name]! }));
   return {
     channelNames: names,
     channelsFor(role) {

@@ -15,7 +15,12 @@ export interface SlackChannelOptions {
 }
 
 const schema = z.object({
-  webhookUrl: z.string().refine(isHttpUrl, 'must be the incoming webhook URL Slack gave you, such as "https://hooks.slack.com/services/T000/B000/XXXX"'),
+  webhookUrl: z
+    .string()
+    .refine(
+      isHttpUrl,
+      'must be the incoming webhook URL Slack gave you, such as "https://hooks.slack.com/services/T000/B000/XXXX"',
+    ),
   name: z.string().min(1).optional(),
   timeoutMs: z.number().int().positive().optional(),
 });
@@ -34,7 +39,13 @@ export function slackChannel(options: SlackChannelOptions): Channel {
   return {
     name,
     async send(message) {
-      await postOrThrow({ channel: name, url: o.webhookUrl, body: JSON.stringify(slackMessage(message)), headers: { 'Content-Type': 'application/json; charset=utf-8' }, timeoutMs });
+      await postOrThrow({
+        channel: name,
+        url: o.webhookUrl,
+        body: JSON.stringify(slackMessage(message)),
+        headers: { 'Content-Type': 'application/json; charset=utf-8' },
+        timeoutMs,
+      });
     },
   };
 }

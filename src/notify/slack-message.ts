@@ -14,7 +14,10 @@ export interface SlackText {
 export type SlackBlock =
   | { type: 'header'; text: SlackText }
   | { type: 'section'; text?: SlackText; fields?: SlackText[] }
-  | { type: 'actions'; elements: Array<{ type: 'button'; text: SlackText; url: string; action_id: string; style?: 'primary' }> }
+  | {
+      type: 'actions';
+      elements: Array<{ type: 'button'; text: SlackText; url: string; action_id: string; style?: 'primary' }>;
+    }
   | { type: 'context'; elements: SlackText[] };
 
 /** The JSON body posted to a Slack incoming webhook. */
@@ -58,23 +61,37 @@ export function slackMessage(m: NotificationMessage): SlackPayload {
   if (amount !== undefined) fields.push(md(`*Amount*\n${escapeSlack(amount)}`));
   fields.push(md(`*${m.kind === 'fyi' ? 'Told' : 'Required role'}*\n${escapeSlack(truncate(oneLine(m.role), 100))}`));
   if (m.kind === 'approval_requested') {
-    fields.push(md(`*Approvals*\n${m.approvalsRequired === 1 ? '1 reviewer' : `${m.approvalsRequired} different reviewers`}`));
+    fields.push(
+      md(`*Approvals*\n${m.approvalsRequired === 1 ? '1 reviewer' : `${m.approvalsRequired} different reviewers`}`),
+    );
     fields.push(md(`*Expires*\n${slackDate(m.expiresAt)}`, false));
   }
 
   const blocks: SlackBlock[] = [{ type: 'header', text: plain(title) }];
   const hidden = hiddenWarning(m.args);
   if (hidden !== undefined) blocks.push({ type: 'section', text: md(`:warning: *${escapeSlack(hidden)}*`) });
-  if (m.reason !== null) blocks.push({ type: 'section', text: md(`*Reason:* ${escapeSlack(truncate(oneLine(m.reason), 500))}`) });
+  if (m.reason !== null)
+    blocks.push({ type: 'section', text: md(`*Reason:* ${escapeSlack(truncate(oneLine(m.reason), 500))}`) });
   blocks.push({ type: 'section', fields });
   blocks.push({ type: 'section', text: md(argsText(m.args)) });
   if (m.reviewUrl !== null) {
     blocks.push({
       type: 'actions',
-      elements: [{ type: 'button', text: plain(m.kind === 'fyi' ? 'Open' : 'Review'), url: m.reviewUrl, action_id: 'interlock_review', ...(m.kind === 'fyi' ? {} : { style: 'primary' as const }) }],
+      elements: [
+        {
+          type: 'button',
+          text: plain(m.kind === 'fyi' ? 'Open' : 'Review'),
+          url: m.reviewUrl,
+          action_id: 'interlock_review',
+          ...(m.kind === 'fyi' ? {} : { style: 'primary' as const }),
+        },
+      ],
     });
   }
-  blocks.push({ type: 'context', elements: [md(`Interlock · ${m.kind === 'fyi' ? 'for information' : 'request'} ${escapeSlack(m.id)}`)] });
+  blocks.push({
+    type: 'context',
+    elements: [md(`Interlock · ${m.kind === 'fyi' ? 'for information' : 'request'} ${escapeSlack(m.id)}`)],
+  });
 
   const fallback = m.kind === 'fyi' ? `${title}` : `${title} (role ${oneLine(m.role)})`;
   return { text: escapeSlack(truncate(fallback, 300)), blocks };

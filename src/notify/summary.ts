@@ -24,7 +24,9 @@ export function summarizeArgs(args: Record<string, unknown>, limits: SummaryLimi
   const maxEntries = limits.maxEntries ?? 8;
   const maxValue = limits.maxValueLength ?? 80;
   const keys = Object.keys(args).sort((a, b) => (a === 'amount' ? -1 : b === 'amount' ? 1 : 0));
-  const lines = keys.slice(0, maxEntries).map((key) => ({ key: truncate(oneLine(key), 40), value: truncate(oneLine(valueText(args[key])), maxValue) }));
+  const lines = keys
+    .slice(0, maxEntries)
+    .map((key) => ({ key: truncate(oneLine(key), 40), value: truncate(oneLine(valueText(args[key])), maxValue) }));
   if (keys.length > maxEntries) lines.push({ key: '…', value: `${keys.length - maxEntries} more` });
   return lines;
 }

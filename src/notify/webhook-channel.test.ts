@@ -17,7 +17,11 @@ describe('webhookChannel', () => {
   after(() => server.close());
 
   it('posts signed JSON that the receiver verifies with verifyWebhookSignature', async () => {
-    server.answer((req) => (verifyWebhookSignature(req.body, req.headers['x-interlock-signature'], SECRET) ? { status: 204 } : { status: 401, body: 'bad signature' }));
+    server.answer((req) =>
+      verifyWebhookSignature(req.body, req.headers['x-interlock-signature'], SECRET)
+        ? { status: 204 }
+        : { status: 401, body: 'bad signature' },
+    );
     const hook = webhookChannel({ url: `${server.url}/hooks/interlock`, secret: SECRET, now: () => 1_767_607_200_000 });
     const n = server.received.length;
     await hook.send(hostileMessage(), { deliveryId: 'job_1', attempt: 1 });
@@ -38,7 +42,11 @@ describe('webhookChannel', () => {
   });
 
   it('fails when the receiver refuses the signature (wrong secret)', async () => {
-    server.answer((req) => (verifyWebhookSignature(req.body, req.headers['x-interlock-signature'], SECRET) ? { status: 200 } : { status: 401, body: 'bad signature' }));
+    server.answer((req) =>
+      verifyWebhookSignature(req.body, req.headers['x-interlock-signature'], SECRET)
+        ? { status: 200 }
+        : { status: 401, body: 'bad signature' },
+    );
     const hook = webhookChannel({ url: server.url, secret: 'another-secret-0123456789' });
     await assert.rejects(hook.send(hostileMessage()), (e: DeliveryError) => {
       assert.ok(e instanceof DeliveryError);
@@ -75,8 +83,14 @@ describe('webhookChannel', () => {
   });
 
   it('validates options at creation with a message saying how to fix them', () => {
-    assert.throws(() => webhookChannel({ url: 'ftp://x', secret: SECRET }), (e: Error) => e instanceof ConfigError && /url: must be an http\(s\) URL/.test(e.message));
-    assert.throws(() => webhookChannel({ url: 'https://x.example', secret: 'short' }), (e: Error) => e instanceof ConfigError && /openssl rand -hex 32/.test(e.message));
+    assert.throws(
+      () => webhookChannel({ url: 'ftp://x', secret: SECRET }),
+      (e: Error) => e instanceof ConfigError && /url: must be an http\(s\) URL/.test(e.message),
+    );
+    assert.throws(
+      () => webhookChannel({ url: 'https://x.example', secret: 'short' }),
+      (e: Error) => e instanceof ConfigError && /openssl rand -hex 32/.test(e.message),
+    );
   });
 });
 
@@ -85,7 +99,11 @@ describe('verifyWebhookSignature', () => {
   it('accepts the signature of the exact bytes and refuses anything else', () => {
     const sig = signWebhookBody(body, SECRET);
     assert.equal(verifyWebhookSignature(body, sig, SECRET), true);
-    assert.equal(verifyWebhookSignature(Buffer.from(body), sig.toUpperCase().replace('SHA256=', 'sha256='), SECRET), true, 'hex case does not matter');
+    assert.equal(
+      verifyWebhookSignature(Buffer.from(body), sig.toUpperCase().replace('SHA256=', 'sha256='), SECRET),
+      true,
+      'hex case does not matter',
+    );
     assert.equal(verifyWebhookSignature('{"a":2}', sig, SECRET), false, 'tampered body');
     assert.equal(verifyWebhookSignature(body, sig, 'wrong-secret-0123456789'), false, 'wrong secret');
     assert.equal(verifyWebhookSignature(body, sig.slice(7), SECRET), false, 'missing sha256= prefix');

@@ -85,7 +85,14 @@ export function webhookChannel(options: WebhookChannelOptions): Channel {
     name,
     async send(message, delivery) {
       const sentAt = now();
-      const payload: WebhookBody = { schemaVersion: 1, type: message.kind, deliveryId: delivery?.deliveryId ?? null, sentAt, message, summary: webhookSummary(message) };
+      const payload: WebhookBody = {
+        schemaVersion: 1,
+        type: message.kind,
+        deliveryId: delivery?.deliveryId ?? null,
+        sentAt,
+        message,
+        summary: webhookSummary(message),
+      };
       const body = JSON.stringify(payload);
       const headers: Record<string, string> = {
         'Content-Type': 'application/json',

@@ -24,7 +24,11 @@ export function signWebhookBody(body: string | Uint8Array, secret: string): stri
  *   return;
  * }
  */
-export function verifyWebhookSignature(body: string | Uint8Array, header: string | readonly string[] | null | undefined, secret: string): boolean {
+export function verifyWebhookSignature(
+  body: string | Uint8Array,
+  header: string | readonly string[] | null | undefined,
+  secret: string,
+): boolean {
   if (typeof header !== 'string' || secret.length === 0) return false;
   const expected = Buffer.from(signWebhookBody(body, secret), 'utf8');
   const given = Buffer.from(header.trim().toLowerCase(), 'utf8');

@@ -13,7 +13,11 @@ import type { RouteDeps } from './types.ts';
 export async function visibleRequest(deps: RouteDeps, p: Principal, id: string): Promise<ApprovalRequest> {
   const req = await deps.interlock.getRequestOrThrow(id);
   if (!canSeeRole(p, req.role)) {
-    throw new ForbiddenError('forbidden_role', `Approval request ${id} is for role "${req.role}", which you do not have.`, { requestId: id, requiredRole: req.role });
+    throw new ForbiddenError(
+      'forbidden_role',
+      `Approval request ${id} is for role "${req.role}", which you do not have.`,
+      { requestId: id, requiredRole: req.role },
+    );
   }
   return req;
 }
@@ -25,7 +29,11 @@ export async function visibleThread(deps: RouteDeps, p: Principal, id: string): 
   if (!p.operator) {
     const mine = await deps.interlock.listRequests({ threadId: id, roles: p.roles, limit: 1 });
     if (mine.items.length === 0) {
-      throw new ForbiddenError('forbidden_role', `Thread ${id} has no approval request for your roles; only operators and its reviewers may read it.`, { threadId: id });
+      throw new ForbiddenError(
+        'forbidden_role',
+        `Thread ${id} has no approval request for your roles; only operators and its reviewers may read it.`,
+        { threadId: id },
+      );
     }
   }
   return thread;
@@ -35,7 +43,14 @@ export async function visibleThread(deps: RouteDeps, p: Principal, id: string): 
  * Record that `p` read a thread's personal data unmasked (`raw_viewed`), before
  * the answer leaves: an unaudited raw read never happens.
  */
-export async function auditRawView(deps: RouteDeps, p: Principal, threadId: string, surface: 'api' | 'web'): Promise<void> {
+export async function auditRawView(
+  deps: RouteDeps,
+  p: Principal,
+  threadId: string,
+  surface: 'api' | 'web',
+): Promise<void> {
   const { interlock } = deps;
-  await interlock.audit.record([{ type: 'raw_viewed', actor: `reviewer:${p.id}`, threadId, payload: { surface, what: 'thread messages' } }]);
+  await interlock.audit.record([
+    { type: 'raw_viewed', actor: `reviewer:${p.id}`, threadId, payload: { surface, what: 'thread messages' } },
+  ]);
 }

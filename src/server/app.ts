@@ -4,7 +4,14 @@ import { z } from 'zod';
 import { ConfigError, ValidationError } from '../core/index.ts';
 import type { Interlock } from '../engine/index.ts';
 import { authenticate, requireOperator, safeEqual, storeReviewerAuth, type ReviewerAuth } from './auth.ts';
-import { errorHandler, MethodNotAllowedError, methodsByPath, PayloadTooLargeError, RouteNotFoundError, type ServerLogger } from './errors.ts';
+import {
+  errorHandler,
+  MethodNotAllowedError,
+  methodsByPath,
+  PayloadTooLargeError,
+  RouteNotFoundError,
+  type ServerLogger,
+} from './errors.ts';
 import { createMetrics, type MetricsOptions } from './metrics.ts';
 import { openApiDocument } from './openapi.ts';
 import { createRateLimiter, type RateLimiter, type RateLimitOptions } from './rate-limit.ts';
@@ -118,15 +125,26 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     throw new ConfigError('createApp requires "interlock": pass createInterlock({ store, policy }).');
   }
   if (options.baseUrl !== undefined && !URL.canParse(options.baseUrl)) {
-    throw new ConfigError(`createApp "baseUrl" must be an absolute URL such as "https://interlock.example.com", not "${options.baseUrl}".`);
+    throw new ConfigError(
+      `createApp "baseUrl" must be an absolute URL such as "https://interlock.example.com", not "${options.baseUrl}".`,
+    );
   }
   const { interlock } = options;
   const maxBody = options.maxBodyBytes ?? 64 * 1024;
-  const logger: ServerLogger = options.logger ?? { error: (message, meta) => console.error(`[interlock] ${message}`, meta) };
-  const limiter = options.rateLimit === false ? undefined : createRateLimiter(options.rateLimit ?? { capacity: 30, windowMs: 10_000 });
+  const logger: ServerLogger = options.logger ?? {
+    error: (message, meta) => console.error(`[interlock] ${message}`, meta),
+  };
+  const limiter =
+    options.rateLimit === false
+      ? undefined
+      : createRateLimiter(options.rateLimit ?? { capacity: 30, windowMs: 10_000 });
   const metrics = createMetrics(interlock, options.metrics);
   const streams = new Set<() => void>();
-  const deps: RouteDeps = { interlock, threads: options.threads, argsSchema: argsSchemaResolver(interlock, options.toolSchemas) };
+  const deps: RouteDeps = {
+    interlock,
+    threads: options.threads,
+    argsSchema: argsSchemaResolver(interlock, options.toolSchemas),
+  };
   const baseReviewers = options.reviewers ?? storeReviewerAuth(interlock.reviewers);
   const reviewers = options.ui ? options.ui.withSessions(baseReviewers, interlock) : baseReviewers;
   const auth = authenticate(reviewers, options.baseUrl ? new URL(options.baseUrl).origin : undefined);
@@ -163,7 +181,9 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.use('/api/*', async (c, next) => {
     // Tokens in URLs leak into logs, proxies and browser history: refuse them outright.
     if (c.req.query('token') !== undefined || c.req.query('access_token') !== undefined) {
-      throw new ValidationError('Tokens are not accepted in the URL; send "Authorization: Bearer <token>".', [{ path: 'query.token', message: 'not allowed' }]);
+      throw new ValidationError('Tokens are not accepted in the URL; send "Authorization: Bearer <token>".', [
+        { path: 'query.token', message: 'not allowed' },
+      ]);
     }
     await next();
   });
@@ -175,11 +195,28 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route('/api/v1', approvalRoutes(deps, limiter));
   app.route('/api/v1', auditRoutes(deps));
   app.route('/api/v1', threadRoutes(deps));
-  app.route('/api/v1', eventRoutes(deps, { heartbeatMs: options.heartbeatMs ?? 15_000, maxBuffered: 1000, open: streams, maxPerReviewer: options.maxStreamsPerReviewer ?? 8 }));
-  app.route('/', healthRoutes({ name: interlock.storeName, getAuditHeads: () => interlock.audit.getAuditHeads() }, { readyTimeoutMs: 2000 }));
+  app.route(
+    '/api/v1',
+    eventRoutes(deps, {
+      heartbeatMs: options.heartbeatMs ?? 15_000,
+      maxBuffered: 1000,
+      open: streams,
+      maxPerReviewer: options.maxStreamsPerReviewer ?? 8,
+    }),
+  );
+  app.route(
+    '/',
+    healthRoutes(
+      { name: interlock.storeName, getAuditHeads: () => interlock.audit.getAuditHeads() },
+      { readyTimeoutMs: 2000 },
+    ),
+  );
 
   const scraperToken = options.metrics?.token;
-  if (scraperToken !== undefined && scraperToken.length < 16) throw new ConfigError('metrics.token (INTERLOCK_METRICS_TOKEN) must be at least 16 characters; generate one with `openssl rand -hex 24`.');
+  if (scraperToken !== undefined && scraperToken.length < 16)
+    throw new ConfigError(
+      'metrics.token (INTERLOCK_METRICS_TOKEN) must be at least 16 characters; generate one with `openssl rand -hex 24`.',
+    );
   if (scraperToken !== undefined || options.metrics?.public === false) {
     const metricsAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
       // The scraper's own token, compared in constant time; otherwise an operator's credentials.

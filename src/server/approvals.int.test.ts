@@ -3,8 +3,23 @@ import assert from 'node:assert/strict';
 import { allBackends } from '../testing/backends.ts';
 import { guard, startServerFixture, type ServerFixture } from '../../test/support/server-fixture.ts';
 
-type ErrorBody = { error: { code: string; message: string; details?: { issues?: Array<{ path: string; message: string }> } & Record<string, unknown> } };
-type Summary = { id: string; status: string; version: number; actionHash: string; tool: string; requiredRole: string; threadId: string; args: Record<string, unknown> };
+type ErrorBody = {
+  error: {
+    code: string;
+    message: string;
+    details?: { issues?: Array<{ path: string; message: string }> } & Record<string, unknown>;
+  };
+};
+type Summary = {
+  id: string;
+  status: string;
+  version: number;
+  actionHash: string;
+  tool: string;
+  requiredRole: string;
+  threadId: string;
+  args: Record<string, unknown>;
+};
 type Page = { items: Summary[]; nextCursor: string | null };
 
 for (const backend of allBackends()) {
@@ -18,25 +33,38 @@ for (const backend of allBackends()) {
       await f.close();
     });
 
-    const decide = (id: string, who: 'alice' | 'bob' | 'carol' | 'olga', body: unknown) => f.call<ErrorBody & { outcome: string; request: Summary; newRequestId?: string }>(`/api/v1/approvals/${id}/decision`, who, { body });
+    const decide = (id: string, who: 'alice' | 'bob' | 'carol' | 'olga', body: unknown) =>
+      f.call<ErrorBody & { outcome: string; request: Summary; newRequestId?: string }>(
+        `/api/v1/approvals/${id}/decision`,
+        who,
+        { body },
+      );
 
     it('401 without a token, with a bad token, with a malformed header, with a revoked token', async () => {
       const none = await f.call<ErrorBody>('/api/v1/approvals', null);
       assert.equal(none.status, 401);
       assert.equal(none.body.error.code, 'unauthorized');
       assert.match(none.headers.get('www-authenticate') ?? '', /^Bearer/);
-      const bad = await f.call<ErrorBody>('/api/v1/approvals', null, { headers: { authorization: `Bearer il_${'A'.repeat(43)}` } });
+      const bad = await f.call<ErrorBody>('/api/v1/approvals', null, {
+        headers: { authorization: `Bearer il_${'A'.repeat(43)}` },
+      });
       assert.equal(bad.status, 401);
       assert.equal(bad.body.error.code, 'unauthorized');
-      const garbage = await f.call<ErrorBody>('/api/v1/approvals', null, { headers: { authorization: 'Bearer not-a-token' } });
+      const garbage = await f.call<ErrorBody>('/api/v1/approvals', null, {
+        headers: { authorization: 'Bearer not-a-token' },
+      });
       assert.equal(garbage.status, 401);
-      const basic = await f.call<ErrorBody>('/api/v1/approvals', null, { headers: { authorization: 'Basic YWxpY2U6c2VjcmV0' } });
+      const basic = await f.call<ErrorBody>('/api/v1/approvals', null, {
+        headers: { authorization: 'Basic YWxpY2U6c2VjcmV0' },
+      });
       assert.equal(basic.status, 401);
       const revoked = await f.call<ErrorBody>('/api/v1/approvals', 'revoked');
       assert.equal(revoked.status, 401);
       assert.equal(revoked.body.error.code, 'token_revoked');
       const req = await f.pauseRefund(800);
-      const decision = await f.call<ErrorBody>(`/api/v1/approvals/${req.id}/decision`, 'revoked', { body: { type: 'approve', ...guard(req) } });
+      const decision = await f.call<ErrorBody>(`/api/v1/approvals/${req.id}/decision`, 'revoked', {
+        body: { type: 'approve', ...guard(req) },
+      });
       assert.equal(decision.status, 401, 'a revoked reviewer cannot decide');
       assert.equal((await f.interlock.getRequestOrThrow(req.id)).status, 'pending');
     });
@@ -57,7 +85,13 @@ for (const backend of allBackends()) {
 
     it('serves the review packet: schema of the args, untrusted redacted evidence, allowed decisions per viewer', async () => {
       const req = await f.pauseRefund(800);
-      const r = await f.call<Record<string, unknown> & { untrusted: { evidence: Record<string, string> }; argsSchema: { properties: Record<string, unknown> }; allowedDecisions: string[] }>(`/api/v1/approvals/${req.id}`, 'alice');
+      const r = await f.call<
+        Record<string, unknown> & {
+          untrusted: { evidence: Record<string, string> };
+          argsSchema: { properties: Record<string, unknown> };
+          allowedDecisions: string[];
+        }
+      >(`/api/v1/approvals/${req.id}`, 'alice');
       assert.equal(r.status, 200);
       const p = r.body;
       assert.equal(p.tool, 'issue_refund');
@@ -77,7 +111,11 @@ for (const backend of allBackends()) {
       assert.equal(p.resolution, null);
       assert.equal(p.supersededBy, null);
       assert.deepEqual(Object.keys(p.argsSchema.properties).sort(), ['amount', 'customerId', 'orderId']);
-      assert.equal(p.untrusted.evidence.customerMessage, 'Refund me now! <script>alert(1)</script> mail j***@example.com', 'redacted, and returned as data, not markup');
+      assert.equal(
+        p.untrusted.evidence.customerMessage,
+        'Refund me now! <script>alert(1)</script> mail j***@example.com',
+        'redacted, and returned as data, not markup',
+      );
       assert.equal('evidence' in p, false, 'evidence appears only under untrusted');
       assert.equal('context' in p, false, 'the policy context stays on the server');
       assert.deepEqual(p.allowedDecisions, ['approve', 'edit', 'reject', 'respond']);
@@ -118,7 +156,10 @@ for (const backend of allBackends()) {
       const again = await decide(req.id, 'bob', { type: 'reject', expectedVersion: 2, actionHash: req.actionHash });
       assert.equal(again.status, 409);
       assert.equal(again.body.error.code, 'already_resolved');
-      const packet = await f.call<{ allowedDecisions: string[]; resolution: { type: string; at: string } }>(`/api/v1/approvals/${req.id}`, 'bob');
+      const packet = await f.call<{ allowedDecisions: string[]; resolution: { type: string; at: string } }>(
+        `/api/v1/approvals/${req.id}`,
+        'bob',
+      );
       assert.deepEqual(packet.body.allowedDecisions, []);
       assert.equal(packet.body.resolution.type, 'approve');
       assert.equal(packet.body.resolution.at, new Date(f.clock.now()).toISOString());
@@ -154,38 +195,74 @@ for (const backend of allBackends()) {
       const first = await decide(quorum.id, 'alice', { type: 'approve', ...guard(quorum) });
       assert.equal(first.status, 200);
       assert.equal(first.body.outcome, 'pending');
-      const dup = await decide(quorum.id, 'alice', { type: 'approve', expectedVersion: 2, actionHash: quorum.actionHash });
+      const dup = await decide(quorum.id, 'alice', {
+        type: 'approve',
+        expectedVersion: 2,
+        actionHash: quorum.actionHash,
+      });
       assert.equal(dup.status, 403);
       assert.equal(dup.body.error.code, 'duplicate_reviewer');
-      const packet = await f.call<{ approvedBy: string[]; allowedDecisions: string[] }>(`/api/v1/approvals/${quorum.id}`, 'alice');
+      const packet = await f.call<{ approvedBy: string[]; allowedDecisions: string[] }>(
+        `/api/v1/approvals/${quorum.id}`,
+        'alice',
+      );
       assert.deepEqual(packet.body.approvedBy, [f.ids.alice]);
-      assert.deepEqual(packet.body.allowedDecisions, ['edit', 'reject', 'respond'], 'alice already approved: she may change her mind, not approve twice');
-      const second = await decide(quorum.id, 'bob', { type: 'approve', expectedVersion: 2, actionHash: quorum.actionHash });
+      assert.deepEqual(
+        packet.body.allowedDecisions,
+        ['edit', 'reject', 'respond'],
+        'alice already approved: she may change her mind, not approve twice',
+      );
+      const second = await decide(quorum.id, 'bob', {
+        type: 'approve',
+        expectedVersion: 2,
+        actionHash: quorum.actionHash,
+      });
       assert.equal(second.body.outcome, 'authorized');
     });
 
     it('400 with per-field issues: bad JSON, unknown fields, wrong types, missing edit args, invalid edited args', async () => {
       const req = await f.pauseRefund(800);
       const url = `/api/v1/approvals/${req.id}/decision`;
-      const notJson = await f.call<ErrorBody>(url, 'alice', { rawBody: '{"type": "approve",', headers: { 'content-type': 'application/json' } });
+      const notJson = await f.call<ErrorBody>(url, 'alice', {
+        rawBody: '{"type": "approve",',
+        headers: { 'content-type': 'application/json' },
+      });
       assert.equal(notJson.status, 400);
       assert.equal(notJson.body.error.code, 'invalid_input');
 
-      const wrong = await decide(req.id, 'alice', { type: 'maybe', expectedVersion: '1', actionHash: req.actionHash, extra: true });
+      const wrong = await decide(req.id, 'alice', {
+        type: 'maybe',
+        expectedVersion: '1',
+        actionHash: req.actionHash,
+        extra: true,
+      });
       assert.equal(wrong.status, 400);
       const paths = wrong.body.error.details?.issues?.map((i) => i.path).sort();
       assert.deepEqual(paths, ['(root)', 'expectedVersion', 'type'], JSON.stringify(wrong.body));
 
       const noArgs = await decide(req.id, 'alice', { type: 'edit', ...guard(req) });
       assert.equal(noArgs.status, 400);
-      assert.deepEqual(noArgs.body.error.details?.issues?.map((i) => i.path), ['args']);
+      assert.deepEqual(
+        noArgs.body.error.details?.issues?.map((i) => i.path),
+        ['args'],
+      );
 
-      const badArgs = await decide(req.id, 'alice', { type: 'edit', ...guard(req), args: { orderId: 'ORD-1', customerId: 'c1', amount: -5, extra: 1 } });
+      const badArgs = await decide(req.id, 'alice', {
+        type: 'edit',
+        ...guard(req),
+        args: { orderId: 'ORD-1', customerId: 'c1', amount: -5, extra: 1 },
+      });
       assert.equal(badArgs.status, 400);
       assert.equal(badArgs.body.error.code, 'invalid_input');
       const issues = badArgs.body.error.details?.issues ?? [];
-      assert.ok(issues.some((i) => i.path === 'args.amount'), JSON.stringify(issues));
-      assert.ok(issues.some((i) => i.path === 'args'), 'the unknown key is named too');
+      assert.ok(
+        issues.some((i) => i.path === 'args.amount'),
+        JSON.stringify(issues),
+      );
+      assert.ok(
+        issues.some((i) => i.path === 'args'),
+        'the unknown key is named too',
+      );
       assert.equal((await f.interlock.getRequestOrThrow(req.id)).status, 'pending', 'invalid input changed nothing');
     });
 
@@ -201,7 +278,10 @@ for (const backend of allBackends()) {
       assert.equal(raised.status, 200);
       assert.equal(raised.body.outcome, 'superseded');
       assert.ok(raised.body.newRequestId);
-      const next = await f.call<{ approvalsRequired: number; parentId: string }>(`/api/v1/approvals/${raised.body.newRequestId}`, 'bob');
+      const next = await f.call<{ approvalsRequired: number; parentId: string }>(
+        `/api/v1/approvals/${raised.body.newRequestId}`,
+        'bob',
+      );
       assert.equal(next.body.approvalsRequired, 2);
       assert.equal(next.body.parentId, r2.id);
       const old = await f.call<{ supersededBy: string }>(`/api/v1/approvals/${r2.id}`, 'bob');
@@ -223,7 +303,10 @@ for (const backend of allBackends()) {
       const r = await decide(req.id, 'alice', { type: 'approve', ...guard(req) });
       assert.equal(r.status, 410);
       assert.equal(r.body.error.code, 'request_expired');
-      const packet = await f.call<{ allowedDecisions: string[]; status: string }>(`/api/v1/approvals/${req.id}`, 'alice');
+      const packet = await f.call<{ allowedDecisions: string[]; status: string }>(
+        `/api/v1/approvals/${req.id}`,
+        'alice',
+      );
       assert.equal(packet.body.status, 'pending', 'the sweeper has not run yet');
       assert.deepEqual(packet.body.allowedDecisions, [], 'but nothing can be decided');
       await f.interlock.expireDue();
@@ -243,7 +326,10 @@ for (const backend of allBackends()) {
           controller.close();
         },
       });
-      const s = await f.call<ErrorBody>(`/api/v1/approvals/${req.id}/decision`, 'alice', { rawBody: chunked, headers: { 'content-type': 'application/json' } });
+      const s = await f.call<ErrorBody>(`/api/v1/approvals/${req.id}/decision`, 'alice', {
+        rawBody: chunked,
+        headers: { 'content-type': 'application/json' },
+      });
       assert.equal(s.status, 413);
       assert.equal(s.body.error.code, 'payload_too_large');
       assert.equal((await f.interlock.getRequestOrThrow(req.id)).status, 'pending');
@@ -252,11 +338,28 @@ for (const backend of allBackends()) {
     it('the story tells what was proposed, who decided, what ran', async () => {
       const req = await f.pauseRefund(800);
       await decide(req.id, 'alice', { type: 'approve', ...guard(req) });
-      await f.interlock.executeOnce({ key: `${req.id}:${req.actionHash}`, tool: req.tool, args: req.args, requestId: req.id, threadId: req.threadId }, async () => ({ refundId: 'rf_1' }));
-      const s = await f.call<{ request: Summary; proposed: { tool: string }; decisions: Array<{ type: string; by: string }>; executions: unknown[] }>(`/api/v1/approvals/${req.id}/story`, 'bob');
+      await f.interlock.executeOnce(
+        {
+          key: `${req.id}:${req.actionHash}`,
+          tool: req.tool,
+          args: req.args,
+          requestId: req.id,
+          threadId: req.threadId,
+        },
+        async () => ({ refundId: 'rf_1' }),
+      );
+      const s = await f.call<{
+        request: Summary;
+        proposed: { tool: string };
+        decisions: Array<{ type: string; by: string }>;
+        executions: unknown[];
+      }>(`/api/v1/approvals/${req.id}/story`, 'bob');
       assert.equal(s.status, 200);
       assert.equal(s.body.proposed.tool, 'issue_refund');
-      assert.deepEqual(s.body.decisions.map((d) => [d.type, d.by]), [['approved', `reviewer:${f.ids.alice}`]]);
+      assert.deepEqual(
+        s.body.decisions.map((d) => [d.type, d.by]),
+        [['approved', `reviewer:${f.ids.alice}`]],
+      );
       assert.equal(s.body.executions.length, 1);
       assert.equal(s.body.request.status, 'executed');
       assert.equal((await f.call(`/api/v1/approvals/${req.id}/story`, 'carol')).status, 403);
@@ -275,14 +378,19 @@ for (const backend of allBackends()) {
       await f.pauseWire();
       f.clock.advance(1000);
       const decided = await f.pauseRefund(900);
-      await f.interlock.decide(decided.id, { type: 'reject', ...guard(decided), message: 'no' }, { id: f.ids.bob, roles: ['supervisor'] });
+      await f.interlock.decide(
+        decided.id,
+        { type: 'reject', ...guard(decided), message: 'no' },
+        { id: f.ids.bob, roles: ['supervisor'] },
+      );
     });
     after(async () => {
       assert.deepEqual(f.logged, []);
       await f.close();
     });
 
-    const list = (q: string, who: 'alice' | 'carol' | 'olga' = 'alice') => f.call<Page & ErrorBody>(`/api/v1/approvals${q}`, who);
+    const list = (q: string, who: 'alice' | 'carol' | 'olga' = 'alice') =>
+      f.call<Page & ErrorBody>(`/api/v1/approvals${q}`, who);
 
     it('shows non-operators only their roles; operators everything', async () => {
       const alice = await list('');
@@ -290,7 +398,10 @@ for (const backend of allBackends()) {
       assert.equal(alice.body.items.length, 6);
       assert.ok(alice.body.items.every((r) => r.requiredRole === 'supervisor'));
       const carol = await list('', 'carol');
-      assert.deepEqual(carol.body.items.map((r) => r.tool), ['wire_funds']);
+      assert.deepEqual(
+        carol.body.items.map((r) => r.tool),
+        ['wire_funds'],
+      );
       const olga = await list('', 'olga');
       assert.equal(olga.body.items.length, 7);
       assert.equal((await list('?role=finance')).body.items.length, 0, 'asking for another role shows nothing');
@@ -311,7 +422,9 @@ for (const backend of allBackends()) {
       let cursor: string | null = null;
       let pages = 0;
       do {
-        const r: Awaited<ReturnType<typeof list>> = await list(`?status=pending&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+        const r: Awaited<ReturnType<typeof list>> = await list(
+          `?status=pending&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        );
         assert.equal(r.status, 200);
         seen.push(...r.body.items.map((i) => i.id));
         cursor = r.body.nextCursor;
@@ -346,14 +459,29 @@ for (const backend of allBackends()) {
     it('429 rate_limited after the burst, per reviewer, with Retry-After', async () => {
       const req = await f.pauseRefund(800);
       const statuses: number[] = [];
-      for (let i = 0; i < 4; i++) statuses.push((await f.call(`/api/v1/approvals/${req.id}/decision`, 'alice', { body: { type: 'approve', expectedVersion: 99, actionHash: req.actionHash } })).status);
+      for (let i = 0; i < 4; i++)
+        statuses.push(
+          (
+            await f.call(`/api/v1/approvals/${req.id}/decision`, 'alice', {
+              body: { type: 'approve', expectedVersion: 99, actionHash: req.actionHash },
+            })
+          ).status,
+        );
       assert.deepEqual(statuses, [409, 409, 409, 429]);
-      const limited = await f.call<ErrorBody>(`/api/v1/approvals/${req.id}/decision`, 'alice', { body: { type: 'approve', ...guard(req) } });
+      const limited = await f.call<ErrorBody>(`/api/v1/approvals/${req.id}/decision`, 'alice', {
+        body: { type: 'approve', ...guard(req) },
+      });
       assert.equal(limited.status, 429);
       assert.equal(limited.body.error.code, 'rate_limited');
       assert.ok(Number(limited.headers.get('retry-after')) >= 1);
-      assert.equal((await f.interlock.getRequestOrThrow(req.id)).status, 'pending', 'the limited decision did not land');
-      const bob = await f.call<{ outcome: string }>(`/api/v1/approvals/${req.id}/decision`, 'bob', { body: { type: 'approve', ...guard(req) } });
+      assert.equal(
+        (await f.interlock.getRequestOrThrow(req.id)).status,
+        'pending',
+        'the limited decision did not land',
+      );
+      const bob = await f.call<{ outcome: string }>(`/api/v1/approvals/${req.id}/decision`, 'bob', {
+        body: { type: 'approve', ...guard(req) },
+      });
       assert.equal(bob.status, 200, 'another reviewer has their own bucket');
       assert.equal((await f.call('/api/v1/approvals', 'alice')).status, 200, 'reads are not limited');
     });

@@ -1,7 +1,14 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
-import { ConfigError, ForbiddenError, InterlockUsageError, newId, ValidationError, type Reviewer } from '../core/index.ts';
+import {
+  ConfigError,
+  ForbiddenError,
+  InterlockUsageError,
+  newId,
+  ValidationError,
+  type Reviewer,
+} from '../core/index.ts';
 import type { ReviewerRow, StoreTx } from '../store/types.ts';
 import { UnauthorizedError } from './errors.ts';
 import type { AppEnv, Principal } from './types.ts';
@@ -29,7 +36,9 @@ const TOKEN_SHAPE = /^il_[A-Za-z0-9_-]{43}$/;
 export type { Principal } from './types.ts';
 
 /** What checking a credential found. */
-export type AuthOutcome = { ok: true; reviewer: Reviewer & { name: string } } | { ok: false; reason: 'invalid' | 'revoked'; /** Whose revoked credential it was. */ reviewerId?: string };
+export type AuthOutcome =
+  | { ok: true; reviewer: Reviewer & { name: string } }
+  | { ok: false; reason: 'invalid' | 'revoked'; /** Whose revoked credential it was. */ reviewerId?: string };
 
 /**
  * Turns credentials into reviewers. The default checks API tokens against the
@@ -70,11 +79,17 @@ export async function createReviewer(
   opts: { name: string; roles: readonly string[]; id?: string; now?: number },
 ): Promise<{ reviewer: ReviewerRow; token: string }> {
   const issues = [];
-  if (typeof opts?.name !== 'string' || opts.name.trim() === '') issues.push({ path: 'name', message: 'a non-empty name is required' });
-  if (!Array.isArray(opts?.roles) || opts.roles.length === 0 || opts.roles.some((r) => typeof r !== 'string' || r.trim() === '')) {
+  if (typeof opts?.name !== 'string' || opts.name.trim() === '')
+    issues.push({ path: 'name', message: 'a non-empty name is required' });
+  if (
+    !Array.isArray(opts?.roles) ||
+    opts.roles.length === 0 ||
+    opts.roles.some((r) => typeof r !== 'string' || r.trim() === '')
+  ) {
     issues.push({ path: 'roles', message: 'at least one non-empty role is required, e.g. ["supervisor"]' });
   }
-  if (issues.length > 0) throw new ValidationError('createReviewer needs { name, roles }: a name and at least one role.', issues);
+  if (issues.length > 0)
+    throw new ValidationError('createReviewer needs { name, roles }: a name and at least one role.', issues);
   const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
   const reviewer: ReviewerRow = {
     id: opts.id ?? newId<string>('rev'),
@@ -97,7 +112,12 @@ export function storeReviewerAuth(store: Pick<StoreTx, 'getReviewerByTokenHash'>
       const hash = hashToken(token);
       const row = await store.getReviewerByTokenHash(hash);
       // The lookup is by hash; the comparison guards a backend that matched loosely, in constant time.
-      if (!row || row.tokenHash.length !== hash.length || !timingSafeEqual(Buffer.from(row.tokenHash), Buffer.from(hash))) return { ok: false, reason: 'invalid' };
+      if (
+        !row ||
+        row.tokenHash.length !== hash.length ||
+        !timingSafeEqual(Buffer.from(row.tokenHash), Buffer.from(hash))
+      )
+        return { ok: false, reason: 'invalid' };
       if (row.revoked) return { ok: false, reason: 'revoked', reviewerId: row.id };
       return { ok: true, reviewer: { id: row.id, name: row.name, roles: row.roles } };
     },
@@ -112,8 +132,18 @@ function bearerToken(header: string | undefined): string | undefined {
 }
 
 function refuse(outcome: Extract<AuthOutcome, { ok: false }>, via: Principal['via']): never {
-  if (outcome.reason === 'revoked') throw new UnauthorizedError('token_revoked', 'This token was revoked; ask an operator for a new one.', outcome.reviewerId);
-  throw new UnauthorizedError('unauthorized', via === 'bearer' ? 'The token is not valid; check it, or ask an operator for a new one.' : 'The session is not valid or has ended; sign in again.');
+  if (outcome.reason === 'revoked')
+    throw new UnauthorizedError(
+      'token_revoked',
+      'This token was revoked; ask an operator for a new one.',
+      outcome.reviewerId,
+    );
+  throw new UnauthorizedError(
+    'unauthorized',
+    via === 'bearer'
+      ? 'The token is not valid; check it, or ask an operator for a new one.'
+      : 'The session is not valid or has ended; sign in again.',
+  );
 }
 
 /**
@@ -126,7 +156,9 @@ function refuse(outcome: Extract<AuthOutcome, { ok: false }>, via: Principal['vi
  */
 export function authenticate(auth: ReviewerAuth, origin?: string): MiddlewareHandler<AppEnv> {
   if (auth.verifySession && !auth.csrfToken) {
-    throw new ConfigError('A ReviewerAuth with "verifySession" also needs "csrfToken(session)": cookie-authenticated writes must be protected against cross-site requests.');
+    throw new ConfigError(
+      'A ReviewerAuth with "verifySession" also needs "csrfToken(session)": cookie-authenticated writes must be protected against cross-site requests.',
+    );
   }
   return async (c, next) => {
     const token = bearerToken(c.req.header('authorization'));
@@ -140,11 +172,21 @@ export function authenticate(auth: ReviewerAuth, origin?: string): MiddlewareHan
       if (session) {
         const outcome = await auth.verifySession(session);
         if (!outcome.ok) refuse(outcome, 'session');
-        if (!['GET', 'HEAD', 'OPTIONS'].includes(c.req.method)) checkCsrf(c.req.header('origin'), c.req.header(CSRF_HEADER), origin ?? new URL(c.req.url).origin, auth.csrfToken!(session));
+        if (!['GET', 'HEAD', 'OPTIONS'].includes(c.req.method))
+          checkCsrf(
+            c.req.header('origin'),
+            c.req.header(CSRF_HEADER),
+            origin ?? new URL(c.req.url).origin,
+            auth.csrfToken!(session),
+          );
         principal = toPrincipal(outcome.reviewer, 'session');
       }
     }
-    if (!principal) throw new UnauthorizedError('unauthorized', 'Authentication required: send "Authorization: Bearer <token>". Ask an operator for a token.');
+    if (!principal)
+      throw new UnauthorizedError(
+        'unauthorized',
+        'Authentication required: send "Authorization: Bearer <token>". Ask an operator for a token.',
+      );
     c.set('principal', principal);
     await next();
   };
@@ -155,12 +197,21 @@ export function authenticate(auth: ReviewerAuth, origin?: string): MiddlewareHan
  * (SameSite=Strict already keeps the cookie off most cross-site requests), and
  * the request must carry the session's CSRF token, which another site cannot read.
  */
-export function checkCsrf(requestOrigin: string | undefined, sent: string | undefined, ownOrigin: string, expected: string): void {
+export function checkCsrf(
+  requestOrigin: string | undefined,
+  sent: string | undefined,
+  ownOrigin: string,
+  expected: string,
+): void {
   if (requestOrigin !== ownOrigin) {
-    throw new CsrfError('A write with a session cookie must come from this server\'s own pages (Origin header mismatch). Reload the page and try again.');
+    throw new CsrfError(
+      "A write with a session cookie must come from this server's own pages (Origin header mismatch). Reload the page and try again.",
+    );
   }
   if (sent === undefined || !safeEqual(sent, expected)) {
-    throw new CsrfError('A write with a session cookie must carry the page\'s CSRF token (X-CSRF-Token). Reload the page and try again.');
+    throw new CsrfError(
+      "A write with a session cookie must carry the page's CSRF token (X-CSRF-Token). Reload the page and try again.",
+    );
   }
 }
 
@@ -175,5 +226,8 @@ export function canSeeRole(p: Principal, role: string): boolean {
 
 /** Refuse callers without the operator role. */
 export function requireOperator(p: Principal, what: string): void {
-  if (!p.operator) throw new ForbiddenError('forbidden_role', `Only reviewers with the "${OPERATOR_ROLE}" role may ${what}.`, { requiredRole: OPERATOR_ROLE });
+  if (!p.operator)
+    throw new ForbiddenError('forbidden_role', `Only reviewers with the "${OPERATOR_ROLE}" role may ${what}.`, {
+      requiredRole: OPERATOR_ROLE,
+    });
 }

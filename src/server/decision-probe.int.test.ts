@@ -19,20 +19,33 @@ for (const backend of allBackends()) {
       const req = await f.pauseRefund(900);
       const get = await f.call<ErrorBody>(`/api/v1/approvals/${req.id}`, 'carol');
       assert.equal(get.status, 403);
-      const probe = (body: Record<string, unknown>) => f.call<ErrorBody>(`/api/v1/approvals/${req.id}/decision`, 'carol', { body });
+      const probe = (body: Record<string, unknown>) =>
+        f.call<ErrorBody>(`/api/v1/approvals/${req.id}/decision`, 'carol', { body });
       const answers = [
         await probe({ type: 'approve', ...guard(req), expectedVersion: 99 }),
         await probe({ type: 'approve', ...guard(req), actionHash: 'f'.repeat(64) }),
         await probe({ type: 'edit', ...guard(req), expectedVersion: 99, args: { ...req.args, amount: 1 } }),
       ];
-      assert.equal((await f.call(`/api/v1/approvals/${req.id}/decision`, 'alice', { body: { type: 'approve', ...guard(req) } })).status, 200);
+      assert.equal(
+        (await f.call(`/api/v1/approvals/${req.id}/decision`, 'alice', { body: { type: 'approve', ...guard(req) } }))
+          .status,
+        200,
+      );
       answers.push(await probe({ type: 'reject', ...guard(req) }));
       for (const a of answers) {
         assert.equal(a.status, 403);
         assert.equal(a.body.error.code, get.body.error.code);
         assert.deepEqual(a.body.error.details, get.body.error.details, 'nothing beyond what GET says');
         const text = JSON.stringify(a.body);
-        for (const leak of ['actualVersion', 'actualHash', req.actionHash, 'authorized', 'stale_version', 'action_hash_mismatch', 'already_resolved']) {
+        for (const leak of [
+          'actualVersion',
+          'actualHash',
+          req.actionHash,
+          'authorized',
+          'stale_version',
+          'action_hash_mismatch',
+          'already_resolved',
+        ]) {
           assert.ok(!text.includes(leak), `the answer does not reveal ${leak}: ${text}`);
         }
       }

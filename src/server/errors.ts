@@ -2,7 +2,13 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
-import { InterlockError, InterlockUsageError, ValidationError, type ErrorDetails, type FieldIssue } from '../core/index.ts';
+import {
+  InterlockError,
+  InterlockUsageError,
+  ValidationError,
+  type ErrorDetails,
+  type FieldIssue,
+} from '../core/index.ts';
 import { isStoreUnavailable } from '../store/index.ts';
 
 /**
@@ -29,14 +35,20 @@ export class UnauthorizedError extends InterlockUsageError {
 /** The body is larger than the server accepts. */
 export class PayloadTooLargeError extends InterlockUsageError {
   constructor(maxBytes: number) {
-    super('payload_too_large', `The request body is larger than ${maxBytes} bytes; send a smaller body.`, { details: { maxBytes }, status: 413 });
+    super('payload_too_large', `The request body is larger than ${maxBytes} bytes; send a smaller body.`, {
+      details: { maxBytes },
+      status: 413,
+    });
   }
 }
 
 /** The reviewer sent decisions faster than allowed. */
 export class RateLimitedError extends InterlockUsageError {
   constructor(retryAfterSeconds: number) {
-    super('rate_limited', `Too many decisions in a short time; wait ${retryAfterSeconds} s and try again.`, { details: { retryAfterSeconds }, status: 429 });
+    super('rate_limited', `Too many decisions in a short time; wait ${retryAfterSeconds} s and try again.`, {
+      details: { retryAfterSeconds },
+      status: 429,
+    });
   }
 }
 
@@ -50,14 +62,21 @@ export class NotImplementedError extends InterlockUsageError {
 /** No route answers this method and path. */
 export class RouteNotFoundError extends InterlockUsageError {
   constructor(method: string, path: string) {
-    super('not_found', `No route for ${method} ${path}. See /openapi.json for the routes this server answers.`, { details: { method, path }, status: 404 });
+    super('not_found', `No route for ${method} ${path}. See /openapi.json for the routes this server answers.`, {
+      details: { method, path },
+      status: 404,
+    });
   }
 }
 
 /** The path exists, but not for this method; `allow` lists the methods it answers. */
 export class MethodNotAllowedError extends InterlockUsageError {
   constructor(method: string, path: string, allow: readonly string[]) {
-    super('method_not_allowed', `${path} does not answer ${method}; it answers ${allow.join(', ')}. See /openapi.json.`, { details: { method, path, allow }, status: 405 });
+    super(
+      'method_not_allowed',
+      `${path} does not answer ${method}; it answers ${allow.join(', ')}. See /openapi.json.`,
+      { details: { method, path, allow }, status: 405 },
+    );
   }
 }
 
@@ -70,7 +89,9 @@ export function methodsByPath(paths: Record<string, unknown>): (path: string) =>
   const HTTP = ['get', 'post', 'put', 'patch', 'delete'];
   const table = Object.entries(paths).map(([template, item]) => ({
     re: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}$`),
-    methods: Object.keys(item as object).filter((m) => HTTP.includes(m)).map((m) => m.toUpperCase()),
+    methods: Object.keys(item as object)
+      .filter((m) => HTTP.includes(m))
+      .map((m) => m.toUpperCase()),
   }));
   return (path) => table.find((t) => t.re.test(path))?.methods;
 }
@@ -88,7 +109,10 @@ export function parseOrThrow<T>(schema: z.ZodType<T>, input: unknown, what: stri
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
   const issues = fieldIssues(parsed.error, prefix);
-  throw new ValidationError(`The ${what} is invalid: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}. Fix it and send again.`, issues);
+  throw new ValidationError(
+    `The ${what} is invalid: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}. Fix it and send again.`,
+    issues,
+  );
 }
 
 const STATUS_CODES: Partial<Record<number, string>> = {
@@ -108,7 +132,8 @@ function body(code: string, message: string, details?: ErrorDetails) {
 /** Headers a refusal carries: how to authenticate, when to retry. */
 function headersFor(err: InterlockError): Record<string, string> {
   if (err.status === 401) return { 'WWW-Authenticate': 'Bearer realm="interlock"' };
-  if (err.status === 429 && typeof err.details.retryAfterSeconds === 'number') return { 'Retry-After': String(err.details.retryAfterSeconds) };
+  if (err.status === 429 && typeof err.details.retryAfterSeconds === 'number')
+    return { 'Retry-After': String(err.details.retryAfterSeconds) };
   return {};
 }
 
@@ -136,14 +161,30 @@ export function errorHandler(logger: ServerLogger) {
       return c.json(body('invalid_input', 'The input is invalid; see details.issues for each field.', { issues }), 400);
     }
     if (err instanceof HTTPException && err.status < 500) {
-      return c.json(body(STATUS_CODES[err.status] ?? 'http_error', err.message || 'The request was refused.'), err.status);
+      return c.json(
+        body(STATUS_CODES[err.status] ?? 'http_error', err.message || 'The request was refused.'),
+        err.status,
+      );
     }
     if (isStoreUnavailable(err)) {
       // The database is down, restarting or busy: the client may retry; operators see it in the log and /readyz.
       logger.error('store unavailable', { method: c.req.method, path: c.req.path, error: err });
-      return c.json(body('store_unavailable', 'The database does not answer right now; try again in a moment (a write that did land is then refused with its own code, e.g. already_resolved).'), 503, { 'Retry-After': '2' });
+      return c.json(
+        body(
+          'store_unavailable',
+          'The database does not answer right now; try again in a moment (a write that did land is then refused with its own code, e.g. already_resolved).',
+        ),
+        503,
+        { 'Retry-After': '2' },
+      );
     }
     logger.error('unexpected error', { method: c.req.method, path: c.req.path, error: err });
-    return c.json(body('internal', 'Something went wrong on the server; it was logged. Try again, and tell the operator if it persists.'), 500);
+    return c.json(
+      body(
+        'internal',
+        'Something went wrong on the server; it was logged. Try again, and tell the operator if it persists.',
+      ),
+      500,
+    );
   };
 }

@@ -45,22 +45,42 @@ for (const backend of allBackends()) {
       const carol = await connect('carol');
       const req = await f.pauseRefund(800);
       const created = await alice.nextEvent('approval.created', 3000);
-      assert.deepEqual(JSON.parse(created.data), { type: 'approval.created', requestId: req.id, threadId: req.threadId, tool: 'issue_refund', role: 'supervisor' });
+      assert.deepEqual(JSON.parse(created.data), {
+        type: 'approval.created',
+        requestId: req.id,
+        threadId: req.threadId,
+        tool: 'issue_refund',
+        role: 'supervisor',
+      });
       assert.ok(created.id);
 
-      const res = await f.call(`/api/v1/approvals/${req.id}/decision`, 'bob', { body: { type: 'approve', ...guard(req) } });
+      const res = await f.call(`/api/v1/approvals/${req.id}/decision`, 'bob', {
+        body: { type: 'approve', ...guard(req) },
+      });
       assert.equal(res.status, 200);
       const decided = await alice.nextEvent('approval.decided', 3000);
-      assert.deepEqual(JSON.parse(decided.data), { type: 'approval.decided', requestId: req.id, threadId: req.threadId, decision: 'approve', status: 'authorized' });
+      assert.deepEqual(JSON.parse(decided.data), {
+        type: 'approval.decided',
+        requestId: req.id,
+        threadId: req.threadId,
+        decision: 'approve',
+        status: 'authorized',
+      });
 
       // Carol (finance) hears nothing of the supervisor request: not its creation, not its decision
       // (the same rule as reading it). The first events she gets are her own role's.
       const wire = await f.pauseWire();
       const carolCreated = await carol.nextEvent('approval.created', 3000);
-      assert.equal(data(carolCreated).requestId, wire.id, 'the first approval.created carol sees is her own role\'s');
-      await f.call(`/api/v1/approvals/${wire.id}/decision`, 'carol', { body: { type: 'reject', message: 'no', ...guard(wire) } });
+      assert.equal(data(carolCreated).requestId, wire.id, "the first approval.created carol sees is her own role's");
+      await f.call(`/api/v1/approvals/${wire.id}/decision`, 'carol', {
+        body: { type: 'reject', message: 'no', ...guard(wire) },
+      });
       const carolDecided = await carol.nextEvent('approval.decided', 3000);
-      assert.equal(data(carolDecided).requestId, wire.id, 'the first approval.decided carol sees is her own request\'s, not the supervisor one');
+      assert.equal(
+        data(carolDecided).requestId,
+        wire.id,
+        "the first approval.decided carol sees is her own request's, not the supervisor one",
+      );
     });
 
     it('sends approval.expired and a heartbeat comment while idle', async () => {
@@ -92,7 +112,9 @@ for (const backend of allBackends()) {
       const server = await serve({ app, port: 0 });
       try {
         const base = listeners; // the metrics listener
-        const res = await fetch(`${server.url}/api/v1/events`, { headers: { authorization: `Bearer ${f.tokens.alice}` } });
+        const res = await fetch(`${server.url}/api/v1/events`, {
+          headers: { authorization: `Bearer ${f.tokens.alice}` },
+        });
         const reader = sseReader(res);
         await reader.nextEvent('ready', 2000);
         assert.equal(listeners, base + 1);
@@ -107,7 +129,9 @@ for (const backend of allBackends()) {
 
     it('closing the server ends open streams', async () => {
       const extra = await startServerFixture(backend);
-      const res = await fetch(`${extra.url}/api/v1/events`, { headers: { authorization: `Bearer ${extra.tokens.olga}` } });
+      const res = await fetch(`${extra.url}/api/v1/events`, {
+        headers: { authorization: `Bearer ${extra.tokens.olga}` },
+      });
       const reader = sseReader(res);
       await reader.nextEvent('ready', 2000);
       const closed = extra.server.close();

@@ -13,7 +13,13 @@ export {
   type Principal,
   type ReviewerAuth,
 } from './auth.ts';
-export { UnauthorizedError, PayloadTooLargeError, RateLimitedError, NotImplementedError, type ServerLogger } from './errors.ts';
+export {
+  UnauthorizedError,
+  PayloadTooLargeError,
+  RateLimitedError,
+  NotImplementedError,
+  type ServerLogger,
+} from './errors.ts';
 export { createMetrics, type MetricsOptions, type ServerMetrics } from './metrics.ts';
 export { openApiDocument } from './openapi.ts';
 export { createRateLimiter, type RateLimiter, type RateLimitOptions } from './rate-limit.ts';

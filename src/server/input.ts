@@ -10,9 +10,10 @@ export async function readJson<T>(c: Context, schema: z.ZodType<T>, what = 'requ
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new ValidationError(`The ${what} is not valid JSON (${err instanceof Error ? err.message : 'parse error'}); send a JSON object with Content-Type: application/json.`, [
-      { path: '(root)', message: 'invalid JSON' },
-    ]);
+    throw new ValidationError(
+      `The ${what} is not valid JSON (${err instanceof Error ? err.message : 'parse error'}); send a JSON object with Content-Type: application/json.`,
+      [{ path: '(root)', message: 'invalid JSON' }],
+    );
   }
   return parseOrThrow(schema, value, what);
 }

@@ -37,7 +37,8 @@ function roles(payload: JWTPayload, claim: string): string[] {
  */
 export function withJwtAuth(base: ReviewerAuth, o: JwtAuthOptions): ReviewerAuth {
   for (const k of ['issuer', 'audience', 'jwksUrl'] as const) {
-    if (typeof o?.[k] !== 'string' || o[k] === '') throw new ConfigError(`JWT auth needs "${k}" (INTERLOCK_JWT_${k === 'jwksUrl' ? 'JWKS_URL' : k.toUpperCase()}).`);
+    if (typeof o?.[k] !== 'string' || o[k] === '')
+      throw new ConfigError(`JWT auth needs "${k}" (INTERLOCK_JWT_${k === 'jwksUrl' ? 'JWKS_URL' : k.toUpperCase()}).`);
   }
   if (!URL.canParse(o.jwksUrl)) throw new ConfigError(`JWT auth "jwksUrl" must be a URL, not "${o.jwksUrl}".`);
   const jwks = createRemoteJWKSet(new URL(o.jwksUrl));
@@ -48,9 +49,13 @@ export function withJwtAuth(base: ReviewerAuth, o: JwtAuthOptions): ReviewerAuth
     async verifyToken(token): Promise<AuthOutcome> {
       if (!JWT_SHAPE.test(token)) return base.verifyToken(token);
       try {
-        const { payload } = await jwtVerify(token, jwks, { issuer: o.issuer, audience: o.audience, clockTolerance: o.clockToleranceSec ?? 30 });
+        const { payload } = await jwtVerify(token, jwks, {
+          issuer: o.issuer,
+          audience: o.audience,
+          clockTolerance: o.clockToleranceSec ?? 30,
+        });
         if (!payload.sub) return { ok: false, reason: 'invalid' };
-        const name = typeof payload[nameClaim] === 'string' ? (payload[nameClaim]) : payload.sub;
+        const name = typeof payload[nameClaim] === 'string' ? payload[nameClaim] : payload.sub;
         return { ok: true, reviewer: { id: `jwt:${payload.sub}`, name, roles: roles(payload, rolesClaim) } };
       } catch (err) {
         // A bad signature, an expired token, a wrong issuer or audience: all are "not valid".

@@ -25,19 +25,53 @@ export interface ServerMetrics {
 export function createMetrics(interlock: Interlock, opts: MetricsOptions = {}): ServerMetrics {
   const registry = new Registry();
   if (opts.processMetrics) collectDefaultMetrics({ register: registry });
-  const interrupts = new Counter({ name: 'interlock_interrupts_total', help: 'Approval requests opened, by tool and tier.', labelNames: ['tool', 'tier'], registers: [registry] });
-  const decisions = new Counter({ name: 'interlock_decisions_total', help: 'Reviewer decisions recorded, by type.', labelNames: ['type'], registers: [registry] });
-  const expirations = new Counter({ name: 'interlock_expirations_total', help: 'Approval requests resolved by their timeout default.', registers: [registry] });
-  const executions = new Counter({ name: 'interlock_executions_total', help: 'Executions under the ledger, by tool and outcome.', labelNames: ['tool', 'status'], registers: [registry] });
-  const deferred = new Counter({ name: 'interlock_jobs_deferred_total', help: 'Jobs a worker left for another worker, by reason (unknown_agent: it has no agent of that name).', labelNames: ['reason'], registers: [registry] });
+  const interrupts = new Counter({
+    name: 'interlock_interrupts_total',
+    help: 'Approval requests opened, by tool and tier.',
+    labelNames: ['tool', 'tier'],
+    registers: [registry],
+  });
+  const decisions = new Counter({
+    name: 'interlock_decisions_total',
+    help: 'Reviewer decisions recorded, by type.',
+    labelNames: ['type'],
+    registers: [registry],
+  });
+  const expirations = new Counter({
+    name: 'interlock_expirations_total',
+    help: 'Approval requests resolved by their timeout default.',
+    registers: [registry],
+  });
+  const executions = new Counter({
+    name: 'interlock_executions_total',
+    help: 'Executions under the ledger, by tool and outcome.',
+    labelNames: ['tool', 'status'],
+    registers: [registry],
+  });
+  const deferred = new Counter({
+    name: 'interlock_jobs_deferred_total',
+    help: 'Jobs a worker left for another worker, by reason (unknown_agent: it has no agent of that name).',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
   const timeToDecision = new Histogram({
     name: 'interlock_time_to_decision_seconds',
     help: 'Time from an approval request opening to the decision that resolved it.',
     buckets: [10, 30, 60, 300, 900, 1800, 3600, 7200, 14_400, 43_200, 86_400, 172_800],
     registers: [registry],
   });
-  const queueDepth = new Gauge({ name: 'interlock_queue_depth', help: 'Pending approval requests, by required role.', labelNames: ['role'], registers: [registry] });
-  const oldest = new Gauge({ name: 'interlock_oldest_pending_seconds', help: 'Age of the oldest pending approval request, by required role.', labelNames: ['role'], registers: [registry] });
+  const queueDepth = new Gauge({
+    name: 'interlock_queue_depth',
+    help: 'Pending approval requests, by required role.',
+    labelNames: ['role'],
+    registers: [registry],
+  });
+  const oldest = new Gauge({
+    name: 'interlock_oldest_pending_seconds',
+    help: 'Age of the oldest pending approval request, by required role.',
+    labelNames: ['role'],
+    registers: [registry],
+  });
 
   // Events name the request but not every detail; these look-ups finish before the next scrape renders.
   const lookups = new Set<Promise<void>>();

@@ -11,7 +11,11 @@ import { auditQuery, decisionBody, listQuery, startThreadBody, threadQuery } fro
 type Json = Record<string, unknown>;
 
 const jsonSchema = (s: z.ZodType, io: 'input' | 'output' = 'input'): Json => {
-  const { $schema: _drop, ...rest } = z.toJSONSchema(s, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Json;
+  const { $schema: _drop, ...rest } = z.toJSONSchema(s, {
+    target: 'draft-2020-12',
+    io,
+    unrepresentable: 'any',
+  }) as Json;
   return rest;
 };
 
@@ -31,12 +35,18 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: Json, description: string) => ({ description, content: { 'application/json': { schema } } });
 const errors = (...statuses: number[]) =>
   Object.fromEntries(statuses.map((s) => [String(s), { $ref: `#/components/responses/E${s}` }]));
-const idParam = (what: string) => ({ name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: `Id of the ${what}.` });
+const idParam = (what: string) => ({
+  name: 'id',
+  in: 'path',
+  required: true,
+  schema: { type: 'string' },
+  description: `Id of the ${what}.`,
+});
 
 const ERROR_TEXT: Record<number, string> = {
   400: 'invalid_input: the body or query is malformed; details.issues names each field. unknown_field: an edit names fields the tool does not take (details.fields).',
   401: 'unauthorized / token_revoked: send a valid "Authorization: Bearer <token>".',
-  403: 'forbidden_role, self_approval, duplicate_reviewer, decision_not_allowed, policy_blocked; csrf_failed for a session-cookie write without this server\'s Origin and X-CSRF-Token.',
+  403: "forbidden_role, self_approval, duplicate_reviewer, decision_not_allowed, policy_blocked; csrf_failed for a session-cookie write without this server's Origin and X-CSRF-Token.",
   404: 'not_found, approval_request_not_found, thread_not_found.',
   409: 'stale_version, action_hash_mismatch, already_resolved: reload and review again; thread_exists: a start names a thread id already taken (start a new thread).',
   410: 'request_expired: the timeout default applies.',
@@ -80,13 +90,28 @@ const reviewPacket: Json = {
     {
       type: 'object',
       properties: {
-        argsSchema: { type: ['object', 'null'], description: 'JSON Schema of the tool arguments, for the edit form; null if unknown.' },
+        argsSchema: {
+          type: ['object', 'null'],
+          description: 'JSON Schema of the tool arguments, for the edit form; null if unknown.',
+        },
         escalateTo: { type: ['object', 'null'] },
         trustable: { type: 'boolean' },
         approvedBy: { type: 'array', items: { type: 'string' } },
-        names: { type: 'object', additionalProperties: { type: 'string' }, description: 'Reviewer names by id, for the ids in approvedBy, resolution.by and proposer.' },
-        allowedDecisions: { type: 'array', items: { enum: [...DECISION_TYPES] }, description: 'What the caller may decide now.' },
-        untrusted: { type: 'object', properties: { evidence: { type: 'object' } }, description: 'Redacted customer and model text: render as plain text only.' },
+        names: {
+          type: 'object',
+          additionalProperties: { type: 'string' },
+          description: 'Reviewer names by id, for the ids in approvedBy, resolution.by and proposer.',
+        },
+        allowedDecisions: {
+          type: 'array',
+          items: { enum: [...DECISION_TYPES] },
+          description: 'What the caller may decide now.',
+        },
+        untrusted: {
+          type: 'object',
+          properties: { evidence: { type: 'object' } },
+          description: 'Redacted customer and model text: render as plain text only.',
+        },
       },
     },
   ],
@@ -110,13 +135,26 @@ export function openApiDocument(opts: { baseUrl?: string; version?: string } = {
           summary: 'List approval requests (non-operators see their roles only)',
           parameters: queryParams(listQuery),
           responses: {
-            200: json({ type: 'object', properties: { items: { type: 'array', items: ref('RequestSummary') }, nextCursor: { type: ['string', 'null'] } } }, 'A page of requests.'),
+            200: json(
+              {
+                type: 'object',
+                properties: {
+                  items: { type: 'array', items: ref('RequestSummary') },
+                  nextCursor: { type: ['string', 'null'] },
+                },
+              },
+              'A page of requests.',
+            ),
             ...errors(400, 401),
           },
         },
       },
       '/api/v1/approvals/{id}': {
-        get: { summary: 'The review packet of one request', parameters: [idParam('approval request')], responses: { 200: json(ref('ReviewPacket'), 'The review packet.'), ...errors(401, 403, 404) } },
+        get: {
+          summary: 'The review packet of one request',
+          parameters: [idParam('approval request')],
+          responses: { 200: json(ref('ReviewPacket'), 'The review packet.'), ...errors(401, 403, 404) },
+        },
       },
       '/api/v1/approvals/{id}/decision': {
         post: {
@@ -130,7 +168,10 @@ export function openApiDocument(opts: { baseUrl?: string; version?: string } = {
                 properties: {
                   request: ref('RequestSummary'),
                   outcome: { enum: ['authorized', 'rejected', 'responded', 'pending', 'superseded'] },
-                  newRequestId: { type: 'string', description: 'When the edit became a new request (outcome superseded).' },
+                  newRequestId: {
+                    type: 'string',
+                    description: 'When the edit became a new request (outcome superseded).',
+                  },
                 },
               },
               'The decision was recorded.',
@@ -140,51 +181,119 @@ export function openApiDocument(opts: { baseUrl?: string; version?: string } = {
         },
       },
       '/api/v1/approvals/{id}/story': {
-        get: { summary: 'What was proposed, who decided, what ran', parameters: [idParam('approval request')], responses: { 200: json({ type: 'object' }, 'The story.'), ...errors(401, 403, 404) } },
+        get: {
+          summary: 'What was proposed, who decided, what ran',
+          parameters: [idParam('approval request')],
+          responses: { 200: json({ type: 'object' }, 'The story.'), ...errors(401, 403, 404) },
+        },
       },
       '/api/v1/threads': {
         post: {
           summary: 'Start an agent run (operators; needs a threads adapter)',
           requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(startThreadBody) } } },
-          responses: { 202: json({ type: 'object', properties: { threadId: { type: 'string' }, status: { type: 'string' } } }, 'Started.'), ...errors(400, 401, 403, 409, 413, 501) },
+          responses: {
+            202: json(
+              { type: 'object', properties: { threadId: { type: 'string' }, status: { type: 'string' } } },
+              'Started.',
+            ),
+            ...errors(400, 401, 403, 409, 413, 501),
+          },
         },
       },
       '/api/v1/threads/{id}': {
         get: {
-          summary: 'A thread; personal data in its messages is masked unless an operator asks for raw=1 (audited as raw_viewed)',
+          summary:
+            'A thread; personal data in its messages is masked unless an operator asks for raw=1 (audited as raw_viewed)',
           parameters: [idParam('thread'), ...queryParams(threadQuery)],
           responses: { 200: json({ type: 'object' }, 'The thread.'), ...errors(400, 401, 403, 404) },
         },
       },
       '/api/v1/threads/{id}/abort': {
-        post: { summary: 'Abort a thread (operators; needs a threads adapter)', parameters: [idParam('thread')], responses: { 200: json({ type: 'object' }, 'Abort requested.'), ...errors(401, 403, 404, 501) } },
+        post: {
+          summary: 'Abort a thread (operators; needs a threads adapter)',
+          parameters: [idParam('thread')],
+          responses: { 200: json({ type: 'object' }, 'Abort requested.'), ...errors(401, 403, 404, 501) },
+        },
       },
       '/api/v1/threads/{id}/audit': {
         get: {
           summary: 'Audit events of a thread',
           parameters: [idParam('thread'), ...queryParams(auditQuery)],
-          responses: { 200: json({ type: 'object', properties: { threadId: { type: 'string' }, events: { type: 'array', items: { type: 'object' } }, nextAfterSeq: { type: ['integer', 'null'] } } }, 'The events.'), ...errors(400, 401, 403, 404) },
+          responses: {
+            200: json(
+              {
+                type: 'object',
+                properties: {
+                  threadId: { type: 'string' },
+                  events: { type: 'array', items: { type: 'object' } },
+                  nextAfterSeq: { type: ['integer', 'null'] },
+                },
+              },
+              'The events.',
+            ),
+            ...errors(400, 401, 403, 404),
+          },
         },
       },
       '/api/v1/audit/verify': {
         get: {
           summary: 'Verify the audit hash chain (operators)',
-          responses: { 200: json({ type: 'object', properties: { ok: { type: 'boolean' }, events: { type: 'integer' }, brokenAt: { type: 'object' } } }, 'The verification.'), ...errors(401, 403) },
+          responses: {
+            200: json(
+              {
+                type: 'object',
+                properties: { ok: { type: 'boolean' }, events: { type: 'integer' }, brokenAt: { type: 'object' } },
+              },
+              'The verification.',
+            ),
+            ...errors(401, 403),
+          },
         },
       },
       '/api/v1/events': {
         get: {
-          summary: 'Live events (Server-Sent Events): ready, approval.created, approval.decided, approval.expired, thread.status, execution.finished',
-          responses: { 200: { description: 'An event stream with a heartbeat comment every 15 s.', content: { 'text/event-stream': { schema: { type: 'string' } } } }, ...errors(401) },
+          summary:
+            'Live events (Server-Sent Events): ready, approval.created, approval.decided, approval.expired, thread.status, execution.finished',
+          responses: {
+            200: {
+              description: 'An event stream with a heartbeat comment every 15 s.',
+              content: { 'text/event-stream': { schema: { type: 'string' } } },
+            },
+            ...errors(401),
+          },
         },
       },
-      '/healthz': { get: { summary: 'The process is up', security: [], responses: { 200: json({ type: 'object' }, 'Up.') } } },
-      '/readyz': { get: { summary: 'The store answers', security: [], responses: { 200: json({ type: 'object' }, 'Ready.'), ...errors(503) } } },
-      '/metrics': { get: { summary: 'Prometheus metrics', security: [], responses: { 200: { description: 'Exposition format.', content: { 'text/plain': { schema: { type: 'string' } } } } } } },
-      '/openapi.json': { get: { summary: 'This document', security: [], responses: { 200: json({ type: 'object' }, 'OpenAPI 3.1.') } } },
+      '/healthz': {
+        get: { summary: 'The process is up', security: [], responses: { 200: json({ type: 'object' }, 'Up.') } },
+      },
+      '/readyz': {
+        get: {
+          summary: 'The store answers',
+          security: [],
+          responses: { 200: json({ type: 'object' }, 'Ready.'), ...errors(503) },
+        },
+      },
+      '/metrics': {
+        get: {
+          summary: 'Prometheus metrics',
+          security: [],
+          responses: {
+            200: { description: 'Exposition format.', content: { 'text/plain': { schema: { type: 'string' } } } },
+          },
+        },
+      },
+      '/openapi.json': {
+        get: { summary: 'This document', security: [], responses: { 200: json({ type: 'object' }, 'OpenAPI 3.1.') } },
+      },
     },
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A reviewer token (il_…). Browser sessions use the il_session cookie.' } },
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'A reviewer token (il_…). Browser sessions use the il_session cookie.',
+        },
+      },
       schemas: {
         Error: {
           type: 'object',
@@ -193,7 +302,19 @@ export function openApiDocument(opts: { baseUrl?: string; version?: string } = {
             error: {
               type: 'object',
               required: ['code', 'message'],
-              properties: { code: { type: 'string' }, message: { type: 'string' }, details: { type: 'object', properties: { issues: { type: 'array', items: { type: 'object', properties: { path: { type: 'string' }, message: { type: 'string' } } } } } } },
+              properties: {
+                code: { type: 'string' },
+                message: { type: 'string' },
+                details: {
+                  type: 'object',
+                  properties: {
+                    issues: {
+                      type: 'array',
+                      items: { type: 'object', properties: { path: { type: 'string' }, message: { type: 'string' } } },
+                    },
+                  },
+                },
+              },
             },
           },
         },

@@ -40,7 +40,13 @@ for (const backend of allBackends()) {
 
     it('/readyz is 503 not_ready when the store does not answer', async () => {
       // The same engine over a store whose database has gone away.
-      const app = createApp({ interlock: { ...f.interlock, audit: { ...f.interlock.audit, getAuditHeads: () => Promise.reject(new Error('connection refused')) } }, logger: { error: () => undefined } });
+      const app = createApp({
+        interlock: {
+          ...f.interlock,
+          audit: { ...f.interlock.audit, getAuditHeads: () => Promise.reject(new Error('connection refused')) },
+        },
+        logger: { error: () => undefined },
+      });
       const server = await serve({ app, port: 0 });
       try {
         const r = await fetchJson<ErrorBody>(`${server.url}/readyz`);
@@ -53,13 +59,20 @@ for (const backend of allBackends()) {
 
     it('an API call whose database cannot be reached is 503 store_unavailable with Retry-After, not 500', async () => {
       const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
-      const restarting = Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
+      const restarting = Object.assign(new Error('terminating connection due to administrator command'), {
+        code: '57P01',
+      });
       for (const failure of [refused, restarting, new Error('Connection terminated unexpectedly')]) {
         const logged: unknown[] = [];
-        const app = createApp({ interlock: { ...f.interlock, listRequests: () => Promise.reject(failure) }, logger: { error: (...a: unknown[]) => void logged.push(a) } });
+        const app = createApp({
+          interlock: { ...f.interlock, listRequests: () => Promise.reject(failure) },
+          logger: { error: (...a: unknown[]) => void logged.push(a) },
+        });
         const server = await serve({ app, port: 0 });
         try {
-          const r = await fetch(`${server.url}/api/v1/approvals`, { headers: { authorization: `Bearer ${f.tokens.olga}` } });
+          const r = await fetch(`${server.url}/api/v1/approvals`, {
+            headers: { authorization: `Bearer ${f.tokens.olga}` },
+          });
           const b = (await r.json()) as ErrorBody;
           assert.equal(r.status, 503, failure.message);
           assert.equal(b.error.code, 'store_unavailable');
@@ -76,9 +89,14 @@ for (const backend of allBackends()) {
       const req = await f.pauseRefund(800);
       const quorum = await f.pauseRefund(2500);
       f.clock.advance(90_000);
-      const d = await f.call(`/api/v1/approvals/${req.id}/decision`, 'alice', { body: { type: 'approve', ...guard(req) } });
+      const d = await f.call(`/api/v1/approvals/${req.id}/decision`, 'alice', {
+        body: { type: 'approve', ...guard(req) },
+      });
       assert.equal(d.status, 200);
-      await f.interlock.executeOnce({ key: `${req.id}:${req.actionHash}`, tool: req.tool, args: req.args, requestId: req.id }, async () => 'ok');
+      await f.interlock.executeOnce(
+        { key: `${req.id}:${req.actionHash}`, tool: req.tool, args: req.args, requestId: req.id },
+        async () => 'ok',
+      );
       const m = await fetch(`${f.url}/metrics`);
       assert.equal(m.status, 200);
       assert.match(m.headers.get('content-type') ?? '', /^text\/plain/);
@@ -96,25 +114,49 @@ for (const backend of allBackends()) {
       await f.interlock.expireDue();
       const after = await (await fetch(`${f.url}/metrics`)).text();
       assert.equal(sample(after, 'interlock_expirations_total'), 1);
-      assert.equal(sample(after, 'interlock_queue_depth', { role: 'supervisor' }), undefined, 'no pending request left: no series');
+      assert.equal(
+        sample(after, 'interlock_queue_depth', { role: 'supervisor' }),
+        undefined,
+        'no pending request left: no series',
+      );
       assert.ok(quorum.id);
       assert.equal(sample(after, 'process_cpu_user_seconds_total'), undefined, 'the global registry is not mixed in');
     });
 
-    it('serves a thread\'s audit events to operators and its reviewers', async () => {
+    it("serves a thread's audit events to operators and its reviewers", async () => {
       const req = await f.pauseRefund(800);
       await f.call(`/api/v1/approvals/${req.id}/decision`, 'alice', { body: { type: 'approve', ...guard(req) } });
-      const olga = await f.call<{ threadId: string; events: Array<{ type: string; at: string; hash: string }>; nextAfterSeq: number | null }>(`/api/v1/threads/${req.threadId}/audit`, 'olga');
+      const olga = await f.call<{
+        threadId: string;
+        events: Array<{ type: string; at: string; hash: string }>;
+        nextAfterSeq: number | null;
+      }>(`/api/v1/threads/${req.threadId}/audit`, 'olga');
       assert.equal(olga.status, 200);
-      assert.deepEqual(olga.body.events.map((e) => e.type), ['interrupted', 'approved']);
+      assert.deepEqual(
+        olga.body.events.map((e) => e.type),
+        ['interrupted', 'approved'],
+      );
       assert.match(olga.body.events[0]!.at, /^\d{4}-\d\d-\d\dT/);
       assert.equal(olga.body.nextAfterSeq, null);
-      const page = await f.call<{ events: unknown[]; nextAfterSeq: number | null }>(`/api/v1/threads/${req.threadId}/audit?limit=1`, 'olga');
+      const page = await f.call<{ events: unknown[]; nextAfterSeq: number | null }>(
+        `/api/v1/threads/${req.threadId}/audit?limit=1`,
+        'olga',
+      );
       assert.equal(page.body.events.length, 1);
       assert.ok(page.body.nextAfterSeq);
-      const rest = await f.call<{ events: Array<{ type: string }> }>(`/api/v1/threads/${req.threadId}/audit?afterSeq=${page.body.nextAfterSeq}`, 'olga');
-      assert.deepEqual(rest.body.events.map((e) => e.type), ['approved']);
-      assert.equal((await f.call(`/api/v1/threads/${req.threadId}/audit`, 'bob')).status, 200, 'a supervisor reads a thread with a supervisor request');
+      const rest = await f.call<{ events: Array<{ type: string }> }>(
+        `/api/v1/threads/${req.threadId}/audit?afterSeq=${page.body.nextAfterSeq}`,
+        'olga',
+      );
+      assert.deepEqual(
+        rest.body.events.map((e) => e.type),
+        ['approved'],
+      );
+      assert.equal(
+        (await f.call(`/api/v1/threads/${req.threadId}/audit`, 'bob')).status,
+        200,
+        'a supervisor reads a thread with a supervisor request',
+      );
       const carol = await f.call<ErrorBody>(`/api/v1/threads/${req.threadId}/audit`, 'carol');
       assert.equal(carol.status, 403);
       const none = await f.call<ErrorBody>('/api/v1/threads/t-missing/audit', 'olga');
@@ -128,7 +170,11 @@ for (const backend of allBackends()) {
       assert.equal(start.body.error.code, 'not_implemented');
       assert.match(start.body.error.message, /threads adapter/);
       assert.equal((await f.call<ErrorBody>('/api/v1/threads/t-1/abort', 'olga', { method: 'POST' })).status, 501);
-      assert.equal((await f.call<ErrorBody>('/api/v1/threads', 'alice', { body: { agent: 'support', input: 'x' } })).status, 403, 'only operators start threads');
+      assert.equal(
+        (await f.call<ErrorBody>('/api/v1/threads', 'alice', { body: { agent: 'support', input: 'x' } })).status,
+        403,
+        'only operators start threads',
+      );
       const req = await f.pauseRefund(800);
       const t = await f.call<{ threadId: string; status: string }>(`/api/v1/threads/${req.threadId}`, 'alice');
       assert.equal(t.status, 200);
@@ -136,10 +182,29 @@ for (const backend of allBackends()) {
     });
 
     it('serves an OpenAPI 3.1 document of the routes', async () => {
-      const r = await f.call<{ openapi: string; paths: Record<string, Record<string, unknown>>; components: { schemas: { Decision: { required: string[]; properties: Record<string, unknown>; additionalProperties: boolean } } } }>('/openapi.json', null);
+      const r = await f.call<{
+        openapi: string;
+        paths: Record<string, Record<string, unknown>>;
+        components: {
+          schemas: {
+            Decision: { required: string[]; properties: Record<string, unknown>; additionalProperties: boolean };
+          };
+        };
+      }>('/openapi.json', null);
       assert.equal(r.status, 200);
       assert.equal(r.body.openapi, '3.1.0');
-      for (const p of ['/api/v1/approvals', '/api/v1/approvals/{id}', '/api/v1/approvals/{id}/decision', '/api/v1/approvals/{id}/story', '/api/v1/threads/{id}/audit', '/api/v1/audit/verify', '/api/v1/events', '/healthz', '/readyz', '/metrics']) {
+      for (const p of [
+        '/api/v1/approvals',
+        '/api/v1/approvals/{id}',
+        '/api/v1/approvals/{id}/decision',
+        '/api/v1/approvals/{id}/story',
+        '/api/v1/threads/{id}/audit',
+        '/api/v1/audit/verify',
+        '/api/v1/events',
+        '/healthz',
+        '/readyz',
+        '/metrics',
+      ]) {
         assert.ok(r.body.paths[p], `documents ${p}`);
       }
       const decision = r.body.components.schemas.Decision;
@@ -150,17 +215,24 @@ for (const backend of allBackends()) {
 
     it('a wrong method on a known path is 405 method_not_allowed with Allow; an unknown path stays 404', async () => {
       const req = await f.pauseRefund(600);
-      const del = await fetch(`${f.url}/api/v1/approvals/${req.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${f.tokens.alice}` } });
+      const del = await fetch(`${f.url}/api/v1/approvals/${req.id}`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${f.tokens.alice}` },
+      });
       assert.equal(del.status, 405);
       assert.equal(del.headers.get('allow'), 'GET');
       const body = (await del.json()) as { error: { code: string; message: string } };
       assert.equal(body.error.code, 'method_not_allowed');
       assert.match(body.error.message, /answers GET/);
-      const getDecision = await fetch(`${f.url}/api/v1/approvals/${req.id}/decision`, { headers: { authorization: `Bearer ${f.tokens.alice}` } });
+      const getDecision = await fetch(`${f.url}/api/v1/approvals/${req.id}/decision`, {
+        headers: { authorization: `Bearer ${f.tokens.alice}` },
+      });
       assert.equal(getDecision.status, 405);
       assert.equal(getDecision.headers.get('allow'), 'POST');
       await getDecision.body?.cancel();
-      const unknown = await fetch(`${f.url}/api/v1/nothing-here`, { headers: { authorization: `Bearer ${f.tokens.alice}` } });
+      const unknown = await fetch(`${f.url}/api/v1/nothing-here`, {
+        headers: { authorization: `Bearer ${f.tokens.alice}` },
+      });
       assert.equal(unknown.status, 404);
       await unknown.body?.cancel();
       assert.equal((await f.interlock.getRequestOrThrow(req.id)).status, 'pending');
@@ -205,7 +277,9 @@ for (const backend of allBackends()) {
     after(() => f.close());
 
     it('starts, reads and aborts threads through the adapter (operators)', async () => {
-      const s = await f.call<{ threadId: string; status: string }>('/api/v1/threads', 'olga', { body: { agent: 'support', input: { text: 'hi' } } });
+      const s = await f.call<{ threadId: string; status: string }>('/api/v1/threads', 'olga', {
+        body: { agent: 'support', input: { text: 'hi' } },
+      });
       assert.equal(s.status, 202);
       assert.deepEqual(s.body, { threadId: 't-new', status: 'running' });
       const g = await f.call<{ turns: number }>('/api/v1/threads/t-new', 'olga');

@@ -24,7 +24,10 @@ const MAX_KEYS = 10_000;
  */
 export function createRateLimiter(opts: RateLimitOptions): RateLimiter {
   if (!(opts.capacity >= 1) || !(opts.windowMs > 0)) {
-    throw new ConfigError('rateLimit needs { capacity: >= 1, windowMs: > 0 }, e.g. { capacity: 30, windowMs: 10000 }.', { capacity: opts.capacity, windowMs: opts.windowMs });
+    throw new ConfigError(
+      'rateLimit needs { capacity: >= 1, windowMs: > 0 }, e.g. { capacity: 30, windowMs: 10000 }.',
+      { capacity: opts.capacity, windowMs: opts.windowMs },
+    );
   }
   const now = opts.now ?? Date.now;
   const perMs = opts.capacity / opts.windowMs;

@@ -13,7 +13,10 @@ import type { AppEnv } from './types.ts';
  * (the revoked reviewer, or "anonymous") per window, so unauthenticated
  * traffic cannot flood the log. Mount it on the decision route, before auth.
  */
-export function auditAuthRefusals(interlock: Interlock, limit: Omit<RateLimitOptions, 'now'> = { capacity: 20, windowMs: 60_000 }): MiddlewareHandler<AppEnv> {
+export function auditAuthRefusals(
+  interlock: Interlock,
+  limit: Omit<RateLimitOptions, 'now'> = { capacity: 20, windowMs: 60_000 },
+): MiddlewareHandler<AppEnv> {
   const limiter = createRateLimiter(limit);
   return async (c, next) => {
     // Read before next(): afterwards the route params are those of the last handler that ran.
@@ -26,7 +29,9 @@ export function auditAuthRefusals(interlock: Interlock, limit: Omit<RateLimitOpt
     try {
       const req = await interlock.getRequest(requestId);
       if (!req) return;
-      await interlock.audit.record([{ type: 'refused', actor, threadId: req.threadId, requestId, payload: { decision: null, code: err.code } }]);
+      await interlock.audit.record([
+        { type: 'refused', actor, threadId: req.threadId, requestId, payload: { decision: null, code: err.code } },
+      ]);
     } catch {
       // The 401 stands: a store fault while recording it is not the caller's answer.
     }

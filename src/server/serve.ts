@@ -25,7 +25,12 @@ export interface RunningServer {
  * const server = await serve({ app: createApp({ interlock }), port: 8080 });
  * process.on('SIGTERM', () => void server.close());
  */
-export function serve(opts: { app: Hono<AppEnv>; port: number; hostname?: string; graceMs?: number }): Promise<RunningServer> {
+export function serve(opts: {
+  app: Hono<AppEnv>;
+  port: number;
+  hostname?: string;
+  graceMs?: number;
+}): Promise<RunningServer> {
   const hostname = opts.hostname ?? '127.0.0.1';
   const graceMs = opts.graceMs ?? 10_000;
   return new Promise((resolve, reject) => {

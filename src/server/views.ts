@@ -1,4 +1,10 @@
-import { decisionsFor as coreDecisionsFor, redactMessages, type ApprovalRequest, type DecisionType, type Resolution } from '../core/index.ts';
+import {
+  decisionsFor as coreDecisionsFor,
+  redactMessages,
+  type ApprovalRequest,
+  type DecisionType,
+  type Resolution,
+} from '../core/index.ts';
 import { canSeeRole, type Principal } from './auth.ts';
 import type { ThreadRow } from '../store/types.ts';
 import type { ThreadView } from './types.ts';
@@ -44,14 +50,25 @@ export function requestSummary(req: ApprovalRequest) {
 }
 
 /** Decisions `viewer` can take now: the core's one eligibility rule (see `decisionsFor` in core/approval). */
-export function decisionsFor(req: ApprovalRequest, viewer: Principal, voters: readonly string[], now: number): DecisionType[] {
+export function decisionsFor(
+  req: ApprovalRequest,
+  viewer: Principal,
+  voters: readonly string[],
+  now: number,
+): DecisionType[] {
   return coreDecisionsFor(req, viewer, voters, now);
 }
 
 /** Everything a reviewer needs to decide, in one document. */
 export function reviewPacket(
   req: ApprovalRequest,
-  opts: { viewer: Principal; voters: readonly string[]; now: number; argsSchema: Record<string, unknown> | null; names?: Readonly<Record<string, string>> },
+  opts: {
+    viewer: Principal;
+    voters: readonly string[];
+    now: number;
+    argsSchema: Record<string, unknown> | null;
+    names?: Readonly<Record<string, string>>;
+  },
 ) {
   return {
     ...requestSummary(req),
@@ -71,7 +88,11 @@ export function reviewPacket(
  * reviewer who proposed it), by id, so pages say "rejected by Maria
  * Supervisor" rather than an id. Ids of agents and removed reviewers are left out.
  */
-export function reviewerNames(req: ApprovalRequest, voters: readonly string[], reviewers: ReadonlyArray<{ id: string; name: string }>): Record<string, string> {
+export function reviewerNames(
+  req: ApprovalRequest,
+  voters: readonly string[],
+  reviewers: ReadonlyArray<{ id: string; name: string }>,
+): Record<string, string> {
   const ids = new Set<string>([...voters, req.proposer, ...(req.resolution ? [req.resolution.by] : [])]);
   return Object.fromEntries(reviewers.filter((r) => ids.has(r.id)).map((r) => [r.id, r.name]));
 }
@@ -98,9 +119,12 @@ export function threadView(t: ThreadRow) {
  */
 export function reviewerThreadView(view: ThreadView, viewer: Principal, opts: { raw: boolean }): ThreadView {
   const out: ThreadView = { ...view };
-  if (Array.isArray(view.messages) && !opts.raw) out.messages = redactMessages(view.messages as Parameters<typeof redactMessages>[0]);
+  if (Array.isArray(view.messages) && !opts.raw)
+    out.messages = redactMessages(view.messages as Parameters<typeof redactMessages>[0]);
   if (Array.isArray(view.pendingApprovals)) {
-    out.pendingApprovals = (view.pendingApprovals as Array<{ role?: unknown }>).filter((r) => typeof r.role === 'string' && canSeeRole(viewer, r.role));
+    out.pendingApprovals = (view.pendingApprovals as Array<{ role?: unknown }>).filter(
+      (r) => typeof r.role === 'string' && canSeeRole(viewer, r.role),
+    );
   }
   return out;
 }

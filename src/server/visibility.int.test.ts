@@ -13,7 +13,12 @@ for (const backend of allBackends()) {
     let f: ServerFixture;
     const open: SseReader[] = [];
     before(async () => {
-      f = await startServerFixture(backend, { heartbeatMs: 200, maxStreamsPerReviewer: 3, metrics: { token: METRICS_TOKEN }, ui: createWebUi() });
+      f = await startServerFixture(backend, {
+        heartbeatMs: 200,
+        maxStreamsPerReviewer: 3,
+        metrics: { token: METRICS_TOKEN },
+        ui: createWebUi(),
+      });
     });
     after(async () => {
       for (const r of open) await r.close();
@@ -34,12 +39,18 @@ for (const backend of allBackends()) {
       const olga = await connect('olga');
       const req = await f.pauseRefund(800);
       await f.call(`/api/v1/approvals/${req.id}/decision`, 'bob', { body: { type: 'approve', ...guard(req) } });
-      await f.interlock.executeOnce({ key: `vis-${req.id}`, tool: req.tool, args: req.args, threadId: req.threadId, requestId: req.id }, async () => ({ ok: true }));
+      await f.interlock.executeOnce(
+        { key: `vis-${req.id}`, tool: req.tool, args: req.args, threadId: req.threadId, requestId: req.id },
+        async () => ({ ok: true }),
+      );
       // The operator hears each of them.
-      for (const e of ['approval.created', 'approval.decided', 'execution.finished']) assert.equal((JSON.parse((await olga.nextEvent(e, 3000)).data) as { threadId: string }).threadId, req.threadId);
+      for (const e of ['approval.created', 'approval.decided', 'execution.finished'])
+        assert.equal((JSON.parse((await olga.nextEvent(e, 3000)).data) as { threadId: string }).threadId, req.threadId);
       // Then a finance request: the first events carol gets are about it, never the supervisor thread's.
       const wire = await f.pauseWire();
-      await f.call(`/api/v1/approvals/${wire.id}/decision`, 'carol', { body: { type: 'reject', message: 'no', ...guard(wire) } });
+      await f.call(`/api/v1/approvals/${wire.id}/decision`, 'carol', {
+        body: { type: 'reject', message: 'no', ...guard(wire) },
+      });
       const seen: string[] = [];
       for (;;) {
         const m = await carol.next(3000);
@@ -47,7 +58,10 @@ for (const backend of allBackends()) {
         seen.push(m.data);
         if (m.event === 'approval.decided') break;
       }
-      assert.ok(seen.every((d) => !d.includes(req.threadId) && !d.includes(req.id)), seen.join('\n'));
+      assert.ok(
+        seen.every((d) => !d.includes(req.threadId) && !d.includes(req.id)),
+        seen.join('\n'),
+      );
       assert.ok(seen.some((d) => d.includes(wire.id)));
     });
 
@@ -65,7 +79,8 @@ for (const backend of allBackends()) {
     });
 
     it('/metrics with a scraper token: refused without it or with a reviewer token, served with it or an operator token', async () => {
-      const get = (token?: string) => fetch(`${f.url}/metrics`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
+      const get = (token?: string) =>
+        fetch(`${f.url}/metrics`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
       const none = await get();
       assert.equal(none.status, 401);
       await none.body?.cancel();

@@ -39,8 +39,16 @@ export function defineConfig(config: InterlockConfig): InterlockConfig {
 
 const configSchema = z.object({
   policy: z.object({ tools: z.record(z.string(), z.unknown()) }).passthrough(),
-  agents: z.custom<InterlockConfig['agents']>((v) => typeof v === 'function', 'must be a function ({ interlock }) => Agent[]'),
-  notifications: z.custom<InterlockConfig['notifications']>((v) => typeof v === 'function', 'must be a function (env) => ({ channels, routes, default? })').optional(),
+  agents: z.custom<InterlockConfig['agents']>(
+    (v) => typeof v === 'function',
+    'must be a function ({ interlock }) => Agent[]',
+  ),
+  notifications: z
+    .custom<InterlockConfig['notifications']>(
+      (v) => typeof v === 'function',
+      'must be a function (env) => ({ channels, routes, default? })',
+    )
+    .optional(),
   roles: z.array(z.string().min(1)).optional(),
   demo: z
     .object({
@@ -59,8 +67,12 @@ export const DEFAULT_CONFIG_PATH = fileURLToPath(new URL('../../examples/order-s
  * else the bundled order-support example. Invalid configurations are refused
  * here, before anything starts, with every problem listed.
  */
-export async function loadConfig(explicit?: string, env: NodeJS.ProcessEnv = process.env): Promise<{ config: InterlockConfig; path: string }> {
-  const candidate = explicit ?? env.INTERLOCK_CONFIG ?? (existsSync('interlock.config.ts') ? 'interlock.config.ts' : undefined);
+export async function loadConfig(
+  explicit?: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ config: InterlockConfig; path: string }> {
+  const candidate =
+    explicit ?? env.INTERLOCK_CONFIG ?? (existsSync('interlock.config.ts') ? 'interlock.config.ts' : undefined);
   const path = candidate ? resolve(candidate) : DEFAULT_CONFIG_PATH;
   if (!existsSync(path)) {
     throw new ConfigError(
@@ -79,7 +91,10 @@ export async function loadConfig(explicit?: string, env: NodeJS.ProcessEnv = pro
   const parsed = configSchema.safeParse(mod.default);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(default export)'}: ${i.message}`);
-    throw new ConfigError(`Invalid configuration in ${path} (its default export must be defineConfig({...})):\n  ${issues.join('\n  ')}`, { path, issues });
+    throw new ConfigError(
+      `Invalid configuration in ${path} (its default export must be defineConfig({...})):\n  ${issues.join('\n  ')}`,
+      { path, issues },
+    );
   }
   const config = mod.default as InterlockConfig;
   definePolicy(config.policy); // refuse a bad policy now, with its own message

@@ -12,7 +12,10 @@ const CLI = fileURLToPath(new URL('../cli/main.ts', import.meta.url));
 const CONFIG = fileURLToPath(new URL('../testing/fixtures/payments.config.ts', import.meta.url));
 
 function worker(env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, [CLI, 'worker', '--config', CONFIG], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, 'worker', '--config', CONFIG], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout?.resume();
   child.stderr?.resume();
   return child;
@@ -47,7 +50,11 @@ for (const backend of allBackends()) {
         const r = await agent!.invoke(`ORD-${i}`, { threadId: `mp-${backend.name}-${i}` });
         assert.equal(r.stopReason, 'interrupt');
         const req = await interlock.getRequestOrThrow(r.interrupts[0]!.id);
-        await interlock.decide(req.id, { type: 'approve', expectedVersion: req.version, actionHash: req.actionHash }, { id: 'sam', roles: ['supervisor'] });
+        await interlock.decide(
+          req.id,
+          { type: 'approve', expectedVersion: req.version, actionHash: req.actionHash },
+          { id: 'sam', roles: ['supervisor'] },
+        );
         threads.push(r.threadId);
       }
       const env = { ...backend.env(), PAYMENTS_URL: payments.url, INTERLOCK_LEASE_MS: '1500', TOOL_DELAY_MS: '150' };
@@ -67,7 +74,8 @@ for (const backend of allBackends()) {
         await new Promise((r) => b.once('exit', r));
       }
       const perThread = new Map<string, number>();
-      for (const p of payments.applied) perThread.set(String(p.body.threadId), (perThread.get(String(p.body.threadId)) ?? 0) + 1);
+      for (const p of payments.applied)
+        perThread.set(String(p.body.threadId), (perThread.get(String(p.body.threadId)) ?? 0) + 1);
       for (const t of threads) assert.equal(perThread.get(t), 1, `thread ${t} refunded exactly once`);
       assert.equal(payments.applied.length, threads.length);
       for (const t of threads) {

@@ -25,14 +25,26 @@ for (const backend of allBackends()) {
     let il: Interlock;
     let server: RunningServer;
     let threadId: string;
-    const tokens: Record<'operator' | 'supervisor' | 'logistics', string> = { operator: '', supervisor: '', logistics: '' };
+    const tokens: Record<'operator' | 'supervisor' | 'logistics', string> = {
+      operator: '',
+      supervisor: '',
+      logistics: '',
+    };
     const ids: Record<string, string> = {};
-    const get = (path: string, who: keyof typeof tokens) => fetchJson<Record<string, unknown>>(server.url + path, { token: tokens[who] });
+    const get = (path: string, who: keyof typeof tokens) =>
+      fetchJson<Record<string, unknown>>(server.url + path, { token: tokens[who] });
     const rawViews = async () => (await store.listAudit({ threadId })).filter((e) => e.type === 'raw_viewed');
 
     before(async () => {
       store = await backend.create();
-      il = createInterlock({ store, policy: { tools: { issue_refund: [{ id: 'all', tier: 'approve', role: 'supervisor', reason: 'refunds need a supervisor' }] } } });
+      il = createInterlock({
+        store,
+        policy: {
+          tools: {
+            issue_refund: [{ id: 'all', tier: 'approve', role: 'supervisor', reason: 'refunds need a supervisor' }],
+          },
+        },
+      });
       for (const role of Object.keys(tokens) as Array<keyof typeof tokens>) {
         const { reviewer, token } = await createReviewer(store, { name: `${role} reviewer`, roles: [role] });
         tokens[role] = token;
@@ -45,7 +57,10 @@ for (const backend of allBackends()) {
         checkpoint: {
           newMessages: [
             { role: 'user', content: [{ type: 'text', text: CUSTOMER }] },
-            { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'issue_refund', input: call.args }] },
+            {
+              role: 'assistant',
+              content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'issue_refund', input: call.args }],
+            },
           ],
           state: {},
           schemaVersion: 1,
@@ -53,7 +68,12 @@ for (const backend of allBackends()) {
         items: [{ call, verdict: await il.gate(call), toolCallId: 'c1', evidence: { customerMessage: CUSTOMER } }],
         proposer: 'agent:support',
       });
-      const app = createApp({ interlock: il, threads: createThreadsAdapter(il, new Map()), ui: createWebUi(), logger: { error: () => undefined } });
+      const app = createApp({
+        interlock: il,
+        threads: createThreadsAdapter(il, new Map()),
+        ui: createWebUi(),
+        logger: { error: () => undefined },
+      });
       server = await serve({ app, port: 0 });
     });
     after(async () => {

@@ -3,7 +3,15 @@ import { createInterlock, DEFAULT_LEASE_MS, type Interlock } from '../engine/ind
 import { openStore } from '../store/index.ts';
 import type { Store } from '../store/types.ts';
 import type { Agent } from '../agent/index.ts';
-import { createApp, createReviewer, jwtOptionsFromEnv, serve, storeReviewerAuth, withJwtAuth, type RunningServer } from '../server/index.ts';
+import {
+  createApp,
+  createReviewer,
+  jwtOptionsFromEnv,
+  serve,
+  storeReviewerAuth,
+  withJwtAuth,
+  type RunningServer,
+} from '../server/index.ts';
 import { createNotifier, type Channel, type RoutingConfig } from '../notify/index.ts';
 import { createWorker, DEFAULT_UNKNOWN_AGENT_MS, type Worker } from '../worker/index.ts';
 import { createWebUi } from '../web/index.ts';
@@ -63,7 +71,10 @@ function msFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number, min: 
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) throw new ConfigError(`${name} must be a whole number of milliseconds, at least ${min} (e.g. ${fallback}), not "${raw}".`);
+  if (!Number.isInteger(n) || n < min)
+    throw new ConfigError(
+      `${name} must be a whole number of milliseconds, at least ${min} (e.g. ${fallback}), not "${raw}".`,
+    );
   return n;
 }
 
@@ -84,7 +95,8 @@ function routing(config: InterlockConfig, env: NodeJS.ProcessEnv): RoutingConfig
 export async function startService(o: ServiceOptions): Promise<Service> {
   const log = o.log ?? ((l: string) => console.log(l));
   const leaseMs = o.leaseMs ?? msFromEnv(process.env, 'INTERLOCK_LEASE_MS', DEFAULT_LEASE_MS, 100);
-  const unknownAgentMs = o.unknownAgentMs ?? msFromEnv(process.env, 'INTERLOCK_UNKNOWN_AGENT_MS', DEFAULT_UNKNOWN_AGENT_MS, 0);
+  const unknownAgentMs =
+    o.unknownAgentMs ?? msFromEnv(process.env, 'INTERLOCK_UNKNOWN_AGENT_MS', DEFAULT_UNKNOWN_AGENT_MS, 0);
   const store = await openStore(o.databaseUrl);
   // One lease for everything that can be taken over: thread runs, execution claims, jobs, thread starts.
   const interlock = createInterlock({ store, policy: o.config.policy, leaseMs });
@@ -122,7 +134,16 @@ export async function startService(o: ServiceOptions): Promise<Service> {
   let worker: Worker | undefined;
   if (o.worker !== false) {
     const notifier = createNotifier({ interlock, routing: routing(o.config, process.env), baseUrl });
-    worker = createWorker({ interlock, agents: [...agents.values()], notifier, ...(o.pollMs ? { pollMs: o.pollMs } : {}), leaseMs, unknownAgentMs, onWarning: (m) => log(`worker: ${m}`), onError: (e) => log(`worker: ${e instanceof Error ? e.message : String(e)}`) });
+    worker = createWorker({
+      interlock,
+      agents: [...agents.values()],
+      notifier,
+      ...(o.pollMs ? { pollMs: o.pollMs } : {}),
+      leaseMs,
+      unknownAgentMs,
+      onWarning: (m) => log(`worker: ${m}`),
+      onError: (e) => log(`worker: ${e instanceof Error ? e.message : String(e)}`),
+    });
     worker.start();
   }
 

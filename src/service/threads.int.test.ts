@@ -29,7 +29,14 @@ for (const backend of allBackends()) {
     before(async () => {
       store = await backend.create();
       il = createInterlock({ store, policy: supportPolicy });
-      agent = createAgent({ name: 'support', version: '1', model: scriptedModel(supportScript), system: 's', tools: supportTools(pay), interlock: il });
+      agent = createAgent({
+        name: 'support',
+        version: '1',
+        model: scriptedModel(supportScript),
+        system: 's',
+        tools: supportTools(pay),
+        interlock: il,
+      });
       threads = createThreadsAdapter(il, new Map([[agent.name, agent]]), (m) => logs.push(m));
       server = await serve({ app: createApp({ interlock: il, threads }), port: 0 });
       worker = createWorker({ interlock: il, agents: [agent], sweepMs: 0 });
@@ -42,7 +49,11 @@ for (const backend of allBackends()) {
       await backend.destroy();
     });
 
-    const start = (threadId: string, input: string) => fetchJson<{ threadId: string; status: string } & ErrorBody>(`${server.url}/api/v1/threads`, { token: tokens.operator, body: { agent: 'support', input, threadId } });
+    const start = (threadId: string, input: string) =>
+      fetchJson<{ threadId: string; status: string } & ErrorBody>(`${server.url}/api/v1/threads`, {
+        token: tokens.operator,
+        body: { agent: 'support', input, threadId },
+      });
 
     it('a second start with the id of a paused thread is refused (409 thread_exists), changes nothing, and the thread still completes after approval', async () => {
       const id = `dup-${backend.name}`;
@@ -82,7 +93,9 @@ for (const backend of allBackends()) {
     });
 
     it('the library call refuses an existing id the same way', async () => {
-      await assert.rejects(threads.start('support', 'refund $850 please', `dup-${backend.name}`), { code: 'thread_exists' });
+      await assert.rejects(threads.start('support', 'refund $850 please', `dup-${backend.name}`), {
+        code: 'thread_exists',
+      });
     });
   });
 }

@@ -36,19 +36,34 @@ export function createThreadsAdapter(
     async start(agentName, input, threadId) {
       const agent = agents.get(agentName);
       if (!agent) throw new NotFoundError('agent', agentName);
-      const text = typeof input === 'string' ? input : typeof (input as { text?: unknown })?.text === 'string' ? (input as { text: string }).text : undefined;
-      if (text === undefined || text.length === 0) throw new ValidationError('"input" must be the user message: a non-empty string or { text }.', [{ path: 'input', message: 'expected text' }]);
+      const text =
+        typeof input === 'string'
+          ? input
+          : typeof (input as { text?: unknown })?.text === 'string'
+            ? (input as { text: string }).text
+            : undefined;
+      if (text === undefined || text.length === 0)
+        throw new ValidationError('"input" must be the user message: a non-empty string or { text }.', [
+          { path: 'input', message: 'expected text' },
+        ]);
       const id = threadId ?? newId<string>('thr');
       // The row exists before the 202, so a GET right after finds the thread; the run takes its own lease.
       // With it, the recovery job (see above): it finds the thread paused or ended in the usual case, and does nothing.
-      const thread = await interlock.threads.start({ id, agent: agent.name, agentVersion: agent.version, input: text, recoverAt: interlock.now() + recoverAfterMs });
+      const thread = await interlock.threads.start({
+        id,
+        agent: agent.name,
+        agentVersion: agent.version,
+        input: text,
+        recoverAt: interlock.now() + recoverAfterMs,
+      });
       const p = agent
         .invoke(text, { threadId: id })
         .then(
           () => undefined,
           (err: unknown) => {
             const message = err instanceof Error ? err.message : String(err);
-            if (err instanceof InterlockError && err.code === 'lease_lost') log(`thread ${id}: another run took the thread over (${message}); it carries on`);
+            if (err instanceof InterlockError && err.code === 'lease_lost')
+              log(`thread ${id}: another run took the thread over (${message}); it carries on`);
             else log(`thread ${id}: the run stopped (${message}); a worker will retry it from its last checkpoint`);
           },
         )
@@ -59,7 +74,10 @@ export function createThreadsAdapter(
     async get(threadId) {
       const thread = await interlock.threads.getThread(threadId);
       if (!thread) return undefined;
-      const [messages, pending] = await Promise.all([interlock.threads.listMessages(threadId), interlock.listRequests({ threadId, status: 'pending', limit: 100 })]);
+      const [messages, pending] = await Promise.all([
+        interlock.threads.listMessages(threadId),
+        interlock.listRequests({ threadId, status: 'pending', limit: 100 }),
+      ]);
       const view: ThreadView = {
         threadId,
         status: thread.status,
@@ -68,7 +86,15 @@ export function createThreadsAdapter(
         createdAt: new Date(thread.createdAt).toISOString(),
         updatedAt: new Date(thread.updatedAt).toISOString(),
         messages,
-        pendingApprovals: pending.items.map((r) => ({ id: r.id, tool: r.tool, args: r.args, tier: r.tier, role: r.role, reason: r.reason, expiresAt: new Date(r.expiresAt).toISOString() })),
+        pendingApprovals: pending.items.map((r) => ({
+          id: r.id,
+          tool: r.tool,
+          args: r.args,
+          tier: r.tier,
+          role: r.role,
+          reason: r.reason,
+          expiresAt: new Date(r.expiresAt).toISOString(),
+        })),
       };
       return view;
     },

@@ -9,7 +9,14 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AuditVerifier, auditChainFor, GENESIS_HASH, hashEvent, type AuditEvent, type ChainVerification } from '../core/audit-chain.ts';
+import {
+  AuditVerifier,
+  auditChainFor,
+  GENESIS_HASH,
+  hashEvent,
+  type AuditEvent,
+  type ChainVerification,
+} from '../core/audit-chain.ts';
 import { MIGRATIONS } from './sql/schema.ts';
 import { createSqliteStore } from './sqlite/sqlite-store.ts';
 import { createPostgresStore } from './postgres/postgres-store.ts';
@@ -24,7 +31,9 @@ async function verify(store: Store): Promise<ChainVerification> {
 
 /** A store whose database holds schema version 2 and a log of `n` events written the way version 2 wrote them. */
 async function version2WithLog(store: Store, backend: 'sqlite' | 'postgres', n: number): Promise<void> {
-  await store.unsafeQuery(`CREATE TABLE il_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`);
+  await store.unsafeQuery(
+    `CREATE TABLE il_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`,
+  );
   for (const m of MIGRATIONS.filter((x) => x.id <= 2)) {
     await store.unsafeQuery(`INSERT INTO il_migrations (id, name, applied_at) VALUES ($1, $2, $3)`, [m.id, m.name, 1]);
     for (const s of m.statements) {
@@ -35,11 +44,24 @@ async function version2WithLog(store: Store, backend: 'sqlite' | 'postgres', n: 
   let prevHash = GENESIS_HASH;
   for (let seq = 1; seq <= n; seq++) {
     // Version 2's event hash is the chain-0 form: the position as `seq`.
-    const body: Omit<AuditEvent, 'hash'> = { seq, chain: 0, chainSeq: seq, id: `evt_old_${seq}`, type: 'approved', actor: 'reviewer:old', at: 1000 + seq, threadId: `thr_old_${seq % 3}`, requestId: null, payload: { seq }, prevHash };
+    const body: Omit<AuditEvent, 'hash'> = {
+      seq,
+      chain: 0,
+      chainSeq: seq,
+      id: `evt_old_${seq}`,
+      type: 'approved',
+      actor: 'reviewer:old',
+      at: 1000 + seq,
+      threadId: `thr_old_${seq % 3}`,
+      requestId: null,
+      payload: { seq },
+      prevHash,
+    };
     const hash = hashEvent(body);
-    await store.unsafeQuery(`INSERT INTO il_audit (seq, id, type, actor, at, thread_id, request_id, payload, prev_hash, hash) VALUES ($1, $2, $3, $4, $5, $6, NULL, $7, $8, $9)`, [
-      seq, body.id, body.type, body.actor, body.at, body.threadId, JSON.stringify(body.payload), prevHash, hash,
-    ]);
+    await store.unsafeQuery(
+      `INSERT INTO il_audit (seq, id, type, actor, at, thread_id, request_id, payload, prev_hash, hash) VALUES ($1, $2, $3, $4, $5, $6, NULL, $7, $8, $9)`,
+      [seq, body.id, body.type, body.actor, body.at, body.threadId, JSON.stringify(body.payload), prevHash, hash],
+    );
     prevHash = hash;
   }
   await store.unsafeQuery(`UPDATE il_audit_head SET seq = $1, hash = $2 WHERE id = 1`, [n, prevHash]);
@@ -81,7 +103,15 @@ describe('audit chains: upgrade of a log written before several chains', () => {
       assert.equal(v0.ok, true, JSON.stringify(v0));
       assert.deepEqual(v0.ok && [v0.events, v0.headSeq], [12, 12]);
 
-      const appended = await store.transaction((tx) => tx.appendAudit([{ type: 'interrupted', actor: 'agent:new', threadId: 'thr_new' }, { type: 'notified', actor: 'system:notify', threadId: 'thr_new' }], 5000));
+      const appended = await store.transaction((tx) =>
+        tx.appendAudit(
+          [
+            { type: 'interrupted', actor: 'agent:new', threadId: 'thr_new' },
+            { type: 'notified', actor: 'system:notify', threadId: 'thr_new' },
+          ],
+          5000,
+        ),
+      );
       assert.deepEqual(
         appended.map((e) => [e.seq, e.chain, e.chainSeq]),
         [
@@ -133,8 +163,13 @@ describe('audit chains on PostgreSQL: appenders lock only their own chain', () =
       await held;
     });
     await inside;
-    const second = store.transaction((tx) => tx.appendAudit([{ type: 'approved', actor: 'reviewer:b', threadId: other }], 2));
-    const outcome = await Promise.race([second.then(() => 'finished' as const), new Promise<'waited'>((r) => setTimeout(() => r('waited'), 1500))]);
+    const second = store.transaction((tx) =>
+      tx.appendAudit([{ type: 'approved', actor: 'reviewer:b', threadId: other }], 2),
+    );
+    const outcome = await Promise.race([
+      second.then(() => 'finished' as const),
+      new Promise<'waited'>((r) => setTimeout(() => r('waited'), 1500)),
+    ]);
     release();
     await Promise.all([first, second]);
     return outcome;

@@ -69,7 +69,14 @@ function request(overrides: Partial<ApprovalRequest> = {}): ApprovalRequest {
     onTimeout: 'escalate',
     escalateTo: { role: 'cfo', approvals: 1, timeoutMs: 3_600_000 },
     trustable: true,
-    resolution: { type: 'edit', by: 'rev-1', at: T + 5, message: 'lowered', originalArgs: { amount: 999 }, trust: false },
+    resolution: {
+      type: 'edit',
+      by: 'rev-1',
+      at: T + 5,
+      message: 'lowered',
+      originalArgs: { amount: 999 },
+      trust: false,
+    },
     parentId: uid('req'),
     supersededBy: uid('req'),
     createdAt: T,
@@ -100,11 +107,34 @@ function pendingRequest(overrides: Partial<ApprovalRequest> = {}): ApprovalReque
 }
 
 function execution(key: string, tool: string, owner: string, leaseUntil: number, args: Record<string, unknown> = {}) {
-  return { key, requestId: null, threadId: null, tool, args, actionHash: actionHash(tool, args), leaseOwner: owner, leaseUntil, createdAt: T };
+  return {
+    key,
+    requestId: null,
+    threadId: null,
+    tool,
+    args,
+    actionHash: actionHash(tool, args),
+    leaseOwner: owner,
+    leaseUntil,
+    createdAt: T,
+  };
 }
 
-function job(kind: string, runAt: number, overrides: Partial<Pick<JobRow, 'id' | 'threadId' | 'requestId' | 'payload'>> = {}) {
-  return { id: uid('job'), kind, threadId: null, requestId: null, payload: { n: 1 }, runAt, createdAt: T, ...overrides };
+function job(
+  kind: string,
+  runAt: number,
+  overrides: Partial<Pick<JobRow, 'id' | 'threadId' | 'requestId' | 'payload'>> = {},
+) {
+  return {
+    id: uid('job'),
+    kind,
+    threadId: null,
+    requestId: null,
+    payload: { n: 1 },
+    runAt,
+    createdAt: T,
+    ...overrides,
+  };
 }
 
 function ids(rows: ReadonlyArray<{ id: string }>): string[] {
@@ -146,7 +176,9 @@ for (const backend of allBackends()) {
         try {
           const s = await fresh.create();
           const future = LATEST_MIGRATION + 1;
-          await s.unsafeQuery(`INSERT INTO il_migrations (id, name, applied_at) VALUES (${future}, 'from_the_future', 0)`);
+          await s.unsafeQuery(
+            `INSERT INTO il_migrations (id, name, applied_at) VALUES (${future}, 'from_the_future', 0)`,
+          );
           await assert.rejects(s.migrate(), (err: InterlockError) => {
             assert.equal(err.code, 'unsupported_schema_version');
             assert.match(err.message, new RegExp(`schema version ${future}.*Upgrade Interlock`));
@@ -167,7 +199,11 @@ for (const backend of allBackends()) {
         assert.deepEqual(await store.getThread(t.id), t);
         assert.equal(await store.getThread(uid('thr')), undefined);
 
-        await store.updateThread(t.id, { status: 'interrupted', messageCount: 4, abortRequested: true, metadata: { x: [1] }, agentVersion: '1.1.0' }, T + 10);
+        await store.updateThread(
+          t.id,
+          { status: 'interrupted', messageCount: 4, abortRequested: true, metadata: { x: [1] }, agentVersion: '1.1.0' },
+          T + 10,
+        );
         assert.deepEqual(await store.getThread(t.id), {
           ...t,
           status: 'interrupted',
@@ -194,8 +230,16 @@ for (const backend of allBackends()) {
         assert.equal(busy.claimed, false);
         assert.deepEqual(busy.thread, first.thread);
         // The holder renews; a claim never rewrites the thread itself.
-        const renewed = await store.claimThread({ ...input, agentVersion: '9.9.9', status: 'failed' }, 'p1', T + 2 * MINUTE, T + 2000);
-        assert.deepEqual(renewed, { claimed: true, thread: { ...first.thread, leaseUntil: T + 2 * MINUTE, updatedAt: T + 2000 } });
+        const renewed = await store.claimThread(
+          { ...input, agentVersion: '9.9.9', status: 'failed' },
+          'p1',
+          T + 2 * MINUTE,
+          T + 2000,
+        );
+        assert.deepEqual(renewed, {
+          claimed: true,
+          thread: { ...first.thread, leaseUntil: T + 2 * MINUTE, updatedAt: T + 2000 },
+        });
         assert.equal((await store.claimThread(input, 'p2', T + 3 * MINUTE, T + 2 * MINUTE)).claimed, false);
         const taken = await store.claimThread(input, 'p2', T + 3 * MINUTE, T + 2 * MINUTE + 1);
         assert.equal(taken.claimed, true);
@@ -221,27 +265,51 @@ for (const backend of allBackends()) {
         await store.releaseThread(input.id, 'p1', T + 2);
         const row = await store.getThread(input.id);
         assert.deepEqual([row?.leaseOwner, row?.leaseUntil, row?.updatedAt], [null, null, T + 2]);
-        assert.equal(await store.renewThreadLease(input.id, 'p1', T + 3 * MINUTE), false, 'a released lease is not renewed');
+        assert.equal(
+          await store.renewThreadLease(input.id, 'p1', T + 3 * MINUTE),
+          false,
+          'a released lease is not renewed',
+        );
         // A fenced advance by a run that does not hold the lease changes nothing.
         await store.claimThread(input, 'p3', T + MINUTE, T + 3);
-        assert.equal(await store.advanceThread(input.id, { status: 'completed', addMessages: 2, agentVersion: '1', releaseLease: true, leaseOwner: 'p1' }, T + 4), undefined);
-        assert.equal(await store.advanceThread(input.id, { status: 'running', addMessages: 2, agentVersion: '1', releaseLease: false, leaseOwner: 'p3' }, T + 5), 0);
+        assert.equal(
+          await store.advanceThread(
+            input.id,
+            { status: 'completed', addMessages: 2, agentVersion: '1', releaseLease: true, leaseOwner: 'p1' },
+            T + 4,
+          ),
+          undefined,
+        );
+        assert.equal(
+          await store.advanceThread(
+            input.id,
+            { status: 'running', addMessages: 2, agentVersion: '1', releaseLease: false, leaseOwner: 'p3' },
+            T + 5,
+          ),
+          0,
+        );
       });
 
-      it('renews a running execution\'s lease only for its holder', async () => {
+      it("renews a running execution's lease only for its holder", async () => {
         const e = execution(uid('key'), 'refund', 'w1', T + MINUTE);
         await store.transaction((tx) => tx.claimExecution(e, T));
         assert.equal(await store.renewExecution(e.key, 'w2', T + 5 * MINUTE), false);
         assert.equal(await store.renewExecution(e.key, 'w1', T + 5 * MINUTE), true);
         assert.equal((await store.getExecution(e.key))?.leaseUntil, T + 5 * MINUTE);
         await store.transaction((tx) => tx.finishExecution(e.key, 'w1', { status: 'succeeded', result: 1 }, T + 1));
-        assert.equal(await store.renewExecution(e.key, 'w1', T + 6 * MINUTE), false, 'a finished execution has no lease to renew');
+        assert.equal(
+          await store.renewExecution(e.key, 'w1', T + 6 * MINUTE),
+          false,
+          'a finished execution has no lease to renew',
+        );
       });
 
       it('gives a thread lease to one of many processes racing for it', async () => {
         const other = await backend.create();
         const { leaseOwner: _owner, leaseUntil: _until, ...input } = thread();
-        const results = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? store : other).claimThread(input, `p${i}`, T + MINUTE, T)));
+        const results = await Promise.all(
+          Array.from({ length: 10 }, (_, i) => (i % 2 ? store : other).claimThread(input, `p${i}`, T + MINUTE, T)),
+        );
         assert.equal(results.filter((r) => r.claimed).length, 1);
         const owner = results.find((r) => r.claimed)?.thread.leaseOwner;
         for (const r of results) assert.equal(r.thread.leaseOwner, owner);
@@ -250,7 +318,10 @@ for (const backend of allBackends()) {
       it('stores each message once and returns them in order', async () => {
         const t = thread();
         await store.insertThread(t);
-        const first = [{ role: 'user', content: 'Refund order 42 ✓' }, { role: 'assistant', content: [{ type: 'tool-call', id: 'c1' }] }];
+        const first = [
+          { role: 'user', content: 'Refund order 42 ✓' },
+          { role: 'assistant', content: [{ type: 'tool-call', id: 'c1' }] },
+        ];
         const second = [{ role: 'tool', content: 'ok' }];
         await store.appendMessages(t.id, 0, first);
         await store.appendMessages(t.id, 2, second);
@@ -261,8 +332,22 @@ for (const backend of allBackends()) {
 
         // Checkpoints refer to messages by count; the bytes of a message are stored once.
         const state = { step: 3, pending: ['c1'] };
-        await store.insertCheckpoint({ id: uid('cp'), threadId: t.id, messageCount: 2, schemaVersion: 1, state, createdAt: T });
-        await store.insertCheckpoint({ id: uid('cp'), threadId: t.id, messageCount: 3, schemaVersion: 1, state, createdAt: T + 1 });
+        await store.insertCheckpoint({
+          id: uid('cp'),
+          threadId: t.id,
+          messageCount: 2,
+          schemaVersion: 1,
+          state,
+          createdAt: T,
+        });
+        await store.insertCheckpoint({
+          id: uid('cp'),
+          threadId: t.id,
+          messageCount: 3,
+          schemaVersion: 1,
+          state,
+          createdAt: T + 1,
+        });
         const bytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v));
         const expected = [...first, ...second].reduce((s, m) => s + bytes(m), 0) + 2 * bytes(state);
         assert.equal(await store.threadStorageBytes(t.id), expected);
@@ -281,7 +366,14 @@ for (const backend of allBackends()) {
         const boom = store.transaction(async (tx) => {
           await tx.insertThread(t);
           await tx.appendMessages(t.id, 0, [{ n: 0 }]);
-          await tx.insertCheckpoint({ id: uid('cp'), threadId: t.id, messageCount: 1, schemaVersion: 1, state: {}, createdAt: T });
+          await tx.insertCheckpoint({
+            id: uid('cp'),
+            threadId: t.id,
+            messageCount: 1,
+            schemaVersion: 1,
+            state: {},
+            createdAt: T,
+          });
           await tx.appendMessages(t.id, 0, [{ n: 'again' }]);
         });
         await assert.rejects(boom);
@@ -294,8 +386,22 @@ for (const backend of allBackends()) {
         const t = thread();
         await store.insertThread(t);
         assert.equal(await store.getLatestCheckpoint(t.id), undefined);
-        const older = { id: uid('cp'), threadId: t.id, messageCount: 1, schemaVersion: 1, state: { step: 1 }, createdAt: T + 1 };
-        const newer = { id: uid('cp'), threadId: t.id, messageCount: 5, schemaVersion: 2, state: { step: 2, deep: { list: [null, true, 'x'] } }, createdAt: T + 2 };
+        const older = {
+          id: uid('cp'),
+          threadId: t.id,
+          messageCount: 1,
+          schemaVersion: 1,
+          state: { step: 1 },
+          createdAt: T + 1,
+        };
+        const newer = {
+          id: uid('cp'),
+          threadId: t.id,
+          messageCount: 5,
+          schemaVersion: 2,
+          state: { step: 2, deep: { list: [null, true, 'x'] } },
+          createdAt: T + 2,
+        };
         await store.insertCheckpoint(newer);
         await store.insertCheckpoint(older);
         assert.deepEqual(await store.getLatestCheckpoint(t.id), newer);
@@ -308,13 +414,30 @@ for (const backend of allBackends()) {
         await store.insertThread(t);
         assert.deepEqual(await store.loadLatest(t.id), { checkpoint: undefined, messages: [] });
         await store.appendMessages(t.id, 0, [{ n: 0 }, { n: 1, text: "it's ✓" }, { n: 2 }, { n: 3 }]);
-        const older = { id: uid('cp'), threadId: t.id, messageCount: 1, schemaVersion: 1, state: { step: 1 }, createdAt: T + 1 };
-        const newer = { id: uid('cp'), threadId: t.id, messageCount: 3, schemaVersion: 2, state: { step: 2, deep: { list: [null, true, 'x'] } }, createdAt: T + 2 };
+        const older = {
+          id: uid('cp'),
+          threadId: t.id,
+          messageCount: 1,
+          schemaVersion: 1,
+          state: { step: 1 },
+          createdAt: T + 1,
+        };
+        const newer = {
+          id: uid('cp'),
+          threadId: t.id,
+          messageCount: 3,
+          schemaVersion: 2,
+          state: { step: 2, deep: { list: [null, true, 'x'] } },
+          createdAt: T + 2,
+        };
         await store.insertCheckpoint(older);
         assert.deepEqual(await store.loadLatest(t.id), { checkpoint: older, messages: [{ n: 0 }] });
         await store.insertCheckpoint(newer);
         // Message 3 was appended after the checkpoint (a crash before the next one): it is not part of the state.
-        assert.deepEqual(await store.loadLatest(t.id), { checkpoint: newer, messages: [{ n: 0 }, { n: 1, text: "it's ✓" }, { n: 2 }] });
+        assert.deepEqual(await store.loadLatest(t.id), {
+          checkpoint: newer,
+          messages: [{ n: 0 }, { n: 1, text: "it's ✓" }, { n: 2 }],
+        });
         const empty = { id: uid('cp'), threadId: t.id, messageCount: 0, schemaVersion: 2, state: {}, createdAt: T + 3 };
         await store.insertCheckpoint(empty);
         assert.deepEqual(await store.loadLatest(t.id), { checkpoint: empty, messages: [] });
@@ -324,13 +447,40 @@ for (const backend of allBackends()) {
         const t = thread({ messageCount: 2 });
         await store.insertThread(t);
         assert.equal((await store.claimThread(t, 'run-1', T + MINUTE, T)).claimed, true);
-        assert.equal(await store.advanceThread(t.id, { status: 'interrupted', addMessages: 3, agentVersion: '2.0.0', releaseLease: false }, T + 5), 2);
+        assert.equal(
+          await store.advanceThread(
+            t.id,
+            { status: 'interrupted', addMessages: 3, agentVersion: '2.0.0', releaseLease: false },
+            T + 5,
+          ),
+          2,
+        );
         let row = await store.getThread(t.id);
-        assert.deepEqual([row?.status, row?.messageCount, row?.agentVersion, row?.leaseOwner, row?.updatedAt], ['interrupted', 5, '2.0.0', 'run-1', T + 5]);
-        assert.equal(await store.advanceThread(t.id, { status: 'completed', addMessages: 0, agentVersion: '2.0.0', releaseLease: true }, T + 6), 5);
+        assert.deepEqual(
+          [row?.status, row?.messageCount, row?.agentVersion, row?.leaseOwner, row?.updatedAt],
+          ['interrupted', 5, '2.0.0', 'run-1', T + 5],
+        );
+        assert.equal(
+          await store.advanceThread(
+            t.id,
+            { status: 'completed', addMessages: 0, agentVersion: '2.0.0', releaseLease: true },
+            T + 6,
+          ),
+          5,
+        );
         row = await store.getThread(t.id);
-        assert.deepEqual([row?.status, row?.messageCount, row?.leaseOwner, row?.leaseUntil], ['completed', 5, null, null]);
-        assert.equal(await store.advanceThread(uid('thr'), { status: 'running', addMessages: 1, agentVersion: '1', releaseLease: false }, T), undefined);
+        assert.deepEqual(
+          [row?.status, row?.messageCount, row?.leaseOwner, row?.leaseUntil],
+          ['completed', 5, null, null],
+        );
+        assert.equal(
+          await store.advanceThread(
+            uid('thr'),
+            { status: 'running', addMessages: 1, agentVersion: '1', releaseLease: false },
+            T,
+          ),
+          undefined,
+        );
       });
     });
 
@@ -366,7 +516,10 @@ for (const backend of allBackends()) {
         const result = await store.transaction(async (tx) => {
           await tx.insertThread(t);
           await tx.insertRequest(r);
-          const events = await tx.appendAudit([{ type: 'interrupted', actor: 'agent:x', threadId: t.id, requestId: r.id }], T);
+          const events = await tx.appendAudit(
+            [{ type: 'interrupted', actor: 'agent:x', threadId: t.id, requestId: r.id }],
+            T,
+          );
           return events[0]?.seq;
         });
         assert.equal(typeof result, 'number');
@@ -425,13 +578,64 @@ for (const backend of allBackends()) {
         const [roleA, roleB, roleC] = [uid('role'), uid('role'), uid('role')];
         // Equal createdAt and expiresAt values on purpose: keyset pagination must break ties by id.
         const rows: ApprovalRequest[] = [
-          pendingRequest({ id: `${threadId}-a`, threadId, tool: toolA, role: roleA, createdAt: T + 1, expiresAt: T + 50 * MINUTE }),
-          pendingRequest({ id: `${threadId}-b`, threadId, tool: toolA, role: roleB, createdAt: T + 2, expiresAt: T + 10 * MINUTE }),
-          pendingRequest({ id: `${threadId}-c`, threadId, tool: toolB, role: roleA, createdAt: T + 2, expiresAt: T + 10 * MINUTE }),
-          pendingRequest({ id: `${threadId}-d`, threadId, tool: toolB, role: roleC, createdAt: T + 2, expiresAt: T + 30 * MINUTE }),
-          pendingRequest({ id: `${threadId}-e`, threadId, tool: toolA, role: roleA, createdAt: T + 3, expiresAt: T + 20 * MINUTE, status: 'rejected' }),
-          pendingRequest({ id: `${threadId}-f`, threadId, tool: toolB, role: roleB, createdAt: T + 4, expiresAt: T + 40 * MINUTE }),
-          pendingRequest({ id: `${threadId}-g`, threadId, tool: toolA, role: roleC, createdAt: T + 4, expiresAt: T + 10 * MINUTE, status: 'authorized' }),
+          pendingRequest({
+            id: `${threadId}-a`,
+            threadId,
+            tool: toolA,
+            role: roleA,
+            createdAt: T + 1,
+            expiresAt: T + 50 * MINUTE,
+          }),
+          pendingRequest({
+            id: `${threadId}-b`,
+            threadId,
+            tool: toolA,
+            role: roleB,
+            createdAt: T + 2,
+            expiresAt: T + 10 * MINUTE,
+          }),
+          pendingRequest({
+            id: `${threadId}-c`,
+            threadId,
+            tool: toolB,
+            role: roleA,
+            createdAt: T + 2,
+            expiresAt: T + 10 * MINUTE,
+          }),
+          pendingRequest({
+            id: `${threadId}-d`,
+            threadId,
+            tool: toolB,
+            role: roleC,
+            createdAt: T + 2,
+            expiresAt: T + 30 * MINUTE,
+          }),
+          pendingRequest({
+            id: `${threadId}-e`,
+            threadId,
+            tool: toolA,
+            role: roleA,
+            createdAt: T + 3,
+            expiresAt: T + 20 * MINUTE,
+            status: 'rejected',
+          }),
+          pendingRequest({
+            id: `${threadId}-f`,
+            threadId,
+            tool: toolB,
+            role: roleB,
+            createdAt: T + 4,
+            expiresAt: T + 40 * MINUTE,
+          }),
+          pendingRequest({
+            id: `${threadId}-g`,
+            threadId,
+            tool: toolA,
+            role: roleC,
+            createdAt: T + 4,
+            expiresAt: T + 10 * MINUTE,
+            status: 'authorized',
+          }),
         ];
         const newest = [...rows].sort((x, y) => y.createdAt - x.createdAt || (y.id < x.id ? -1 : 1));
         const soonest = [...rows].sort((x, y) => x.expiresAt - y.expiresAt || (x.id < y.id ? -1 : 1));
@@ -443,10 +647,14 @@ for (const backend of allBackends()) {
         });
 
         it('filters by thread, status, roles and tool', async () => {
-          const list = async (q: Parameters<Store['listRequests']>[0]) => ids((await store.listRequests({ threadId, ...q })).items).sort();
+          const list = async (q: Parameters<Store['listRequests']>[0]) =>
+            ids((await store.listRequests({ threadId, ...q })).items).sort();
           assert.deepEqual(await list({}), ids(rows).sort());
           assert.deepEqual(await list({ status: 'pending' }), ids(rows.filter((r) => r.status === 'pending')).sort());
-          assert.deepEqual(await list({ roles: [roleA, roleB] }), ids(rows.filter((r) => r.role === roleA || r.role === roleB)).sort());
+          assert.deepEqual(
+            await list({ roles: [roleA, roleB] }),
+            ids(rows.filter((r) => r.role === roleA || r.role === roleB)).sort(),
+          );
           assert.deepEqual(await list({ roles: [] }), []);
           assert.deepEqual(await list({ tool: toolB }), ids(rows.filter((r) => r.tool === toolB)).sort());
           assert.deepEqual(
@@ -493,24 +701,40 @@ for (const backend of allBackends()) {
           const seen: string[] = [];
           let cursor: string | null = null;
           do {
-            const page: Awaited<ReturnType<Store['listRequests']>> = await store.listRequests({ threadId, status: 'pending', roles: [roleA, roleB], order: 'expiry', limit: 2, ...(cursor ? { cursor } : {}) });
+            const page: Awaited<ReturnType<Store['listRequests']>> = await store.listRequests({
+              threadId,
+              status: 'pending',
+              roles: [roleA, roleB],
+              order: 'expiry',
+              limit: 2,
+              ...(cursor ? { cursor } : {}),
+            });
             seen.push(...ids(page.items));
             cursor = page.nextCursor;
           } while (cursor);
           assert.deepEqual(seen, want);
         });
 
-        it('sets a request\'s status at the next version, whatever version it is at', async () => {
-        const r = pendingRequest();
-        await store.insertRequest({ ...r, status: 'authorized' });
-        await store.setRequestStatus(r.id, 'executing', T + 9);
-        const got = await store.getRequest(r.id);
-        assert.deepEqual([got?.status, got?.version, got?.updatedAt], ['executing', r.version + 1, T + 9]);
-      });
+        it("sets a request's status at the next version, whatever version it is at", async () => {
+          const r = pendingRequest();
+          await store.insertRequest({ ...r, status: 'authorized' });
+          await store.setRequestStatus(r.id, 'executing', T + 9);
+          const got = await store.getRequest(r.id);
+          assert.deepEqual([got?.status, got?.version, got?.updatedAt], ['executing', r.version + 1, T + 9]);
+        });
 
-      it('refuses a malformed cursor with a ValidationError', async () => {
-          for (const cursor of ['garbage', '%%%', Buffer.from('abc:def').toString('base64url'), Buffer.from(':x').toString('base64url')]) {
-            await assert.rejects(store.listRequests({ threadId, cursor }), (err) => err instanceof ValidationError && err.code === 'invalid_input', cursor);
+        it('refuses a malformed cursor with a ValidationError', async () => {
+          for (const cursor of [
+            'garbage',
+            '%%%',
+            Buffer.from('abc:def').toString('base64url'),
+            Buffer.from(':x').toString('base64url'),
+          ]) {
+            await assert.rejects(
+              store.listRequests({ threadId, cursor }),
+              (err) => err instanceof ValidationError && err.code === 'invalid_input',
+              cursor,
+            );
           }
         });
       });
@@ -527,10 +751,25 @@ for (const backend of allBackends()) {
         assert.deepEqual(await store.transaction((tx) => tx.claimExpired(T - 2000, 10)), [late, later]);
         assert.deepEqual(await store.claimExpired(T - 5000, 10), []);
         // Once resolved it is no longer claimed.
-        assert.equal(await store.updateRequest({ ...late, status: 'expired', version: 2, resolvedAt: T - 1500, updatedAt: T - 1500 }, 1), true);
+        assert.equal(
+          await store.updateRequest(
+            { ...late, status: 'expired', version: 2, resolvedAt: T - 1500, updatedAt: T - 1500 },
+            1,
+          ),
+          true,
+        );
         assert.deepEqual(ids(await store.claimExpired(T - 1500, 10)), [later.id]);
-        assert.equal(await store.updateRequest({ ...later, status: 'expired', version: 2, resolvedAt: T - 1500, updatedAt: T - 1500 }, 1), true);
-        assert.equal(await store.updateRequest({ ...notYet, status: 'cancelled', version: 2, updatedAt: T - 1500 }, 1), true);
+        assert.equal(
+          await store.updateRequest(
+            { ...later, status: 'expired', version: 2, resolvedAt: T - 1500, updatedAt: T - 1500 },
+            1,
+          ),
+          true,
+        );
+        assert.equal(
+          await store.updateRequest({ ...notYet, status: 'cancelled', version: 2, updatedAt: T - 1500 }, 1),
+          true,
+        );
       });
 
       it('records one vote per reviewer and lists the approvers in order', async () => {
@@ -539,8 +778,12 @@ for (const backend of allBackends()) {
         await store.insertVote({ requestId: r.id, reviewer: 'rev-b', type: 'approve', version: 1, createdAt: T + 2 });
         await store.insertVote({ requestId: r.id, reviewer: 'rev-a', type: 'approve', version: 2, createdAt: T + 3 });
         await store.insertVote({ requestId: r.id, reviewer: 'rev-c', type: 'reject', version: 3, createdAt: T + 4 });
-        await assert.rejects(store.insertVote({ requestId: r.id, reviewer: 'rev-b', type: 'approve', version: 3, createdAt: T + 5 }));
-        await assert.rejects(store.insertVote({ requestId: r.id, reviewer: 'rev-c', type: 'approve', version: 3, createdAt: T + 5 }));
+        await assert.rejects(
+          store.insertVote({ requestId: r.id, reviewer: 'rev-b', type: 'approve', version: 3, createdAt: T + 5 }),
+        );
+        await assert.rejects(
+          store.insertVote({ requestId: r.id, reviewer: 'rev-c', type: 'approve', version: 3, createdAt: T + 5 }),
+        );
         assert.deepEqual(await store.listVoters(r.id), ['rev-b', 'rev-a']);
         assert.deepEqual(await store.listVoters(uid('req')), []);
         // An approver who changes their mind: the reject replaces the approval.
@@ -555,7 +798,9 @@ for (const backend of allBackends()) {
         await store.insertRequest(pendingRequest({ role: roleA, createdAt: T + 5, status: 'authorized' }));
         await store.insertRequest(pendingRequest({ role: roleB, createdAt: T + 20 }));
         await store.insertRequest(pendingRequest({ role: roleC, createdAt: T + 1, status: 'rejected' }));
-        const mine = (await store.countPendingByRole()).filter((c) => [roleA, roleB, roleC].includes(c.role)).sort((x, y) => (x.role < y.role ? -1 : 1));
+        const mine = (await store.countPendingByRole())
+          .filter((c) => [roleA, roleB, roleC].includes(c.role))
+          .sort((x, y) => (x.role < y.role ? -1 : 1));
         const want = [
           { role: roleA, count: 2, oldestCreatedAt: T + 10 },
           { role: roleB, count: 1, oldestCreatedAt: T + 20 },
@@ -566,9 +811,27 @@ for (const backend of allBackends()) {
       it('keeps one trust grant per thread, tool and rule', async () => {
         const threadId = uid('thr');
         assert.equal(await store.getTrust(threadId, 'refund', 'r1'), undefined);
-        await store.insertTrust({ threadId, tool: 'refund', ruleId: 'r1', reviewer: 'rev-1', requestId: 'req-1', createdAt: T });
-        await store.insertTrust({ threadId, tool: 'refund', ruleId: 'r1', reviewer: 'rev-2', requestId: 'req-2', createdAt: T + 1 });
-        assert.deepEqual(await store.getTrust(threadId, 'refund', 'r1'), { reviewer: 'rev-1', requestId: 'req-1', createdAt: T });
+        await store.insertTrust({
+          threadId,
+          tool: 'refund',
+          ruleId: 'r1',
+          reviewer: 'rev-1',
+          requestId: 'req-1',
+          createdAt: T,
+        });
+        await store.insertTrust({
+          threadId,
+          tool: 'refund',
+          ruleId: 'r1',
+          reviewer: 'rev-2',
+          requestId: 'req-2',
+          createdAt: T + 1,
+        });
+        assert.deepEqual(await store.getTrust(threadId, 'refund', 'r1'), {
+          reviewer: 'rev-1',
+          requestId: 'req-1',
+          createdAt: T,
+        });
         assert.equal(await store.getTrust(threadId, 'refund', 'r2'), undefined);
       });
     });
@@ -581,17 +844,47 @@ for (const backend of allBackends()) {
         const e = { ...execution(key, tool, 'worker-1', T + MINUTE, { amount: 10 }), requestId, threadId: uid('thr') };
         const first = await store.claimExecution(e, T);
         assert.equal(first.claimed, true);
-        const want: ExecutionRow = { ...e, status: 'running', attempts: 1, result: undefined, error: null, updatedAt: T };
+        const want: ExecutionRow = {
+          ...e,
+          status: 'running',
+          attempts: 1,
+          result: undefined,
+          error: null,
+          updatedAt: T,
+        };
         assert.deepEqual(first.row, want);
 
-        const second = await store.claimExecution({ ...e, leaseOwner: 'worker-2', leaseUntil: T + 2 * MINUTE }, T + 1000);
+        const second = await store.claimExecution(
+          { ...e, leaseOwner: 'worker-2', leaseUntil: T + 2 * MINUTE },
+          T + 1000,
+        );
         assert.equal(second.claimed, false);
         assert.deepEqual(second.row, want);
 
-        assert.equal(await store.finishExecution(key, 'worker-2', { status: 'succeeded', result: { ok: true } }, T + 2000), false);
-        assert.equal(await store.finishExecution(key, 'worker-1', { status: 'succeeded', result: { refundId: 'rf_1', amounts: [1.5, 2] } }, T + 2000), true);
-        assert.equal(await store.finishExecution(key, 'worker-1', { status: 'failed', error: 'late' }, T + 2500), false);
-        const done: ExecutionRow = { ...want, status: 'succeeded', leaseUntil: null, result: { refundId: 'rf_1', amounts: [1.5, 2] }, updatedAt: T + 2000 };
+        assert.equal(
+          await store.finishExecution(key, 'worker-2', { status: 'succeeded', result: { ok: true } }, T + 2000),
+          false,
+        );
+        assert.equal(
+          await store.finishExecution(
+            key,
+            'worker-1',
+            { status: 'succeeded', result: { refundId: 'rf_1', amounts: [1.5, 2] } },
+            T + 2000,
+          ),
+          true,
+        );
+        assert.equal(
+          await store.finishExecution(key, 'worker-1', { status: 'failed', error: 'late' }, T + 2500),
+          false,
+        );
+        const done: ExecutionRow = {
+          ...want,
+          status: 'succeeded',
+          leaseUntil: null,
+          result: { refundId: 'rf_1', amounts: [1.5, 2] },
+          updatedAt: T + 2000,
+        };
         assert.deepEqual(await store.getExecution(key), done);
 
         // Finished is final: even long after any lease, a claim returns the recorded outcome.
@@ -608,7 +901,10 @@ for (const backend of allBackends()) {
         assert.equal((await store.claimExecution(e, T)).claimed, true);
         // At exactly the lease end the lease still holds.
         assert.equal((await store.claimExecution({ ...e, leaseOwner: 'worker-2' }, T + MINUTE)).claimed, false);
-        const taken = await store.claimExecution({ ...e, leaseOwner: 'worker-2', leaseUntil: T + 3 * MINUTE }, T + MINUTE + 1);
+        const taken = await store.claimExecution(
+          { ...e, leaseOwner: 'worker-2', leaseUntil: T + 3 * MINUTE },
+          T + MINUTE + 1,
+        );
         assert.equal(taken.claimed, true);
         assert.equal(taken.row.leaseOwner, 'worker-2');
         assert.equal(taken.row.leaseUntil, T + 3 * MINUTE);
@@ -616,7 +912,10 @@ for (const backend of allBackends()) {
         assert.equal(taken.row.status, 'running');
         // The crashed owner coming back cannot finish it.
         assert.equal(await store.finishExecution(key, 'worker-1', { status: 'succeeded' }, T + 2 * MINUTE), false);
-        assert.equal(await store.finishExecution(key, 'worker-2', { status: 'failed', error: 'card declined' }, T + 2 * MINUTE), true);
+        assert.equal(
+          await store.finishExecution(key, 'worker-2', { status: 'failed', error: 'card declined' }, T + 2 * MINUTE),
+          true,
+        );
         const row = await store.getExecution(key);
         assert.equal(row?.status, 'failed');
         assert.equal(row?.error, 'card declined');
@@ -640,7 +939,11 @@ for (const backend of allBackends()) {
         const other = await backend.create();
         const key = uid('key');
         const e = execution(key, uid('tool'), 'x', T + MINUTE);
-        const results = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? store : other).claimExecution({ ...e, leaseOwner: `worker-${i}` }, T)));
+        const results = await Promise.all(
+          Array.from({ length: 10 }, (_, i) =>
+            (i % 2 ? store : other).claimExecution({ ...e, leaseOwner: `worker-${i}` }, T),
+          ),
+        );
         const winners = results.filter((r) => r.claimed);
         assert.equal(winners.length, 1);
         const owner = winners[0]?.row.leaseOwner;
@@ -653,7 +956,11 @@ for (const backend of allBackends()) {
         const run = async (args: Record<string, unknown>, status: 'succeeded' | 'failed' | null, at: number) => {
           const key = `${tool}-${k++}`;
           await store.claimExecution(execution(key, tool, 'w', at + MINUTE, args), at);
-          if (status) assert.equal(await store.finishExecution(key, 'w', status === 'failed' ? { status, error: 'x' } : { status }, at), true);
+          if (status)
+            assert.equal(
+              await store.finishExecution(key, 'w', status === 'failed' ? { status, error: 'x' } : { status }, at),
+              true,
+            );
         };
         await run({ amount: 100, customer: 'c1', priority: 2, vip: true }, 'succeeded', T + 100);
         await run({ amount: 50.5, customer: 'c2', priority: 1, vip: false }, 'succeeded', T + 200);
@@ -663,9 +970,13 @@ for (const backend of allBackends()) {
         // Values that are not JSON numbers count as rows but add nothing to a sum, on every backend.
         await run({ amount: 'lots', customer: 'c3', priority: '2' }, 'succeeded', T + 300);
         await run({ customer: 'c3', priority: null }, 'succeeded', T + 300);
-        await store.claimExecution(execution(uid('key'), uid('tool'), 'w', T + MINUTE, { amount: 1, customer: 'c1' }), T + 100);
+        await store.claimExecution(
+          execution(uid('key'), uid('tool'), 'w', T + MINUTE, { amount: 1, customer: 'c1' }),
+          T + 100,
+        );
 
-        const agg = (q: Partial<Parameters<Store['aggregate']>[0]>) => store.aggregate({ tool, fn: 'sum', field: 'amount', since: 0, outcome: 'executed', ...q });
+        const agg = (q: Partial<Parameters<Store['aggregate']>[0]>) =>
+          store.aggregate({ tool, fn: 'sum', field: 'amount', since: 0, outcome: 'executed', ...q });
         assert.equal(await agg({}), 175.5);
         assert.equal(await agg({ fn: 'count', field: undefined }), 5);
         assert.equal(await agg({ since: T + 150 }), 75.5);
@@ -695,13 +1006,24 @@ for (const backend of allBackends()) {
       it('claims due jobs of the kinds asked, up to the limit, earliest first', async () => {
         const kind = uid('kind');
         const otherKind = uid('kind');
-        const a = job(kind, T + 30, { threadId: uid('thr'), requestId: uid('req'), payload: { deep: { list: [1, 'two'] } } });
+        const a = job(kind, T + 30, {
+          threadId: uid('thr'),
+          requestId: uid('req'),
+          payload: { deep: { list: [1, 'two'] } },
+        });
         const b = job(kind, T + 10);
         const c = job(kind, T + 20);
         const future = job(kind, T + 10 * MINUTE);
         const other = job(otherKind, T);
         for (const j of [a, b, c, future, other]) await store.enqueueJob(j);
-        assert.deepEqual(await store.getJob(a.id), { ...a, status: 'ready', attempts: 0, leaseOwner: null, leaseUntil: null, lastError: null });
+        assert.deepEqual(await store.getJob(a.id), {
+          ...a,
+          status: 'ready',
+          attempts: 0,
+          leaseOwner: null,
+          leaseUntil: null,
+          lastError: null,
+        });
 
         assert.deepEqual(await store.claimJobs([], 'w1', T + MINUTE, T + 2 * MINUTE, 10), []);
         assert.deepEqual(await store.claimJobs([kind], 'w1', T, T + MINUTE, 10), []);
@@ -718,7 +1040,9 @@ for (const backend of allBackends()) {
         assert.deepEqual(rest[0]?.payload, a.payload);
         assert.equal(rest[0]?.threadId, a.threadId);
         assert.equal(rest[0]?.requestId, a.requestId);
-        assert.deepEqual(ids(await store.claimJobs([otherKind, kind], 'w3', T + MINUTE, T + 2 * MINUTE, 10)), [other.id]);
+        assert.deepEqual(ids(await store.claimJobs([otherKind, kind], 'w3', T + MINUTE, T + 2 * MINUTE, 10)), [
+          other.id,
+        ]);
         assert.deepEqual(ids(await store.listJobs({ kind })), ids([a, b, c, future]).sort());
         assert.deepEqual(ids(await store.listJobs({ threadId: a.threadId! })), [a.id]);
         assert.deepEqual(ids(await store.listJobs({ requestId: a.requestId! })), [a.id]);
@@ -758,7 +1082,13 @@ for (const backend of allBackends()) {
         assert.equal(await store.failJob(d.id, 'w1', 'bad address', null, T + 1), true);
         const retry = await store.getJob(j.id);
         assert.deepEqual(
-          retry && { status: retry.status, runAt: retry.runAt, lastError: retry.lastError, attempts: retry.attempts, leaseOwner: retry.leaseOwner },
+          retry && {
+            status: retry.status,
+            runAt: retry.runAt,
+            lastError: retry.lastError,
+            attempts: retry.attempts,
+            leaseOwner: retry.leaseOwner,
+          },
           { status: 'ready', runAt: T + 5 * MINUTE, lastError: 'smtp timeout', attempts: 1, leaseOwner: null },
         );
         const dead = await store.getJob(d.id);
@@ -823,18 +1153,34 @@ for (const backend of allBackends()) {
         const head = (await store.getAuditHeads()).find((h) => h.chain === chain);
         assert.ok(head);
         const inputs: AuditEventInput[] = [
-          { type: 'interrupted', actor: 'agent:bot', threadId, requestId, payload: { tool: 'refund', amount: 250.5, note: '✓ <script>' } },
+          {
+            type: 'interrupted',
+            actor: 'agent:bot',
+            threadId,
+            requestId,
+            payload: { tool: 'refund', amount: 250.5, note: '✓ <script>' },
+          },
           { type: 'notified', actor: 'system:notify', threadId, requestId },
           { type: 'approved', actor: 'reviewer:rev-1', requestId, payload: { version: 1 } },
         ];
         const events = await store.appendAudit(inputs, T + 7);
-        assert.deepEqual(events.map((e) => [e.chain, e.chainSeq]), [[chain, head.seq + 1], [chain, head.seq + 2], [chain, head.seq + 3]]);
+        assert.deepEqual(
+          events.map((e) => [e.chain, e.chainSeq]),
+          [
+            [chain, head.seq + 1],
+            [chain, head.seq + 2],
+            [chain, head.seq + 3],
+          ],
+        );
         const [s1, s2, s3] = events.map((e) => e.seq) as [number, number, number];
         assert.ok(s1 > 0 && s2 > s1 && s3 > s2, 'log positions increase');
         assert.equal(events[0]?.prevHash, head.hash);
         assert.equal(events[1]?.prevHash, events[0]?.hash);
         assert.equal(events[2]?.prevHash, events[1]?.hash);
-        assert.deepEqual((await store.getAuditHeads()).find((h) => h.chain === chain), { chain, seq: head.seq + 3, hash: events[2]?.hash });
+        assert.deepEqual(
+          (await store.getAuditHeads()).find((h) => h.chain === chain),
+          { chain, seq: head.seq + 3, hash: events[2]?.hash },
+        );
         assert.deepEqual(events[1]?.payload, {});
         assert.equal(events[2]?.threadId, null);
         assert.deepEqual(await store.appendAudit([], T), []);
@@ -848,11 +1194,20 @@ for (const backend of allBackends()) {
         assert.deepEqual(v.ok && [v.events, v.headSeq], [all.length, all.at(-1)!.seq]);
       });
 
-      it('one call over several threads (the sweeper\'s batch) puts each event in its own thread\'s chain', async () => {
+      it("one call over several threads (the sweeper's batch) puts each event in its own thread's chain", async () => {
         const threads = Array.from({ length: 6 }, () => uid('thr'));
-        const events = await store.appendAudit(threads.map((threadId, i) => ({ type: 'expired', actor: 'system:sweeper', threadId, payload: { i } })), T + 9);
-        assert.deepEqual(events.map((e) => e.chain), threads.map((t) => auditChainFor(t)));
-        assert.deepEqual(events.map((e) => e.payload), threads.map((_, i) => ({ i })));
+        const events = await store.appendAudit(
+          threads.map((threadId, i) => ({ type: 'expired', actor: 'system:sweeper', threadId, payload: { i } })),
+          T + 9,
+        );
+        assert.deepEqual(
+          events.map((e) => e.chain),
+          threads.map((t) => auditChainFor(t)),
+        );
+        assert.deepEqual(
+          events.map((e) => e.payload),
+          threads.map((_, i) => ({ i })),
+        );
         const v = await verify(store);
         assert.equal(v.ok, true, JSON.stringify(v));
       });
@@ -879,7 +1234,10 @@ for (const backend of allBackends()) {
           assert.equal(b?.chainSeq, (a?.chainSeq ?? 0) + 1);
           assert.ok((b?.seq ?? 0) > (a?.seq ?? 0));
         }
-        const seqs = results.flat().map((e) => e.seq).sort((x, y) => x - y);
+        const seqs = results
+          .flat()
+          .map((e) => e.seq)
+          .sort((x, y) => x - y);
         assert.equal(new Set(seqs).size, 80);
         assert.equal((await store.listAudit({ threadId })).length, 80);
         const result = await verify(store);
@@ -909,7 +1267,14 @@ for (const backend of allBackends()) {
 
     describe('reviewers', () => {
       it('finds a reviewer by token hash, and revokes once', async () => {
-        const r = { id: uid('rev'), name: 'Dana Ökonom', roles: ['finance', 'support'], tokenHash: uid('hash'), revoked: false, createdAt: T };
+        const r = {
+          id: uid('rev'),
+          name: 'Dana Ökonom',
+          roles: ['finance', 'support'],
+          tokenHash: uid('hash'),
+          revoked: false,
+          createdAt: T,
+        };
         await store.insertReviewer(r);
         assert.deepEqual(await store.getReviewerByTokenHash(r.tokenHash), r);
         assert.deepEqual(await store.getReviewer(r.id), r);

@@ -8,7 +8,10 @@ import { createSqliteStore } from './sqlite/sqlite-store.ts';
  * Migrations are applied before it returns. The PostgreSQL driver is loaded
  * only when a `postgres://` URL asks for it, so SQLite users never load `pg`.
  */
-export async function openStore(url: string | undefined = process.env.DATABASE_URL, env: NodeJS.ProcessEnv = process.env): Promise<Store> {
+export async function openStore(
+  url: string | undefined = process.env.DATABASE_URL,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Store> {
   const schema = env.INTERLOCK_PG_SCHEMA;
   let store: Store;
   if (url && /^postgres(ql)?:\/\//.test(url)) {

@@ -1,4 +1,11 @@
-import type { ApprovalRequest, RequestStatus, AuditEvent, AuditEventInput, ChainHead, Reviewer } from '../core/index.ts';
+import type {
+  ApprovalRequest,
+  RequestStatus,
+  AuditEvent,
+  AuditEventInput,
+  ChainHead,
+  Reviewer,
+} from '../core/index.ts';
 
 /** A thread's lifecycle as the service reports it. */
 export type ThreadStatus = 'running' | 'interrupted' | 'completed' | 'failed' | 'aborted';
@@ -124,12 +131,23 @@ export interface StoreTx {
   // threads and checkpoints
   insertThread(t: Omit<ThreadRow, 'leaseOwner' | 'leaseUntil'>): Promise<void>;
   getThread(id: string): Promise<ThreadRow | undefined>;
-  updateThread(id: string, patch: Partial<Pick<ThreadRow, 'status' | 'messageCount' | 'abortRequested' | 'metadata' | 'agentVersion' | 'leaseOwner'>>, now: number): Promise<void>;
+  updateThread(
+    id: string,
+    patch: Partial<
+      Pick<ThreadRow, 'status' | 'messageCount' | 'abortRequested' | 'metadata' | 'agentVersion' | 'leaseOwner'>
+    >,
+    now: number,
+  ): Promise<void>;
   /**
    * Take the thread's run lease (one loop at a time per thread). Succeeds when
    * the lease is free, expired, or already ours; creates the thread if missing.
    */
-  claimThread(t: Omit<ThreadRow, 'leaseOwner' | 'leaseUntil'>, owner: string, leaseUntil: number, now: number): Promise<{ claimed: boolean; thread: ThreadRow }>;
+  claimThread(
+    t: Omit<ThreadRow, 'leaseOwner' | 'leaseUntil'>,
+    owner: string,
+    leaseUntil: number,
+    now: number,
+  ): Promise<{ claimed: boolean; thread: ThreadRow }>;
   /** Extend the lease `owner` holds; false if it is not theirs any more. */
   renewThreadLease(id: string, owner: string, leaseUntil: number): Promise<boolean>;
   /** Give the lease back if `owner` still holds it (never someone else's). */
@@ -144,7 +162,17 @@ export interface StoreTx {
    * with `leaseOwner`, if that run no longer holds its lease). One statement:
    * it reads and writes the row under the row's lock.
    */
-  advanceThread(id: string, change: { status: ThreadStatus; addMessages: number; agentVersion: string; releaseLease: boolean; leaseOwner?: string }, now: number): Promise<number | undefined>;
+  advanceThread(
+    id: string,
+    change: {
+      status: ThreadStatus;
+      addMessages: number;
+      agentVersion: string;
+      releaseLease: boolean;
+      leaseOwner?: string;
+    },
+    now: number,
+  ): Promise<number | undefined>;
   insertCheckpoint(c: CheckpointRow): Promise<void>;
   getLatestCheckpoint(threadId: string): Promise<CheckpointRow | undefined>;
   /** The latest checkpoint and the messages it covers, in one read (what a run starts from). */
@@ -171,18 +199,37 @@ export interface StoreTx {
   countPendingByRole(): Promise<Array<{ role: string; count: number; oldestCreatedAt: number }>>;
 
   // trust grants
-  insertTrust(g: { threadId: string; tool: string; ruleId: string; reviewer: string; requestId: string; createdAt: number }): Promise<void>;
-  getTrust(threadId: string, tool: string, ruleId: string): Promise<{ reviewer: string; requestId: string; createdAt: number } | undefined>;
+  insertTrust(g: {
+    threadId: string;
+    tool: string;
+    ruleId: string;
+    reviewer: string;
+    requestId: string;
+    createdAt: number;
+  }): Promise<void>;
+  getTrust(
+    threadId: string,
+    tool: string,
+    ruleId: string,
+  ): Promise<{ reviewer: string; requestId: string; createdAt: number } | undefined>;
 
   // execute-once ledger
   /**
    * Claim execution under `key`. Returns the existing row when it finished or
    * is leased by someone else; returns `claimed: true` when the caller now holds it.
    */
-  claimExecution(e: Omit<ExecutionRow, 'status' | 'attempts' | 'result' | 'error' | 'updatedAt'>, now: number): Promise<{ claimed: boolean; row: ExecutionRow }>;
+  claimExecution(
+    e: Omit<ExecutionRow, 'status' | 'attempts' | 'result' | 'error' | 'updatedAt'>,
+    now: number,
+  ): Promise<{ claimed: boolean; row: ExecutionRow }>;
   /** Extend a running execution's lease while its side effect is still going; false if it is not `owner`'s any more. */
   renewExecution(key: string, owner: string, leaseUntil: number): Promise<boolean>;
-  finishExecution(key: string, owner: string, outcome: { status: 'succeeded' | 'failed' | 'abandoned'; result?: unknown; error?: string }, now: number): Promise<boolean>;
+  finishExecution(
+    key: string,
+    owner: string,
+    outcome: { status: 'succeeded' | 'failed' | 'abandoned'; result?: unknown; error?: string },
+    now: number,
+  ): Promise<boolean>;
   getExecution(key: string): Promise<ExecutionRow | undefined>;
   listExecutionsForRequest(requestId: string): Promise<ExecutionRow[]>;
   aggregate(q: AggregateQuery): Promise<number>;
@@ -211,7 +258,12 @@ export interface StoreTx {
   // audit
   /** Append events to the hash chain; returns them with seq and hash. */
   appendAudit(events: readonly AuditEventInput[], now: number): Promise<AuditEvent[]>;
-  listAudit(filter: { threadId?: string; requestId?: string; afterSeq?: number; limit?: number }): Promise<AuditEvent[]>;
+  listAudit(filter: {
+    threadId?: string;
+    requestId?: string;
+    afterSeq?: number;
+    limit?: number;
+  }): Promise<AuditEvent[]>;
   /** Every audit chain's recorded head (last position and hash). */
   getAuditHeads(): Promise<ChainHead[]>;
 

@@ -36,7 +36,9 @@ export interface FakeHttpServer {
  * const hook = await startFakeHttpServer();
  * hook.answer((req) => (verify(req) ? { status: 200 } : { status: 401 }));
  */
-export async function startFakeHttpServer(initial: FakeHttpAnswer | ((req: ReceivedHttpRequest) => FakeHttpAnswer) = { status: 200, body: 'ok' }): Promise<FakeHttpServer> {
+export async function startFakeHttpServer(
+  initial: FakeHttpAnswer | ((req: ReceivedHttpRequest) => FakeHttpAnswer) = { status: 200, body: 'ok' },
+): Promise<FakeHttpServer> {
   const received: ReceivedHttpRequest[] = [];
   let how = initial;
   const waiters = new Set<() => void>();
@@ -46,7 +48,13 @@ export async function startFakeHttpServer(initial: FakeHttpAnswer | ((req: Recei
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      const r: ReceivedHttpRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, json: () => JSON.parse(body.toString('utf8')) as unknown };
+      const r: ReceivedHttpRequest = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body,
+        json: () => JSON.parse(body.toString('utf8')) as unknown,
+      };
       received.push(r);
       for (const w of waiters) w();
       const a = typeof how === 'function' ? how(r) : how;
@@ -75,7 +83,9 @@ export async function startFakeHttpServer(initial: FakeHttpAnswer | ((req: Recei
         };
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`fake HTTP server got ${received.length} requests, expected ${count}, within ${timeoutMs} ms`));
+          reject(
+            new Error(`fake HTTP server got ${received.length} requests, expected ${count}, within ${timeoutMs} ms`),
+          );
         }, timeoutMs);
         waiters.add(check);
         check();

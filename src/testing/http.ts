@@ -10,7 +10,13 @@ export interface JsonResponse<T = unknown> {
 /** `fetch` a JSON API: `body` is sent as JSON, `token` as a bearer header; the reply body is parsed when it is JSON. */
 export async function fetchJson<T = unknown>(
   url: string,
-  opts: { method?: string; token?: string; body?: unknown; rawBody?: RequestInit['body']; headers?: Record<string, string> } = {},
+  opts: {
+    method?: string;
+    token?: string;
+    body?: unknown;
+    rawBody?: RequestInit['body'];
+    headers?: Record<string, string>;
+  } = {},
 ): Promise<JsonResponse<T>> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.token !== undefined) headers.authorization = `Bearer ${opts.token}`;
@@ -29,7 +35,8 @@ export async function fetchJson<T = unknown>(
 }
 
 /** One message of an event stream: an event, or a `:` comment (heartbeat). */
-export type SseMessage = { kind: 'event'; event: string; data: string; id?: string } | { kind: 'comment'; text: string };
+export type SseMessage =
+  { kind: 'event'; event: string; data: string; id?: string } | { kind: 'comment'; text: string };
 
 /** Reads a `text/event-stream` response message by message, each wait bounded by a timeout. */
 export interface SseReader {
@@ -44,7 +51,8 @@ export interface SseReader {
 
 function parseBlock(block: string): SseMessage | undefined {
   const lines = block.split('\n');
-  if (lines.every((l) => l.startsWith(':'))) return { kind: 'comment', text: lines.map((l) => l.slice(1).trim()).join('\n') };
+  if (lines.every((l) => l.startsWith(':')))
+    return { kind: 'comment', text: lines.map((l) => l.slice(1).trim()).join('\n') };
   let event = 'message';
   let id: string | undefined;
   const data: string[] = [];
@@ -57,7 +65,9 @@ function parseBlock(block: string): SseMessage | undefined {
     else if (field === 'id') id = value;
   }
   if (data.length === 0) return undefined; // e.g. a retry-only block
-  return id === undefined ? { kind: 'event', event, data: data.join('\n') } : { kind: 'event', event, data: data.join('\n'), id };
+  return id === undefined
+    ? { kind: 'event', event, data: data.join('\n') }
+    : { kind: 'event', event, data: data.join('\n'), id };
 }
 
 /** Wrap a streaming response. */
@@ -88,7 +98,12 @@ export function sseReader(res: Response): SseReader {
     let timer: NodeJS.Timeout | undefined;
     const ms = Math.max(0, deadline - Date.now());
     try {
-      await Promise.race([pump(), new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms)))]);
+      await Promise.race([
+        pump(),
+        new Promise<never>(
+          (_, reject) => (timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms)),
+        ),
+      ]);
     } finally {
       clearTimeout(timer);
     }

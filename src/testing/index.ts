@@ -2,11 +2,29 @@
  * Test helpers, published as `interlock/testing`: a scripted model, a manual
  * clock, throwaway stores for both backends, and the scenario harness.
  */
-export { scriptedModel, type ScriptedModel, type ScriptedModelOptions, type ScriptStep, type ScriptContext } from './scripted-model.ts';
+export {
+  scriptedModel,
+  type ScriptedModel,
+  type ScriptedModelOptions,
+  type ScriptStep,
+  type ScriptContext,
+} from './scripted-model.ts';
 export { manualClock, type ManualClock } from './clock.ts';
 export { allBackends, sqliteBackend, postgresBackend, type BackendInitializer, TEST_DATABASE_URL } from './backends.ts';
-export { scenario, type Scenario, type ScenarioOptions, type ScenarioAgentOptions, type ScenarioDecision } from './scenario.ts';
-export { Turn, type InterruptMatch, type ToolRunMatch, type CheckpointMatch, type NotifiedMatch } from './scenario-turn.ts';
+export {
+  scenario,
+  type Scenario,
+  type ScenarioOptions,
+  type ScenarioAgentOptions,
+  type ScenarioDecision,
+} from './scenario.ts';
+export {
+  Turn,
+  type InterruptMatch,
+  type ToolRunMatch,
+  type CheckpointMatch,
+  type NotifiedMatch,
+} from './scenario-turn.ts';
 export type { ToolRun, ModelPrompt } from './scenario-recorder.ts';
 export { FakePayments, type PaymentEffect } from './fake-payments.ts';
 export { recordingChannel } from './fake-channel.ts';

@@ -22,7 +22,10 @@ export function show(v: unknown): string {
 }
 
 /** True when every key of `partial` is deep-equal in `full` (other keys of `full` are ignored). */
-export function matchesPartial(full: Record<string, unknown> | undefined, partial: Record<string, unknown> | undefined): boolean {
+export function matchesPartial(
+  full: Record<string, unknown> | undefined,
+  partial: Record<string, unknown> | undefined,
+): boolean {
   if (!partial) return true;
   if (!full) return false;
   return Object.entries(partial).every(([k, v]) => isDeepStrictEqual(full[k], v));

@@ -34,7 +34,14 @@ export function recordTools(tools: readonly Tool[], runs: ToolRun[]): Tool[] {
   return tools.map((t) => ({
     ...t,
     async execute(args, ctx) {
-      const run: ToolRun = { tool: t.name, args: structuredClone(args), toolCallId: ctx.toolCallId, idempotencyKey: ctx.idempotencyKey, attempt: ctx.attempt, outcome: 'returned' };
+      const run: ToolRun = {
+        tool: t.name,
+        args: structuredClone(args),
+        toolCallId: ctx.toolCallId,
+        idempotencyKey: ctx.idempotencyKey,
+        attempt: ctx.attempt,
+        outcome: 'returned',
+      };
       try {
         run.result = await t.execute(args, ctx);
         return run.result;
@@ -72,7 +79,9 @@ export function unansweredToolCalls(prompt: ModelPrompt): Array<{ toolCallId: st
     if (m.role !== 'assistant') return;
     const next = prompt[at + 1];
     const answered = new Set(next?.role === 'tool' ? next.content.map((p) => p.toolCallId) : []);
-    for (const p of m.content) if (p.type === 'tool-call' && !answered.has(p.toolCallId)) missing.push({ toolCallId: p.toolCallId, toolName: p.toolName, at });
+    for (const p of m.content)
+      if (p.type === 'tool-call' && !answered.has(p.toolCallId))
+        missing.push({ toolCallId: p.toolCallId, toolName: p.toolName, at });
   });
   return missing;
 }

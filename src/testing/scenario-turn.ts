@@ -104,13 +104,19 @@ export class Turn {
   /** The open interrupt of this name (a tool name, or the name a hook, tool or loop check gave it); fails if there is none. */
   interrupt(name: string): Interrupt {
     const i = this.interrupts.find((x) => x.name === name);
-    if (!i) fail(`No open interrupt named "${name}" after this turn (stopReason ${this.stopReason}).`, name, this.interrupts.map((x) => x.name));
+    if (!i)
+      fail(
+        `No open interrupt named "${name}" after this turn (stopReason ${this.stopReason}).`,
+        name,
+        this.interrupts.map((x) => x.name),
+      );
     return i;
   }
 
   /** The loop stopped for this reason. */
   expectStop(reason: StopReason): this {
-    if (this.stopReason !== reason) fail(`The turn stopped for another reason (last reply: ${show(this.text)}).`, reason, this.stopReason);
+    if (this.stopReason !== reason)
+      fail(`The turn stopped for another reason (last reply: ${show(this.text)}).`, reason, this.stopReason);
     return this;
   }
 
@@ -121,9 +127,19 @@ export class Turn {
    * const i = turn.expectInterrupted('issue_refund', { role: 'supervisor', args: { amount: 850 } });
    */
   expectInterrupted(name: string, match: InterruptMatch = {}): Interrupt {
-    if (this.stopReason !== 'interrupt') fail(`Expected the thread to pause on "${name}", but the turn did not pause (last reply: ${show(this.text)}).`, 'interrupt', this.stopReason);
+    if (this.stopReason !== 'interrupt')
+      fail(
+        `Expected the thread to pause on "${name}", but the turn did not pause (last reply: ${show(this.text)}).`,
+        'interrupt',
+        this.stopReason,
+      );
     const i = this.interrupts.find((x) => x.name === name);
-    if (!i) fail(`Expected an open interrupt named "${name}".`, name, this.interrupts.map((x) => x.name));
+    if (!i)
+      fail(
+        `Expected an open interrupt named "${name}".`,
+        name,
+        this.interrupts.map((x) => x.name),
+      );
     const { args, ...fields } = match;
     for (const [k, v] of Object.entries(fields)) {
       const seen = i[k as keyof typeof fields];
@@ -135,7 +151,12 @@ export class Turn {
 
   /** The turn did not pause. */
   expectNotInterrupted(): this {
-    if (this.stopReason === 'interrupt') fail('Expected the turn not to pause.', 'no interrupt', this.interrupts.map((x) => `${x.kind}:${x.name}`));
+    if (this.stopReason === 'interrupt')
+      fail(
+        'Expected the turn not to pause.',
+        'no interrupt',
+        this.interrupts.map((x) => `${x.kind}:${x.name}`),
+      );
     return this;
   }
 
@@ -144,8 +165,14 @@ export class Turn {
    * and during this step the model was called or a tool ran.
    */
   expectResumed(): this {
-    if (this.stopReason === 'busy' || this.stopReason === 'aborted') fail('Expected the thread to resume.', 'a running loop', this.stopReason);
-    if (this.modelCalls === 0 && !this.runs.some(ran)) fail('Expected the thread to resume and do something, but it neither called the model nor ran a tool.', 'a model call or a tool run', { stopReason: this.stopReason, interrupts: this.interrupts.map((x) => x.name) });
+    if (this.stopReason === 'busy' || this.stopReason === 'aborted')
+      fail('Expected the thread to resume.', 'a running loop', this.stopReason);
+    if (this.modelCalls === 0 && !this.runs.some(ran))
+      fail(
+        'Expected the thread to resume and do something, but it neither called the model nor ran a tool.',
+        'a model call or a tool run',
+        { stopReason: this.stopReason, interrupts: this.interrupts.map((x) => x.name) },
+      );
     return this;
   }
 
@@ -185,15 +212,25 @@ export class Turn {
     const cp = await store.getLatestCheckpoint(threadId);
     if (!cp) fail(`Thread ${threadId} has no checkpoint.`, 'a checkpoint', undefined);
     const messages = this.result.messages;
-    if (cp.messageCount !== messages.length) fail('The checkpoint does not cover the conversation of this turn.', `${messages.length} messages`, `${cp.messageCount} messages`);
+    if (cp.messageCount !== messages.length)
+      fail(
+        'The checkpoint does not cover the conversation of this turn.',
+        `${messages.length} messages`,
+        `${cp.messageCount} messages`,
+      );
     const stored = await store.listMessages(threadId, cp.messageCount);
-    if (!isDeepStrictEqual(stored, messages)) fail('The stored messages differ from the conversation the agent returned.', messages, stored);
+    if (!isDeepStrictEqual(stored, messages))
+      fail('The stored messages differ from the conversation the agent returned.', messages, stored);
     const state = cp.state as unknown as LoopState;
-    if (state.agentVersion !== this.ctx.agentVersion) fail('The checkpoint records another agent version.', this.ctx.agentVersion, state.agentVersion);
-    if (state.system !== this.ctx.system) fail('The checkpoint records another system prompt.', this.ctx.system, state.system);
+    if (state.agentVersion !== this.ctx.agentVersion)
+      fail('The checkpoint records another agent version.', this.ctx.agentVersion, state.agentVersion);
+    if (state.system !== this.ctx.system)
+      fail('The checkpoint records another system prompt.', this.ctx.system, state.system);
     if (match.pendingTool !== undefined) {
       const calls = state.batch?.calls ?? [];
-      const pending = calls.find((c) => c.toolName === match.pendingTool && c.status === 'waiting' && matchesPartial(c.args, match.pendingArgs));
+      const pending = calls.find(
+        (c) => c.toolName === match.pendingTool && c.status === 'waiting' && matchesPartial(c.args, match.pendingArgs),
+      );
       if (!pending) {
         fail(
           `The checkpoint holds no waiting call of "${match.pendingTool}"${match.pendingArgs ? ` with ${show(match.pendingArgs)}` : ''}.`,
@@ -215,12 +252,26 @@ export class Turn {
     const jobs = (await store.listJobs({ threadId, kind: 'notify' })).filter((j) => !jobsBefore.has(j.id));
     const seen: Array<{ role: unknown; tool: string | undefined; fyi: boolean; job: JobRow }> = [];
     for (const job of jobs) {
-      const tool = typeof job.payload.tool === 'string' ? job.payload.tool : job.requestId ? (await store.getRequest(job.requestId))?.tool : undefined;
+      const tool =
+        typeof job.payload.tool === 'string'
+          ? job.payload.tool
+          : job.requestId
+            ? (await store.getRequest(job.requestId))?.tool
+            : undefined;
       seen.push({ role: job.payload.role, tool, fyi: job.payload.fyi === true, job });
     }
-    const hits = seen.filter((s) => s.role === role && (match.tool === undefined || s.tool === match.tool) && (match.fyi === undefined || s.fyi === match.fyi));
+    const hits = seen.filter(
+      (s) =>
+        s.role === role &&
+        (match.tool === undefined || s.tool === match.tool) &&
+        (match.fyi === undefined || s.fyi === match.fyi),
+    );
     if (hits.length === 0) {
-      fail('No matching notification was queued during this turn.', { role, ...match }, seen.map(({ job: _job, ...s }) => s));
+      fail(
+        'No matching notification was queued during this turn.',
+        { role, ...match },
+        seen.map(({ job: _job, ...s }) => s),
+      );
     }
     return hits.map((h) => h.job);
   }
@@ -233,7 +284,10 @@ export function expectRuns(runs: readonly ToolRun[], name: string, match: ToolRu
   const want = match.times;
   const ok = want === undefined ? hits.length > 0 : hits.length === want;
   if (!ok) {
-    const what = want === 0 ? `"${name}" ran ${where}, but should not have` : `"${name}" did not run ${want === undefined ? 'at all' : `${want} time(s)`} ${where}${match.args ? ` with ${show(match.args)}` : ''}`;
+    const what =
+      want === 0
+        ? `"${name}" ran ${where}, but should not have`
+        : `"${name}" did not run ${want === undefined ? 'at all' : `${want} time(s)`} ${where}${match.args ? ` with ${show(match.args)}` : ''}`;
     fail(
       `${what}.`,
       { tool: name, times: want ?? 'at least 1', ...(match.args ? { args: match.args } : {}) },

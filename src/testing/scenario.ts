@@ -1,4 +1,12 @@
-import { ConfigError, newId, type ApprovalRequest, type Decision, type Policy, type PolicyConfig, type Reviewer } from '../core/index.ts';
+import {
+  ConfigError,
+  newId,
+  type ApprovalRequest,
+  type Decision,
+  type Policy,
+  type PolicyConfig,
+  type Reviewer,
+} from '../core/index.ts';
 import { createInterlock, type DecisionResult, type Interlock } from '../engine/index.ts';
 import { createAgent, type Agent } from '../agent/agent.ts';
 import type { LanguageModel } from '../agent/model.ts';
@@ -87,15 +95,22 @@ export interface Scenario {
  * next.expectToolRan('issue_refund', { times: 1 }).expectReply(/refund/);
  */
 export async function scenario(opts: ScenarioOptions): Promise<Scenario> {
-  if (!opts?.store) throw new ConfigError('scenario() requires "store": a migrated store, e.g. await sqliteBackend().create().');
+  if (!opts?.store)
+    throw new ConfigError('scenario() requires "store": a migrated store, e.g. await sqliteBackend().create().');
   if (!opts.model) throw new ConfigError('scenario() requires "model", e.g. scriptedModel([...]).');
-  if (!opts.agent) throw new ConfigError('scenario() requires "agent": { name, version, system } and any other agent options.');
+  if (!opts.agent)
+    throw new ConfigError('scenario() requires "agent": { name, version, system } and any other agent options.');
   const clock = opts.clock ?? manualClock();
   const interlock = createInterlock({ store: opts.store, policy: opts.policy, now: clock.now });
   const runs: ToolRun[] = [];
   const prompts: ModelPrompt[] = [];
   const turns: Turn[] = [];
-  const agent = createAgent({ ...opts.agent, model: recordModel(opts.model, prompts), tools: recordTools(opts.tools, runs), interlock });
+  const agent = createAgent({
+    ...opts.agent,
+    model: recordModel(opts.model, prompts),
+    tools: recordTools(opts.tools, runs),
+    interlock,
+  });
   const threadId = opts.threadId ?? newId<string>('thr');
   const store = opts.store;
 
@@ -104,7 +119,10 @@ export async function scenario(opts: ScenarioOptions): Promise<Scenario> {
    * reports (tool runs, model calls, notifications) counts from before `before`,
    * so a notification queued by the decision itself belongs to the turn.
    */
-  async function step<E extends { decision?: DecisionResult; expired?: ApprovalRequest[] }>(before: () => Promise<E>, run: () => Promise<AgentResult>): Promise<Turn> {
+  async function step<E extends { decision?: DecisionResult; expired?: ApprovalRequest[] }>(
+    before: () => Promise<E>,
+    run: () => Promise<AgentResult>,
+  ): Promise<Turn> {
     const jobsBefore = new Set((await store.listJobs({ threadId, kind: 'notify' })).map((j) => j.id));
     const runsBefore = runs.length;
     const promptsBefore = prompts.length;
@@ -139,18 +157,28 @@ export async function scenario(opts: ScenarioOptions): Promise<Scenario> {
     async decide(target, d, reviewer) {
       const id = typeof target === 'string' ? target : target.id;
       const req = await interlock.getRequestOrThrow(id);
-      if (req.threadId !== threadId) throw new ConfigError(`scenario.decide: request ${id} belongs to thread ${req.threadId}, not to this scenario's thread ${threadId}.`);
+      if (req.threadId !== threadId)
+        throw new ConfigError(
+          `scenario.decide: request ${id} belongs to thread ${req.threadId}, not to this scenario's thread ${threadId}.`,
+        );
       const decision: Decision = { ...d, expectedVersion: req.version, actionHash: req.actionHash };
-      return step(async () => ({ decision: await interlock.decide(id, decision, reviewer) }), () => agent.resume(threadId));
+      return step(
+        async () => ({ decision: await interlock.decide(id, decision, reviewer) }),
+        () => agent.resume(threadId),
+      );
     },
     async timeout(o = {}) {
       const { items } = await interlock.listRequests({ threadId, status: 'pending', limit: 500 });
-      if (o.advanceMs === undefined && items.length === 0) fail('scenario.timeout(): the thread has no pending request to let expire.', 'a pending request', 'none');
-      return step(async () => {
-        if (o.advanceMs !== undefined) clock.advance(o.advanceMs);
-        else clock.set(Math.max(clock.now(), ...items.map((r) => r.expiresAt + 1)));
-        return { expired: (await interlock.expireDue()).filter((r) => r.threadId === threadId) };
-      }, () => agent.resume(threadId));
+      if (o.advanceMs === undefined && items.length === 0)
+        fail('scenario.timeout(): the thread has no pending request to let expire.', 'a pending request', 'none');
+      return step(
+        async () => {
+          if (o.advanceMs !== undefined) clock.advance(o.advanceMs);
+          else clock.set(Math.max(clock.now(), ...items.map((r) => r.expiresAt + 1)));
+          return { expired: (await interlock.expireDue()).filter((r) => r.threadId === threadId) };
+        },
+        () => agent.resume(threadId),
+      );
     },
     expectToolRan(name, match = {}) {
       expectRuns(runs, name, match, 'in this scenario');
@@ -161,7 +189,12 @@ export async function scenario(opts: ScenarioOptions): Promise<Scenario> {
     expectEveryToolCallAnswered() {
       prompts.forEach((p, i) => {
         const missing = unansweredToolCalls(p);
-        if (missing.length > 0) fail(`Model call ${i + 1} saw tool calls without results.`, 'every tool call followed by its result', missing);
+        if (missing.length > 0)
+          fail(
+            `Model call ${i + 1} saw tool calls without results.`,
+            'every tool call followed by its result',
+            missing,
+          );
       });
     },
   };

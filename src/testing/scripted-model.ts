@@ -47,7 +47,10 @@ export interface ScriptedModelOptions {
  *   { text: 'Your refund is on its way.' },
  * ]);
  */
-export function scriptedModel(script: ScriptStep[] | ((ctx: ScriptContext) => ScriptStep), opts: ScriptedModelOptions = {}): ScriptedModel {
+export function scriptedModel(
+  script: ScriptStep[] | ((ctx: ScriptContext) => ScriptStep),
+  opts: ScriptedModelOptions = {},
+): ScriptedModel {
   const record = opts.recordPrompts !== false;
   let calls = 0;
   const prompts: ModelCallOptions['prompt'][] = [];
@@ -73,21 +76,39 @@ export function scriptedModel(script: ScriptStep[] | ((ctx: ScriptContext) => Sc
           lastUserText: lastUser ? lastUser.content.map((p) => p.text).join('') : '',
           lastToolResults:
             last?.role === 'tool'
-              ? last.content.map((p) => ({ toolName: p.toolName, toolCallId: p.toolCallId, output: p.output.value, isError: p.output.type === 'error-text' }))
+              ? last.content.map((p) => ({
+                  toolName: p.toolName,
+                  toolCallId: p.toolCallId,
+                  output: p.output.value,
+                  isError: p.output.type === 'error-text',
+                }))
               : [],
           call: n,
         });
       } else {
         step = script[n];
-        if (!step) throw new Error(`scriptedModel: no step ${n + 1} in a script of ${script.length}; add a step or use a function script.`);
+        if (!step)
+          throw new Error(
+            `scriptedModel: no step ${n + 1} in a script of ${script.length}; add a step or use a function script.`,
+          );
       }
       const content: ModelResult['content'] = [];
       if (step.text) content.push({ type: 'text', text: step.text });
-      (step.toolCalls ?? []).forEach((c, i) => content.push({ type: 'tool-call', toolCallId: c.id ?? `call_${n}_${i}`, toolName: c.name, input: JSON.stringify(c.args) }));
+      (step.toolCalls ?? []).forEach((c, i) =>
+        content.push({
+          type: 'tool-call',
+          toolCallId: c.id ?? `call_${n}_${i}`,
+          toolName: c.name,
+          input: JSON.stringify(c.args),
+        }),
+      );
       return {
         content,
         finishReason: { unified: content.some((c) => c.type === 'tool-call') ? 'tool-calls' : 'stop' },
-        usage: { inputTokens: { total: step.usage?.inputTokens ?? 100 }, outputTokens: { total: step.usage?.outputTokens ?? 20 } },
+        usage: {
+          inputTokens: { total: step.usage?.inputTokens ?? 100 },
+          outputTokens: { total: step.usage?.outputTokens ?? 20 },
+        },
       };
     },
   };

@@ -82,8 +82,12 @@ export async function serviceProcess(o: ServiceProcessOptions): Promise<ServiceP
 
   async function ready(c: ChildProcess, deadline: number): Promise<void> {
     for (;;) {
-      if (c.exitCode !== null || c.signalCode !== null) throw new Error(`the service exited (${c.exitCode ?? c.signalCode}) before it was ready:\n${output.slice(-4000)}`);
-      if (Date.now() > deadline) throw new Error(`the service was not ready within ${o.startTimeoutMs ?? 30_000} ms:\n${output.slice(-4000)}`);
+      if (c.exitCode !== null || c.signalCode !== null)
+        throw new Error(
+          `the service exited (${c.exitCode ?? c.signalCode}) before it was ready:\n${output.slice(-4000)}`,
+        );
+      if (Date.now() > deadline)
+        throw new Error(`the service was not ready within ${o.startTimeoutMs ?? 30_000} ms:\n${output.slice(-4000)}`);
       if (command === 'worker') {
         if (output.includes(' running on ')) return;
       } else {
@@ -113,8 +117,16 @@ export async function serviceProcess(o: ServiceProcessOptions): Promise<ServiceP
       return starts;
     },
     async start() {
-      if (child && child.exitCode === null && child.signalCode === null) throw new Error('the service is already running; kill or stop it first');
-      const args = [...(o.nodeArgs ?? []), CLI_PATH, command, '--config', o.config, ...(command === 'serve' ? ['--port', String(port)] : [])];
+      if (child && child.exitCode === null && child.signalCode === null)
+        throw new Error('the service is already running; kill or stop it first');
+      const args = [
+        ...(o.nodeArgs ?? []),
+        CLI_PATH,
+        command,
+        '--config',
+        o.config,
+        ...(command === 'serve' ? ['--port', String(port)] : []),
+      ];
       const c = spawn(process.execPath, args, { env: { ...process.env, ...o.env }, stdio: ['ignore', 'pipe', 'pipe'] });
       child = c;
       starts++;

@@ -12,11 +12,28 @@ export const supportPolicy: PolicyConfig = {
       aggregates: { refunds24h: { fn: 'sum', field: 'amount', groupBy: 'customerId', window: '24h' } },
       rules: [
         { id: 'small', tier: 'auto', reason: 'refund up to $500' },
-        { id: 'large', tier: 'approve', role: 'supervisor', timeout: '30m', reason: 'refund over $500', when: ({ args }) => Number(args.amount) > 500 },
-        { id: 'huge', tier: 'escalate', role: 'supervisor', approvals: 2, timeout: '30m', reason: 'refund over $2,000', when: ({ args }) => Number(args.amount) > 2000 },
+        {
+          id: 'large',
+          tier: 'approve',
+          role: 'supervisor',
+          timeout: '30m',
+          reason: 'refund over $500',
+          when: ({ args }) => Number(args.amount) > 500,
+        },
+        {
+          id: 'huge',
+          tier: 'escalate',
+          role: 'supervisor',
+          approvals: 2,
+          timeout: '30m',
+          reason: 'refund over $2,000',
+          when: ({ args }) => Number(args.amount) > 2000,
+        },
       ],
     },
-    cancel_subscription: [{ id: 'always', tier: 'approve', role: 'retention_lead', timeout: '15m', reason: 'cancellations need review' }],
+    cancel_subscription: [
+      { id: 'always', tier: 'approve', role: 'retention_lead', timeout: '15m', reason: 'cancellations need review' },
+    ],
     send_email: [{ id: 'email', tier: 'notify', role: 'supervisor', reason: 'emails are reviewed after sending' }],
     ask_customer_address: [{ id: 'auto', tier: 'auto', reason: 'asks a person itself' }],
     delete_customer: [{ id: 'never', tier: 'block', reason: 'deleting customers is not allowed' }],
@@ -30,7 +47,12 @@ export function supportTools(pay: FakePayments): Tool[] {
       name: 'look_up_order',
       description: 'Look up an order',
       schema: z.object({ orderId: z.string() }),
-      execute: async ({ orderId }) => ({ orderId, amount: orderId === 'ORD-999' ? 850 : 45, status: 'delivered', customerId: 'test-001' }),
+      execute: async ({ orderId }) => ({
+        orderId,
+        amount: orderId === 'ORD-999' ? 850 : 45,
+        status: 'delivered',
+        customerId: 'test-001',
+      }),
     }),
     tool({
       name: 'issue_refund',
@@ -55,13 +77,27 @@ export function supportTools(pay: FakePayments): Tool[] {
       description: 'Confirm a new address with a person, twice',
       schema: z.object({ orderId: z.string(), address: z.string() }),
       execute: async (args, ctx) => {
-        const first = ctx.interrupt({ name: 'confirm_address', reason: `Is ${args.address} a deliverable address?`, role: 'logistics' });
-        if (first.type === 'reject' || first.type === 'timeout') return { changed: false, reason: 'address not confirmed' };
-        const second = ctx.interrupt({ name: 'confirm_fee', reason: 'Charge the $5 re-routing fee?', role: 'logistics' });
+        const first = ctx.interrupt({
+          name: 'confirm_address',
+          reason: `Is ${args.address} a deliverable address?`,
+          role: 'logistics',
+        });
+        if (first.type === 'reject' || first.type === 'timeout')
+          return { changed: false, reason: 'address not confirmed' };
+        const second = ctx.interrupt({
+          name: 'confirm_fee',
+          reason: 'Charge the $5 re-routing fee?',
+          role: 'logistics',
+        });
         return pay.apply('address_change', { ...args, fee: second.type === 'approve' ? 5 : 0 }, ctx.idempotencyKey);
       },
     }),
-    tool({ name: 'delete_customer', description: 'Delete a customer', schema: z.object({ customerId: z.string() }), execute: async () => ({ deleted: true }) }),
+    tool({
+      name: 'delete_customer',
+      description: 'Delete a customer',
+      schema: z.object({ customerId: z.string() }),
+      execute: async () => ({ deleted: true }),
+    }),
   ];
 }
 
@@ -75,16 +111,22 @@ export function supportScript(ctx: ScriptContext): ScriptStep {
   if (ctx.lastToolResults.length > 0) {
     const r = ctx.lastToolResults;
     const text = r.map((x) => (typeof x.output === 'string' ? x.output : JSON.stringify(x.output))).join(' | ');
-    if (r.some((x) => typeof x.output === 'string' && /rejected/.test(x.output))) return { text: `I can't issue that refund. I can offer store credit instead. (${text})` };
+    if (r.some((x) => typeof x.output === 'string' && /rejected/.test(x.output)))
+      return { text: `I can't issue that refund. I can offer store credit instead. (${text})` };
     return { text: `Done: ${text}` };
   }
   const m = ctx.lastUserText;
   const amount = /\$(\d+)/.exec(m)?.[1];
   const calls: NonNullable<ScriptStep['toolCalls']> = [];
-  if (/refund/.test(m)) calls.push({ name: 'issue_refund', args: { orderId: 'ORD-999', customerId: /cust (\S+)/.exec(m)?.[1] ?? 'test-001', amount: Number(amount ?? 850) } });
+  if (/refund/.test(m))
+    calls.push({
+      name: 'issue_refund',
+      args: { orderId: 'ORD-999', customerId: /cust (\S+)/.exec(m)?.[1] ?? 'test-001', amount: Number(amount ?? 850) },
+    });
   if (/cancel/.test(m)) calls.push({ name: 'cancel_subscription', args: { subscriptionId: 'SUB-7' } });
   if (/look/.test(m)) calls.push({ name: 'look_up_order', args: { orderId: 'ORD-999' } });
-  if (/address/.test(m)) calls.push({ name: 'ask_customer_address', args: { orderId: 'ORD-78291', address: '123 New St' } });
+  if (/address/.test(m))
+    calls.push({ name: 'ask_customer_address', args: { orderId: 'ORD-78291', address: '123 New St' } });
   if (/delete/.test(m)) calls.push({ name: 'delete_customer', args: { customerId: 'test-001' } });
   if (/email/.test(m)) calls.push({ name: 'send_email', args: { to: 'c@example.com', body: 'hi' } });
   return calls.length ? { text: 'Let me take care of that.', toolCalls: calls } : { text: 'How can I help?' };

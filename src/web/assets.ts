@@ -23,7 +23,10 @@ const STATIC_DIR = fileURLToPath(new URL('./assets/', import.meta.url));
  */
 export const SHARED_BROWSER_FILES: readonly string[] = ['core/reveal.ts'];
 const SHARED: Record<string, string> = Object.fromEntries(
-  SHARED_BROWSER_FILES.map((rel) => [rel.slice(rel.lastIndexOf('/') + 1), fileURLToPath(new URL(`../${rel}`, import.meta.url))]),
+  SHARED_BROWSER_FILES.map((rel) => [
+    rel.slice(rel.lastIndexOf('/') + 1),
+    fileURLToPath(new URL(`../${rel}`, import.meta.url)),
+  ]),
 );
 
 // Names only (no folders, no dots but the extension's): nothing outside the two folders can be asked for.
@@ -79,7 +82,9 @@ export function createAssets(): { script(name: string): Asset | undefined; file(
     script(name) {
       if (!CLIENT_NAME.test(name) || name.endsWith('.test.ts')) return undefined;
       const path = Object.hasOwn(SHARED, name) ? SHARED[name]! : CLIENT_DIR + name;
-      return load(`js:${name}`, () => asset(toJavaScript(readFileSync(path, 'utf8'), name), 'text/javascript; charset=utf-8'));
+      return load(`js:${name}`, () =>
+        asset(toJavaScript(readFileSync(path, 'utf8'), name), 'text/javascript; charset=utf-8'),
+      );
     },
     file(name) {
       const m = STATIC_NAME.exec(name);

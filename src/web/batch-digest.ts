@@ -16,5 +16,7 @@ export interface BatchItem {
  * batchDigest([{ id: 'apr_1', expectedVersion: 1, actionHash: 'ab…' }]) // '9f…' (64 hex digits)
  */
 export function batchDigest(items: readonly BatchItem[]): string {
-  return sha256(canonicalJson(items.map((i) => ({ id: i.id, expectedVersion: i.expectedVersion, actionHash: i.actionHash }))));
+  return sha256(
+    canonicalJson(items.map((i) => ({ id: i.id, expectedVersion: i.expectedVersion, actionHash: i.actionHash }))),
+  );
 }

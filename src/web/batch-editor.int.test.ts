@@ -21,25 +21,39 @@ for (const backend of allBackends()) {
     it('the editor cannot approve it in a batch (self_approval); another reviewer can', async () => {
       const threadId = `batch-edit-${backend.name}`;
       const req = await f.pauseRefund(850, { threadId });
-      const edited = await f.call<{ outcome: string; newRequestId: string }>(`/api/v1/approvals/${req.id}/decision`, 'alice', {
-        body: { type: 'edit', args: { ...req.args, amount: 2500 }, ...guard(req) },
-      });
+      const edited = await f.call<{ outcome: string; newRequestId: string }>(
+        `/api/v1/approvals/${req.id}/decision`,
+        'alice',
+        {
+          body: { type: 'edit', args: { ...req.args, amount: 2500 }, ...guard(req) },
+        },
+      );
       assert.equal(edited.status, 200);
       assert.equal(edited.body.outcome, 'superseded', 'the edit raised the tier');
       const created = (await f.interlock.getRequest(edited.body.newRequestId))!;
 
-      const shown = await f.call<{ items: unknown[]; excluded: Array<{ id: string; reason: string }> }>(`/api/v1/batch?threadId=${threadId}`, 'alice');
+      const shown = await f.call<{ items: unknown[]; excluded: Array<{ id: string; reason: string }> }>(
+        `/api/v1/batch?threadId=${threadId}`,
+        'alice',
+      );
       assert.deepEqual(shown.body.items, []);
-      assert.deepEqual(shown.body.excluded.map((e) => e.id), [created.id]);
+      assert.deepEqual(
+        shown.body.excluded.map((e) => e.id),
+        [created.id],
+      );
 
       const items = [{ id: created.id, expectedVersion: created.version, actionHash: created.actionHash }];
-      const mine = await f.call<Answer>('/api/v1/batch/decision', 'alice', { body: { type: 'approve', items, digest: batchDigest(items) } });
+      const mine = await f.call<Answer>('/api/v1/batch/decision', 'alice', {
+        body: { type: 'approve', items, digest: batchDigest(items) },
+      });
       assert.equal(mine.status, 200);
       assert.equal(mine.body.results[0]?.ok, false);
       assert.equal(mine.body.results[0]?.error?.code, 'self_approval');
       assert.equal((await f.interlock.getRequest(created.id))?.approvalsReceived, 0, 'the refusal counted nothing');
 
-      const bobs = await f.call<Answer>('/api/v1/batch/decision', 'bob', { body: { type: 'approve', items, digest: batchDigest(items) } });
+      const bobs = await f.call<Answer>('/api/v1/batch/decision', 'bob', {
+        body: { type: 'approve', items, digest: batchDigest(items) },
+      });
       assert.equal(bobs.body.results[0]?.ok, true);
       assert.equal(bobs.body.results[0]?.outcome, 'pending', 'one of two approvals');
     });

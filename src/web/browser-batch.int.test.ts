@@ -27,10 +27,18 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       await page.locator('.batch-item').nth(3).waitFor();
       const item = (id: string) => page.locator(`.batch-item[data-id="${id}"]`);
       assert.equal(await item(big.id).getAttribute('data-tier'), 'escalate');
-      assert.equal(await item(big.id).locator('input[type="checkbox"]').isChecked(), false, 'escalate-tier: not ticked by default');
-      for (const r of [twinA, twinB, other]) assert.equal(await item(r.id).locator('input[type="checkbox"]').isChecked(), true);
+      assert.equal(
+        await item(big.id).locator('input[type="checkbox"]').isChecked(),
+        false,
+        'escalate-tier: not ticked by default',
+      );
+      for (const r of [twinA, twinB, other])
+        assert.equal(await item(r.id).locator('input[type="checkbox"]').isChecked(), true);
       assert.match(await page.locator('#approve-all').innerText(), /Approve 3 of 4/);
-      assert.match(await page.locator('#same-actions').innerText(), /Items \d and \d are the same action \(issue_refund with the same arguments\)/);
+      assert.match(
+        await page.locator('#same-actions').innerText(),
+        /Items \d and \d are the same action \(issue_refund with the same arguments\)/,
+      );
       assert.match(await item(twinA.id).locator('.same-action').innerText(), /same action as item \d/);
       assert.equal(await item(other.id).locator('.same-action').count(), 0);
       const page1 = await page.locator('article.card').innerText();
@@ -40,11 +48,21 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       await item(big.id).locator('input[type="checkbox"]').check();
       await item(twinB.id).locator('input[type="checkbox"]').uncheck();
       // Another supervisor takes one item first: it is refused, the others land.
-      assert.equal(await w.decideAs('sue', other.id, { type: 'approve', expectedVersion: other.version, actionHash: other.actionHash }), 200);
+      assert.equal(
+        await w.decideAs('sue', other.id, {
+          type: 'approve',
+          expectedVersion: other.version,
+          actionHash: other.actionHash,
+        }),
+        200,
+      );
       await page.click('#approve-all');
       const dialog = page.locator('dialog.confirm');
       await dialog.waitFor();
-      assert.match(await dialog.innerText(), /Approve these 3 requests\?[\s\S]*escalate[\s\S]*1 not ticked: it stays pending/);
+      assert.match(
+        await dialog.innerText(),
+        /Approve these 3 requests\?[\s\S]*escalate[\s\S]*1 not ticked: it stays pending/,
+      );
       assert.doesNotMatch(await dialog.innerText(), /digest/i);
       await page.keyboard.press('Enter');
       await page.locator('#batch-result').waitFor();
@@ -54,7 +72,10 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       );
       assert.match(await item(twinA.id).locator('[role="status"]').innerText(), /✔ approved$/);
       assert.match(await item(big.id).locator('[role="status"]').innerText(), /counted 1\/2 toward quorum/);
-      assert.match(await item(other.id).locator('[role="status"]').innerText(), /✖ refused: someone else decided this request first/);
+      assert.match(
+        await item(other.id).locator('[role="status"]').innerText(),
+        /✖ refused: someone else decided this request first/,
+      );
       assert.match(await item(twinB.id).locator('[role="status"]').innerText(), /not ticked/);
       const status = async (id: string) => (await w.svc.interlock.getRequestOrThrow(id)).status;
       assert.equal(await status(twinB.id), 'pending', 'the unticked twin is not decided');

@@ -32,10 +32,21 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       await page.locator('article.review[data-status="pending"]').waitFor();
       await page.keyboard.press('a');
       await page.locator('dialog.confirm').waitFor();
-      assert.equal(await w.decideAs('sue', req.id, { type: 'reject', message: 'not this one', expectedVersion: req.version, actionHash: req.actionHash }), 200);
+      assert.equal(
+        await w.decideAs('sue', req.id, {
+          type: 'reject',
+          message: 'not this one',
+          expectedVersion: req.version,
+          actionHash: req.actionHash,
+        }),
+        200,
+      );
       const dialog = page.locator('dialog.confirm[data-stale="true"]');
       await dialog.waitFor();
-      assert.match(await dialog.locator('.confirm-stale').innerText(), /Another reviewer just decided this request \(reject\)\. Your decision was not sent\./);
+      assert.match(
+        await dialog.locator('.confirm-stale').innerText(),
+        /Another reviewer just decided this request \(reject\)\. Your decision was not sent\./,
+      );
       assert.equal(await dialog.locator('[data-confirm="yes"]').isDisabled(), true, 'Confirm can no longer send');
       await page.keyboard.press('Enter'); // the press meant for Confirm lands on Close
       await page.locator('dialog.confirm').waitFor({ state: 'detached' });
@@ -58,7 +69,10 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       await page.clock.fastForward('31:00'); // past the 30-minute timeout, by the page's clock
       const dialog = page.locator('dialog.confirm[data-stale="true"]');
       await dialog.waitFor();
-      assert.match(await dialog.innerText(), /This request expired at .+; nothing ran; its timeout default \(reject\) applies\. Your decision was not sent\./);
+      assert.match(
+        await dialog.innerText(),
+        /This request expired at .+; nothing ran; its timeout default \(reject\) applies\. Your decision was not sent\./,
+      );
       await page.keyboard.press('Enter');
       await page.locator('dialog.confirm').waitFor({ state: 'detached' });
       await page.keyboard.press('a'); // approving again opens nothing
@@ -93,7 +107,10 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       await page.keyboard.press('Enter');
       await page.locator('#banner.alert-warn').waitFor();
       const banner = await page.locator('#banner').innerText();
-      assert.match(banner, /^Your decision was refused: this request expired at .+; nothing ran; its timeout default \(reject\) applies\./);
+      assert.match(
+        banner,
+        /^Your decision was refused: this request expired at .+; nothing ran; its timeout default \(reject\) applies\./,
+      );
       assert.doesNotMatch(banner, /Someone else decided|Nothing was sent/i);
       assert.equal(posts.length, 1, 'sent once, refused');
       await page.context().close();

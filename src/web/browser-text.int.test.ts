@@ -29,18 +29,35 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       const unbroken = 'x'.repeat(10_000);
       const threadId = await w.startThread(`partial refund of $700 for order ORD-999 ${unbroken}`);
       const req = await w.waitForRequest(threadId);
-      assert.equal(await w.decideAs('sam', req.id, { type: 'reject', message: 'y'.repeat(10_000), expectedVersion: req.version, actionHash: req.actionHash }), 200);
-      for (const viewport of [{ width: 1280, height: 900 }, { width: 390, height: 844 }]) {
+      assert.equal(
+        await w.decideAs('sam', req.id, {
+          type: 'reject',
+          message: 'y'.repeat(10_000),
+          expectedVersion: req.version,
+          actionHash: req.actionHash,
+        }),
+        200,
+      );
+      for (const viewport of [
+        { width: 1280, height: 900 },
+        { width: 390, height: 844 },
+      ]) {
         const { page, errors } = await newPage(browser, viewport);
         await signInAs(page, w.url, w.tokens.olivia, `/threads/${threadId}`);
         await page.locator('.interrupt .decisions li', { hasText: 'rejected by' }).waitFor();
         await page.locator('#audit-events li[data-type="rejected"]').waitFor();
         const thread = await overflow(page);
-        assert.ok(thread.scrollWidth <= thread.innerWidth, `timeline at ${viewport.width} px is ${thread.scrollWidth} px wide (${thread.widest})`);
+        assert.ok(
+          thread.scrollWidth <= thread.innerWidth,
+          `timeline at ${viewport.width} px is ${thread.scrollWidth} px wide (${thread.widest})`,
+        );
         await page.goto(`${w.url}/approvals/${req.id}`);
         await page.locator('article.review[data-status="rejected"]').waitFor();
         const card = await overflow(page);
-        assert.ok(card.scrollWidth <= card.innerWidth, `card at ${viewport.width} px is ${card.scrollWidth} px wide (${card.widest})`);
+        assert.ok(
+          card.scrollWidth <= card.innerWidth,
+          `card at ${viewport.width} px is ${card.scrollWidth} px wide (${card.widest})`,
+        );
         assert.deepEqual(errors, []);
         await page.context().close();
       }
@@ -49,7 +66,15 @@ for (const backend of ['sqlite', 'postgres'] as const) {
     it('after an edit the executed card counts the edit as the approval and says what changed, by name', async () => {
       const req = await w.waitForRequest(await w.startThread('I need a full refund for order ORD-999'));
       assert.equal(req.args.amount, 850);
-      assert.equal(await w.decideAs('sam', req.id, { type: 'edit', args: { ...req.args, amount: 600 }, expectedVersion: req.version, actionHash: req.actionHash }), 200);
+      assert.equal(
+        await w.decideAs('sam', req.id, {
+          type: 'edit',
+          args: { ...req.args, amount: 600 },
+          expectedVersion: req.version,
+          actionHash: req.actionHash,
+        }),
+        200,
+      );
       const { page, errors } = await newPage(browser);
       await signInAs(page, w.url, w.tokens.sue, `/approvals/${req.id}`);
       await page.locator('article.review[data-status="executed"]').waitFor();
@@ -57,10 +82,17 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       assert.match(head, /1\/1 approvals/);
       assert.doesNotMatch(head, /0\/1/);
       assert.equal(await page.locator('#approvals').innerText(), '1 of 1 received');
-      assert.deepEqual(await page.locator('table.args tr').allInnerTexts(), ['orderId\tORD-999', 'customerId\ttest-001', 'amount\t600']);
+      assert.deepEqual(await page.locator('table.args tr').allInnerTexts(), [
+        'orderId\tORD-999',
+        'customerId\ttest-001',
+        'amount\t600',
+      ]);
       assert.equal(await page.locator('#edit-line').innerText(), 'Then edited by Sam Supervisor: amount 850 → 600.');
       const facts = await page.locator('.facts').innerText();
-      assert.match(facts, /Reason\s+The proposal paused because: refund of \$850 is over \$500\. Then edited by Sam Supervisor: amount 850 → 600\./);
+      assert.match(
+        facts,
+        /Reason\s+The proposal paused because: refund of \$850 is over \$500\. Then edited by Sam Supervisor: amount 850 → 600\./,
+      );
       assert.match(facts, /Decision\s+edited by Sam Supervisor at/);
       assert.doesNotMatch(facts, /rev_/, 'names, not ids');
       assert.deepEqual(errors, []);
@@ -69,7 +101,15 @@ for (const backend of ['sqlite', 'postgres'] as const) {
 
     it('names the reviewer who decided, not their id', async () => {
       const req = await w.waitForRequest(await w.startThread('partial refund of $730 for order ORD-78291'));
-      assert.equal(await w.decideAs('sue', req.id, { type: 'reject', message: 'duplicate', expectedVersion: req.version, actionHash: req.actionHash }), 200);
+      assert.equal(
+        await w.decideAs('sue', req.id, {
+          type: 'reject',
+          message: 'duplicate',
+          expectedVersion: req.version,
+          actionHash: req.actionHash,
+        }),
+        200,
+      );
       const { page, errors } = await newPage(browser);
       await signInAs(page, w.url, w.tokens.sam, `/approvals/${req.id}`);
       await page.locator('article.review[data-status="rejected"]').waitFor();
@@ -86,7 +126,10 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       await page.goto(`${w.url}/signin`);
       const help = await page.locator('#signin-help').innerText();
       assert.match(help, /interlock reviewers add --name NAME --roles ROLE where Interlock is installed/);
-      assert.match(help, /npm run interlock -- reviewers add --name NAME --roles ROLE inside a clone of the repository/);
+      assert.match(
+        help,
+        /npm run interlock -- reviewers add --name NAME --roles ROLE inside a clone of the repository/,
+      );
       assert.deepEqual(errors, []);
       await page.context().close();
     });

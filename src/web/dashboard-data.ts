@@ -3,7 +3,12 @@ import type { Interlock } from '../engine/index.ts';
 import type { Rollup } from '../engine/rollup.ts';
 
 /** Windows the metrics page offers, in milliseconds. */
-export const DASHBOARD_WINDOWS = { '1h': 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000 } as const;
+export const DASHBOARD_WINDOWS = {
+  '1h': 3_600_000,
+  '24h': 86_400_000,
+  '7d': 7 * 86_400_000,
+  '30d': 30 * 86_400_000,
+} as const;
 export type DashboardWindow = keyof typeof DASHBOARD_WINDOWS;
 
 /** How far before the window a request may have been created and still be pending in it. */
@@ -29,7 +34,12 @@ export interface DashboardData {
  * Pending requests at each of `points` instants between `since` and `until`:
  * a request is in the queue from its creation until it was resolved (or now, when still pending).
  */
-export function queueDepthSeries(requests: readonly Pick<ApprovalRequest, 'createdAt' | 'resolvedAt' | 'status'>[], since: number, until: number, points = 48): Array<{ at: number; depth: number }> {
+export function queueDepthSeries(
+  requests: readonly Pick<ApprovalRequest, 'createdAt' | 'resolvedAt' | 'status'>[],
+  since: number,
+  until: number,
+  points = 48,
+): Array<{ at: number; depth: number }> {
   const step = (until - since) / (points - 1);
   const out: Array<{ at: number; depth: number }> = [];
   for (let i = 0; i < points; i++) {
@@ -46,7 +56,11 @@ export function queueDepthSeries(requests: readonly Pick<ApprovalRequest, 'creat
 }
 
 /** The metrics page's data for `window` ending now; with `roles`, only requests of those roles (a reviewer's view). */
-export async function dashboardData(interlock: Interlock, window: DashboardWindow, roles?: readonly string[]): Promise<DashboardData> {
+export async function dashboardData(
+  interlock: Interlock,
+  window: DashboardWindow,
+  roles?: readonly string[],
+): Promise<DashboardData> {
   const until = interlock.now();
   const since = until - DASHBOARD_WINDOWS[window];
   // The roll-up's end is exclusive: +1 keeps requests created this very millisecond.
@@ -56,7 +70,12 @@ export async function dashboardData(interlock: Interlock, window: DashboardWindo
   let truncated = false;
   // Newest first, back to the oldest request that could still have been pending in the window.
   for (;;) {
-    const page = await interlock.listRequests({ order: 'newest', limit: 500, ...(roles ? { roles: [...roles] } : {}), ...(cursor ? { cursor } : {}) });
+    const page = await interlock.listRequests({
+      order: 'newest',
+      limit: 500,
+      ...(roles ? { roles: [...roles] } : {}),
+      ...(cursor ? { cursor } : {}),
+    });
     let done = false;
     for (const r of page.items) {
       if (r.createdAt < since - LOOKBACK_MS) {
@@ -74,7 +93,10 @@ export async function dashboardData(interlock: Interlock, window: DashboardWindo
     since: new Date(since).toISOString(),
     until: new Date(until).toISOString(),
     rollup: { tools: rollup.tools, resume: rollup.resume },
-    queueDepth: queueDepthSeries(requests, since, until).map((p) => ({ at: new Date(p.at).toISOString(), depth: p.depth })),
+    queueDepth: queueDepthSeries(requests, since, until).map((p) => ({
+      at: new Date(p.at).toISOString(),
+      depth: p.depth,
+    })),
     pendingNow: requests.filter((r) => r.status === 'pending').length,
     truncated,
   };

@@ -34,7 +34,9 @@ interface World {
 async function startWorld(backend: 'sqlite' | 'postgres'): Promise<World> {
   const executed: unknown[] = [];
   const config = defineConfig({
-    policy: { tools: { transfer: [{ id: 'transfers', tier: 'approve', role: 'finance', reason: 'money leaves the company' }] } },
+    policy: {
+      tools: { transfer: [{ id: 'transfers', tier: 'approve', role: 'finance', reason: 'money leaves the company' }] },
+    },
     agents: ({ interlock }) => [
       createAgent({
         name: 'payer',
@@ -42,7 +44,11 @@ async function startWorld(backend: 'sqlite' | 'postgres'): Promise<World> {
         system: 'You pay invoices.',
         interlock,
         // The customer's message is the payee account, as the model would copy it.
-        model: scriptedModel((ctx) => (ctx.lastToolResults.length ? { text: 'Paid.' } : { toolCalls: [{ name: 'transfer', args: { to: ctx.lastUserText, amount: 40 } }] })),
+        model: scriptedModel((ctx) =>
+          ctx.lastToolResults.length
+            ? { text: 'Paid.' }
+            : { toolCalls: [{ name: 'transfer', args: { to: ctx.lastUserText, amount: 40 } }] },
+        ),
         tools: [
           tool({
             name: 'transfer',
@@ -56,7 +62,12 @@ async function startWorld(backend: 'sqlite' | 'postgres'): Promise<World> {
         ],
       }),
     ],
-    demo: { reviewers: [{ name: 'Olivia Operator', roles: ['operator', 'finance'] }, { name: 'Fay \u200bFinance', roles: ['finance'] }] },
+    demo: {
+      reviewers: [
+        { name: 'Olivia Operator', roles: ['operator', 'finance'] },
+        { name: 'Fay \u200bFinance', roles: ['finance'] },
+      ],
+    },
   });
   let dir: string | undefined;
   let schema: string | undefined;
@@ -84,7 +95,13 @@ async function startWorld(backend: 'sqlite' | 'postgres'): Promise<World> {
   try {
     const svc = await startService({ config, databaseUrl, port: 0, pollMs: 40, log: () => {} });
     const url = svc.url!.replace('localhost', '127.0.0.1');
-    return { svc, url, executed, cleanup, token: (first) => svc.demoTokens.find((t) => t.name.toLowerCase().startsWith(first))!.token };
+    return {
+      svc,
+      url,
+      executed,
+      cleanup,
+      token: (first) => svc.demoTokens.find((t) => t.name.toLowerCase().startsWith(first))!.token,
+    };
   } catch (err) {
     await cleanup();
     throw err;
@@ -110,13 +127,20 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       await w?.cleanup();
     });
 
-    async function startThread(input: string): Promise<{ threadId: string; id: string; version: number; actionHash: string; args: { to: string } }> {
+    async function startThread(
+      input: string,
+    ): Promise<{ threadId: string; id: string; version: number; actionHash: string; args: { to: string } }> {
       const olivia = w.token('olivia');
-      const r = await fetchJson<{ threadId: string }>(`${w.url}/api/v1/threads`, { token: olivia, body: { agent: 'payer', input } });
+      const r = await fetchJson<{ threadId: string }>(`${w.url}/api/v1/threads`, {
+        token: olivia,
+        body: { agent: 'payer', input },
+      });
       assert.equal(r.status, 202);
       const threadId = r.body.threadId;
       for (;;) {
-        const q = await fetchJson<{ items: Array<{ id: string; version: number; actionHash: string; args: { to: string } }> }>(`${w.url}/api/v1/approvals?threadId=${threadId}&status=pending`, { token: olivia });
+        const q = await fetchJson<{
+          items: Array<{ id: string; version: number; actionHash: string; args: { to: string } }>;
+        }>(`${w.url}/api/v1/approvals?threadId=${threadId}&status=pending`, { token: olivia });
         if (q.body.items[0]) return { threadId, ...q.body.items[0] };
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
@@ -140,8 +164,14 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       const cell = await page.locator('table.args td').first().innerText();
       assert.equal(cell, MARKED, 'the "What will run" table shows the marker, not ACC-42');
       assert.equal(await page.locator('table.args .hidden-char').count(), 1, 'the marker is styled apart');
-      assert.match(await page.locator('#exact-args').textContent() ?? '', /"to": "⟨U\+202E RIGHT-TO-LEFT OVERRIDE⟩24-CCA"/);
-      assert.ok(!(await page.locator('article.review').innerText()).includes('\u202e'), 'no raw override anywhere on the card');
+      assert.match(
+        (await page.locator('#exact-args').textContent()) ?? '',
+        /"to": "⟨U\+202E RIGHT-TO-LEFT OVERRIDE⟩24-CCA"/,
+      );
+      assert.ok(
+        !(await page.locator('article.review').innerText()).includes('\u202e'),
+        'no raw override anywhere on the card',
+      );
 
       await page.click('#do-edit');
       const note = page.locator('#edit-to-hidden, .field-warning').first();
@@ -157,9 +187,17 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       await page.goto(`${w.url}/threads/${req.threadId}`);
       await page.waitForSelector('#thread-status[data-status="completed"]');
       const conversation = await page.locator('section.conversation').innerText();
-      assert.match(conversation, /⟨U\+202E RIGHT-TO-LEFT OVERRIDE⟩24-CCA/, 'the customer message and the tool call are marked');
+      assert.match(
+        conversation,
+        /⟨U\+202E RIGHT-TO-LEFT OVERRIDE⟩24-CCA/,
+        'the customer message and the tool call are marked',
+      );
       assert.ok(!conversation.includes('\u202e'));
-      assert.equal(await page.locator('.who-name').innerText(), 'Fay ⟨U+200B ZERO WIDTH SPACE⟩Finance', 'a reviewer name is marked too');
+      assert.equal(
+        await page.locator('.who-name').innerText(),
+        'Fay ⟨U+200B ZERO WIDTH SPACE⟩Finance',
+        'a reviewer name is marked too',
+      );
       assert.deepEqual(w.executed, [SPOOF], 'the tool ran with the exact original bytes');
       assert.deepEqual(errors, []);
       await page.context().close();
@@ -169,7 +207,12 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       const req = await startThread('ACC-7');
       const r = await fetchJson(`${w.url}/api/v1/approvals/${req.id}/decision`, {
         token: w.token('olivia'),
-        body: { type: 'reject', message: 'wrong \u202eEGASSEM', expectedVersion: req.version, actionHash: req.actionHash },
+        body: {
+          type: 'reject',
+          message: 'wrong \u202eEGASSEM',
+          expectedVersion: req.version,
+          actionHash: req.actionHash,
+        },
       });
       assert.equal(r.status, 200);
       const { page, errors } = await newPage(browser);

@@ -5,7 +5,11 @@ import { dashboardQuery } from './routes/dashboard.ts';
 type Json = Record<string, unknown>;
 
 function schema(s: z.ZodType): Json {
-  const { $schema: _drop, ...rest } = z.toJSONSchema(s, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Json;
+  const { $schema: _drop, ...rest } = z.toJSONSchema(s, {
+    target: 'draft-2020-12',
+    io: 'input',
+    unrepresentable: 'any',
+  }) as Json;
   return rest;
 }
 
@@ -14,20 +18,30 @@ function query(s: z.ZodType): Json[] {
   return Object.entries(props).map(([name, p]) => ({ name, in: 'query', required: false, schema: p }));
 }
 
-const ok = (description: string, body: Json = { type: 'object' }) => ({ description, content: { 'application/json': { schema: body } } });
-const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [String(s), { $ref: `#/components/responses/E${s}` }]));
+const ok = (description: string, body: Json = { type: 'object' }) => ({
+  description,
+  content: { 'application/json': { schema: body } },
+});
+const errors = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((s) => [String(s), { $ref: `#/components/responses/E${s}` }]));
 
 /** The OpenAPI path items of the endpoints the web UI adds under /api/v1. */
 export function webApiPaths(): Record<string, unknown> {
   return {
     '/api/v1/batch': {
       get: {
-        summary: 'Pending requests of one thread or one tool that the caller can approve, with the digest of exactly that list (batch review)',
+        summary:
+          'Pending requests of one thread or one tool that the caller can approve, with the digest of exactly that list (batch review)',
         parameters: query(batchQuery),
         responses: {
           200: ok('The batch: group, items (request summaries), digest, excluded (id, tool, reason).', {
             type: 'object',
-            properties: { group: { type: 'object' }, items: { type: 'array', items: { $ref: '#/components/schemas/RequestSummary' } }, digest: { type: 'string' }, excluded: { type: 'array', items: { type: 'object' } } },
+            properties: {
+              group: { type: 'object' },
+              items: { type: 'array', items: { $ref: '#/components/schemas/RequestSummary' } },
+              digest: { type: 'string' },
+              excluded: { type: 'array', items: { type: 'object' } },
+            },
           }),
           ...errors(400, 401),
         },
@@ -35,27 +49,39 @@ export function webApiPaths(): Record<string, unknown> {
     },
     '/api/v1/batch/decision': {
       post: {
-        summary: 'Approve exactly the list shown: digest = sha256 of the canonical JSON of [{ id, expectedVersion, actionHash }] in order. Items with skip: true stay in the list (and the digest) but are not decided. Each other item is decided on its own; the answer reports each.',
+        summary:
+          'Approve exactly the list shown: digest = sha256 of the canonical JSON of [{ id, expectedVersion, actionHash }] in order. Items with skip: true stay in the list (and the digest) but are not decided. Each other item is decided on its own; the answer reports each.',
         requestBody: { required: true, content: { 'application/json': { schema: schema(batchBody) } } },
         responses: {
-          200: ok('Per-item results: { id, ok, outcome, status, approvalsReceived, approvalsRequired } or { id, ok: false, error: { code, message, status } }; skipped lists the ids left undecided.', {
-            type: 'object',
-            properties: { digest: { type: 'string' }, approved: { type: 'integer' }, failed: { type: 'integer' }, skipped: { type: 'array', items: { type: 'string' } }, results: { type: 'array', items: { type: 'object' } } },
-          }),
+          200: ok(
+            'Per-item results: { id, ok, outcome, status, approvalsReceived, approvalsRequired } or { id, ok: false, error: { code, message, status } }; skipped lists the ids left undecided.',
+            {
+              type: 'object',
+              properties: {
+                digest: { type: 'string' },
+                approved: { type: 'integer' },
+                failed: { type: 'integer' },
+                skipped: { type: 'array', items: { type: 'string' } },
+                results: { type: 'array', items: { type: 'object' } },
+              },
+            },
+          ),
           ...errors(400, 401, 403, 413, 429),
         },
       },
     },
     '/api/v1/threads/{id}/timeline': {
       get: {
-        summary: 'A thread for its timeline page: conversation, requests (with toolCallId), audit events with reviewer names, audit chain status',
+        summary:
+          'A thread for its timeline page: conversation, requests (with toolCallId), audit events with reviewer names, audit chain status',
         parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
         responses: { 200: ok('The timeline.'), ...errors(401, 403, 404) },
       },
     },
     '/api/v1/dashboard': {
       get: {
-        summary: 'Per-tool interrupts, approval and correction rates, median time to decision, resume success and queue depth over time',
+        summary:
+          'Per-tool interrupts, approval and correction rates, median time to decision, resume success and queue depth over time',
         parameters: query(dashboardQuery),
         responses: { 200: ok('The figures of the window.'), ...errors(400, 401) },
       },

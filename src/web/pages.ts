@@ -41,7 +41,8 @@ function navLink(href: string, label: Html | string, current: boolean): Html {
 export function page(p: PageInput): string {
   const data = Object.entries(p.data ?? {}).map(([k, v]) => html` data-${k}="${v}"`);
   const who = p.principal;
-  return `<!doctype html>\n${html`<html lang="en">
+  return `<!doctype html>\n${
+    html`<html lang="en">
 <head>
 ${head(p.title, p.script, p.csrf)}
 </head>
@@ -73,12 +74,14 @@ ${p.body}
   <form method="dialog"><button class="btn">Close</button></form>
 </dialog>
 </body>
-</html>`.value}`;
+</html>`.value
+  }`;
 }
 
 /** The sign-in page: a form that posts a reviewer token once and gets a session cookie. */
 export function signInPage(o: { csrf: string; next: string; error?: string }): string {
-  return `<!doctype html>\n${html`<html lang="en">
+  return `<!doctype html>\n${
+    html`<html lang="en">
 <head>
 ${head('Sign in')}
 </head>
@@ -97,7 +100,8 @@ ${head('Sign in')}
   </form>
 </main>
 </body>
-</html>`.value}`;
+</html>`.value
+  }`;
 }
 
 const loading = html`<p class="muted loading" role="status">Loading…</p>`;
@@ -148,7 +152,8 @@ export function batchBody(): Html {
 
 /** A plain error page for form posts that cannot go on (e.g. an expired form). */
 export function errorPage(title: string, message: string, link: { href: string; label: string }): string {
-  return `<!doctype html>\n${html`<html lang="en">
+  return `<!doctype html>\n${
+    html`<html lang="en">
 <head>
 ${head(title)}
 </head>
@@ -161,5 +166,6 @@ ${head(title)}
   </div>
 </main>
 </body>
-</html>`.value}`;
+</html>`.value
+  }`;
 }

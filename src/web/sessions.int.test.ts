@@ -23,11 +23,17 @@ for (const backend of allBackends()) {
       await f.close();
     });
 
-    const get = (path: string, cookie?: string) => fetch(f.url + path, { redirect: 'manual', headers: cookie ? { cookie } : {} });
+    const get = (path: string, cookie?: string) =>
+      fetch(f.url + path, { redirect: 'manual', headers: cookie ? { cookie } : {} });
     const decide = (id: string, s: { cookie: string; csrf?: string }, body: unknown, origin: string | null = f.url) =>
       fetch(`${f.url}/api/v1/approvals/${id}/decision`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', cookie: s.cookie, ...(origin ? { origin } : {}), ...(s.csrf ? { 'x-csrf-token': s.csrf } : {}) },
+        headers: {
+          'content-type': 'application/json',
+          cookie: s.cookie,
+          ...(origin ? { origin } : {}),
+          ...(s.csrf ? { 'x-csrf-token': s.csrf } : {}),
+        },
         body: JSON.stringify(body),
       });
 
@@ -66,7 +72,11 @@ for (const backend of allBackends()) {
       assert.doesNotMatch(c.attrs, /Secure/, 'not Secure over plain http');
       assert.ok(await f.store.getSession(hashToken(c.value)), 'stored by hash');
       assert.equal(await f.store.getSession(c.value), undefined, 'never by value');
-      assert.match(setCookie(res, 'il_signin')?.attrs ?? '', /Max-Age=0|Expires=Thu, 01 Jan 1970/, 'the sign-in form token is dropped');
+      assert.match(
+        setCookie(res, 'il_signin')?.attrs ?? '',
+        /Max-Age=0|Expires=Thu, 01 Jan 1970/,
+        'the sign-in form token is dropped',
+      );
 
       const page = await get('/', `il_session=${c.value}`);
       assert.equal(page.status, 200);
@@ -107,10 +117,18 @@ for (const backend of allBackends()) {
       const noToken = await decide(req.id, { cookie: s.cookie }, { type: 'approve', ...guard(req) });
       assert.equal(noToken.status, 403);
       assert.equal(((await noToken.json()) as ErrorBody).error.code, 'csrf_failed');
-      const wrongToken = await decide(req.id, { cookie: s.cookie, csrf: `${s.csrf.slice(0, -2)}xx` }, { type: 'approve', ...guard(req) });
+      const wrongToken = await decide(
+        req.id,
+        { cookie: s.cookie, csrf: `${s.csrf.slice(0, -2)}xx` },
+        { type: 'approve', ...guard(req) },
+      );
       assert.equal(wrongToken.status, 403);
       const otherSession = await signIn(f.url, f.tokens.bob);
-      const swapped = await decide(req.id, { cookie: s.cookie, csrf: otherSession.csrf }, { type: 'approve', ...guard(req) });
+      const swapped = await decide(
+        req.id,
+        { cookie: s.cookie, csrf: otherSession.csrf },
+        { type: 'approve', ...guard(req) },
+      );
       assert.equal(swapped.status, 403, 'a token belongs to its session');
       const foreign = await decide(req.id, s, { type: 'approve', ...guard(req) }, 'https://evil.example');
       assert.equal(foreign.status, 403);
@@ -127,16 +145,32 @@ for (const backend of allBackends()) {
       assert.equal(decided.resolution?.by, f.ids.alice, 'the session is the reviewer');
 
       const other = await f.pauseRefund(901);
-      const bearer = await f.call(`/api/v1/approvals/${other.id}/decision`, 'bob', { body: { type: 'approve', ...guard(other) } });
+      const bearer = await f.call(`/api/v1/approvals/${other.id}/decision`, 'bob', {
+        body: { type: 'approve', ...guard(other) },
+      });
       assert.equal(bearer.status, 200);
     });
 
     it('signs out with the page token only; afterwards the cookie is refused', async () => {
       const s = await signIn(f.url, f.tokens.bob);
-      const forged = await fetch(`${f.url}/signout`, { method: 'POST', redirect: 'manual', headers: { cookie: s.cookie, origin: f.url, 'content-type': 'application/x-www-form-urlencoded' }, body: 'csrf=nope' });
+      const forged = await fetch(`${f.url}/signout`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie: s.cookie, origin: f.url, 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'csrf=nope',
+      });
       assert.equal(forged.status, 403);
-      assert.equal((await fetch(`${f.url}/api/v1/approvals`, { headers: { cookie: s.cookie } })).status, 200, 'still signed in');
-      const out = await fetch(`${f.url}/signout`, { method: 'POST', redirect: 'manual', headers: { cookie: s.cookie, origin: f.url, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf: s.csrf }).toString() });
+      assert.equal(
+        (await fetch(`${f.url}/api/v1/approvals`, { headers: { cookie: s.cookie } })).status,
+        200,
+        'still signed in',
+      );
+      const out = await fetch(`${f.url}/signout`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie: s.cookie, origin: f.url, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ csrf: s.csrf }).toString(),
+      });
       assert.equal(out.status, 303);
       assert.equal(out.headers.get('location'), '/signin');
       assert.match(setCookie(out, 'il_session')?.attrs ?? '', /Max-Age=0|Expires=Thu, 01 Jan 1970/);
@@ -151,10 +185,18 @@ for (const backend of allBackends()) {
       const s = await signIn(f.url, f.tokens.carol);
       assert.equal((await fetch(`${f.url}/api/v1/approvals`, { headers: { cookie: s.cookie } })).status, 200);
       f.clock.advance(12 * 3_600_000 + 1);
-      assert.equal((await fetch(`${f.url}/api/v1/approvals`, { headers: { cookie: s.cookie } })).status, 401, 'expired after 12 h');
+      assert.equal(
+        (await fetch(`${f.url}/api/v1/approvals`, { headers: { cookie: s.cookie } })).status,
+        401,
+        'expired after 12 h',
+      );
       const page = await get('/', s.cookie);
       assert.equal(page.status, 303);
-      assert.match(setCookie(page, 'il_session')?.attrs ?? '', /Max-Age=0|Expires=Thu, 01 Jan 1970/, 'a dead cookie is cleared');
+      assert.match(
+        setCookie(page, 'il_session')?.attrs ?? '',
+        /Max-Age=0|Expires=Thu, 01 Jan 1970/,
+        'a dead cookie is cleared',
+      );
 
       const again = await signIn(f.url, f.tokens.carol);
       await f.store.revokeReviewer(f.ids.carol);
@@ -174,7 +216,13 @@ for (const backend of allBackends()) {
       const etag = js.headers.get('etag')!;
       assert.equal((await fetch(`${f.url}/ui/js/review-page.ts`, { headers: { 'if-none-match': etag } })).status, 304);
       assert.match((await get('/ui/app.css')).headers.get('content-type') ?? '', /^text\/css/);
-      for (const path of ['/ui/js/..%2Fsessions.ts', '/ui/js/nope.ts', '/ui/js/tsconfig.json', '/ui/..%2Fweb-ui.ts', '/ui/js/types.test.ts']) {
+      for (const path of [
+        '/ui/js/..%2Fsessions.ts',
+        '/ui/js/nope.ts',
+        '/ui/js/tsconfig.json',
+        '/ui/..%2Fweb-ui.ts',
+        '/ui/js/types.test.ts',
+      ]) {
         assert.equal((await get(path)).status, 404, path);
       }
     });
@@ -200,8 +248,14 @@ describe('web sessions behind https', () => {
 describe('session options', () => {
   it('createApp refuses session verification without a CSRF token function', () => {
     const auth = storeReviewerAuth({ getReviewerByTokenHash: async () => undefined });
-    const interlock = { on: () => () => undefined, store: {}, context: { tools: new Map() } } as unknown as Parameters<typeof createApp>[0]['interlock'];
-    assert.throws(() => createApp({ interlock, reviewers: { ...auth, verifySession: async () => ({ ok: false, reason: 'invalid' }) } }), ConfigError);
+    const interlock = { on: () => () => undefined, store: {}, context: { tools: new Map() } } as unknown as Parameters<
+      typeof createApp
+    >[0]['interlock'];
+    assert.throws(
+      () =>
+        createApp({ interlock, reviewers: { ...auth, verifySession: async () => ({ ok: false, reason: 'invalid' }) } }),
+      ConfigError,
+    );
   });
 
   it('refuses a session lifetime under a minute', () => {

@@ -39,7 +39,10 @@ export interface Sessions {
   authWith(reviewers: ReviewerAuth): ReviewerAuth;
 }
 
-type SessionStore = Pick<StoreTx, 'insertSession' | 'getSession' | 'deleteSession' | 'deleteExpiredSessions' | 'getReviewer'>;
+type SessionStore = Pick<
+  StoreTx,
+  'insertSession' | 'getSession' | 'deleteSession' | 'deleteExpiredSessions' | 'getReviewer'
+>;
 
 /**
  * Sessions over the store's `il_sessions` table.
@@ -50,7 +53,8 @@ type SessionStore = Pick<StoreTx, 'insertSession' | 'getSession' | 'deleteSessio
  */
 export function createSessions(store: SessionStore, options: SessionOptions = {}): Sessions {
   const ttlMs = options.ttlMs ?? DEFAULT_SESSION_TTL_MS;
-  if (!Number.isFinite(ttlMs) || ttlMs < 60_000) throw new ConfigError(`Session "ttlMs" must be at least 60000 (one minute), not ${String(ttlMs)}.`);
+  if (!Number.isFinite(ttlMs) || ttlMs < 60_000)
+    throw new ConfigError(`Session "ttlMs" must be at least 60000 (one minute), not ${String(ttlMs)}.`);
   const now = options.now ?? Date.now;
   const sessions: Sessions = {
     async create(reviewerId) {

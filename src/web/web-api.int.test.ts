@@ -8,16 +8,28 @@ import { createWebUi } from './web-ui.ts';
 
 type ErrorBody = { error: { code: string; message: string } };
 type Item = { id: string; version: number; actionHash: string; tool: string; threadId: string };
-type BatchView = ErrorBody & { group: Record<string, string>; items: Item[]; digest: string; excluded: Array<{ id: string; reason: string }> };
+type BatchView = ErrorBody & {
+  group: Record<string, string>;
+  items: Item[];
+  digest: string;
+  excluded: Array<{ id: string; reason: string }>;
+};
 type BatchAnswer = ErrorBody & {
   digest: string;
   skipped: string[];
   approved: number;
   failed: number;
-  results: Array<{ id: string; ok: boolean; outcome?: string; status?: string; error?: { code: string; status: number } }>;
+  results: Array<{
+    id: string;
+    ok: boolean;
+    outcome?: string;
+    status?: string;
+    error?: { code: string; status: number };
+  }>;
 };
 
-const shown = (items: readonly Item[]) => items.map((i) => ({ id: i.id, expectedVersion: i.version, actionHash: i.actionHash }));
+const shown = (items: readonly Item[]) =>
+  items.map((i) => ({ id: i.id, expectedVersion: i.version, actionHash: i.actionHash }));
 
 for (const backend of allBackends()) {
   describe(`web API (batch, timeline, dashboard) on ${backend.name}`, () => {
@@ -31,8 +43,10 @@ for (const backend of allBackends()) {
       await f.close();
     });
     const thread = () => `web-${backend.name}-${++n}`;
-    const batchOf = (q: string, who: 'alice' | 'bob' | 'carol' | 'olga' = 'alice') => f.call<BatchView>(`/api/v1/batch?${q}`, who);
-    const approveBatch = (body: unknown, who: 'alice' | 'bob' | 'carol' = 'alice') => f.call<BatchAnswer>('/api/v1/batch/decision', who, { body });
+    const batchOf = (q: string, who: 'alice' | 'bob' | 'carol' | 'olga' = 'alice') =>
+      f.call<BatchView>(`/api/v1/batch?${q}`, who);
+    const approveBatch = (body: unknown, who: 'alice' | 'bob' | 'carol' = 'alice') =>
+      f.call<BatchAnswer>('/api/v1/batch/decision', who, { body });
 
     it('shows a thread’s requests the caller can approve, with the digest of exactly that list', async () => {
       const t = thread();
@@ -48,7 +62,11 @@ for (const backend of allBackends()) {
       assert.deepEqual(r.body.excluded, [{ id: mine.id, tool: 'issue_refund', reason: 'you proposed it' }]);
       const byTool = await batchOf('tool=issue_refund');
       assert.ok(byTool.body.items.some((i) => i.id === a.id));
-      assert.equal((await batchOf(`threadId=${t}`, 'carol')).body.items.length, 0, 'other roles see nothing to approve');
+      assert.equal(
+        (await batchOf(`threadId=${t}`, 'carol')).body.items.length,
+        0,
+        'other roles see nothing to approve',
+      );
       assert.equal((await batchOf('')).status, 400);
       assert.equal((await batchOf(`threadId=${t}&tool=issue_refund`)).status, 400);
     });
@@ -60,25 +78,43 @@ for (const backend of allBackends()) {
       const view = (await batchOf(`threadId=${t}`)).body;
       const later = await f.pauseRefund(950, { threadId: t });
 
-      const extended = [...shown(view.items), { id: later.id, expectedVersion: later.version, actionHash: later.actionHash }];
+      const extended = [
+        ...shown(view.items),
+        { id: later.id, expectedVersion: later.version, actionHash: later.actionHash },
+      ];
       const sneaky = await approveBatch({ type: 'approve', items: extended, digest: view.digest });
       assert.equal(sneaky.status, 400);
       assert.equal(sneaky.body.error.code, 'batch_digest_mismatch');
-      const reordered = await approveBatch({ type: 'approve', items: shown(view.items).reverse(), digest: view.digest });
+      const reordered = await approveBatch({
+        type: 'approve',
+        items: shown(view.items).reverse(),
+        digest: view.digest,
+      });
       assert.equal(reordered.body.error.code, 'batch_digest_mismatch');
-      for (const i of view.items) assert.equal((await f.interlock.getRequestOrThrow(i.id)).status, 'pending', 'a refused batch decides nothing');
+      for (const i of view.items)
+        assert.equal((await f.interlock.getRequestOrThrow(i.id)).status, 'pending', 'a refused batch decides nothing');
 
       const ok = await approveBatch({ type: 'approve', items: shown(view.items), digest: view.digest });
       assert.equal(ok.status, 200);
       assert.equal(ok.body.approved, 2);
       assert.equal(ok.body.failed, 0);
-      assert.deepEqual(ok.body.results.map((x) => [x.ok, x.outcome]), [[true, 'authorized'], [true, 'authorized']]);
+      assert.deepEqual(
+        ok.body.results.map((x) => [x.ok, x.outcome]),
+        [
+          [true, 'authorized'],
+          [true, 'authorized'],
+        ],
+      );
       for (const i of view.items) {
         const req = await f.interlock.getRequestOrThrow(i.id);
         assert.equal(req.status, 'authorized');
         assert.equal(req.resolution?.by, f.ids.alice);
       }
-      assert.equal((await f.interlock.getRequestOrThrow(later.id)).status, 'pending', 'the later request was not covered');
+      assert.equal(
+        (await f.interlock.getRequestOrThrow(later.id)).status,
+        'pending',
+        'the later request was not covered',
+      );
       const events = await f.store.listAudit({ threadId: t });
       assert.equal(events.filter((e) => e.type === 'approved').length, 2);
     });
@@ -89,15 +125,29 @@ for (const backend of allBackends()) {
       for (const amount of [610, 620, 630]) reqs.push(await f.pauseRefund(amount, { threadId: t }));
       const view = (await batchOf(`threadId=${t}`)).body;
       const taken = view.items[1]!;
-      assert.equal((await f.call(`/api/v1/approvals/${taken.id}/decision`, 'bob', { body: { type: 'approve', ...guard({ version: taken.version, actionHash: taken.actionHash }) } })).status, 200);
+      assert.equal(
+        (
+          await f.call(`/api/v1/approvals/${taken.id}/decision`, 'bob', {
+            body: { type: 'approve', ...guard({ version: taken.version, actionHash: taken.actionHash }) },
+          })
+        ).status,
+        200,
+      );
       const r = await approveBatch({ type: 'approve', items: shown(view.items), digest: view.digest });
       assert.equal(r.status, 200);
       assert.equal(r.body.approved, 2);
       assert.equal(r.body.failed, 1);
       const failed = r.body.results.find((x) => !x.ok)!;
       assert.equal(failed.id, taken.id);
-      assert.deepEqual(failed.error && { code: failed.error.code, status: failed.error.status }, { code: 'already_resolved', status: 409 });
-      assert.equal((await f.interlock.getRequestOrThrow(taken.id)).resolution?.by, f.ids.bob, 'the first decision stands');
+      assert.deepEqual(failed.error && { code: failed.error.code, status: failed.error.status }, {
+        code: 'already_resolved',
+        status: 409,
+      });
+      assert.equal(
+        (await f.interlock.getRequestOrThrow(taken.id)).resolution?.by,
+        f.ids.bob,
+        'the first decision stands',
+      );
     });
 
     it('leaves items marked skip undecided, still bound to the list shown', async () => {
@@ -109,9 +159,20 @@ for (const backend of allBackends()) {
       const r = await approveBatch({ type: 'approve', items, digest: view.digest });
       assert.equal(r.status, 200);
       assert.deepEqual(r.body.skipped, [left.id]);
-      assert.deepEqual(r.body.results.map((x) => [x.id, x.outcome]), [[kept.id, 'authorized']]);
-      assert.equal((await f.interlock.getRequestOrThrow(left.id)).status, 'pending', 'the unticked item was not decided');
-      const none = await approveBatch({ type: 'approve', items: shown(view.items).map((i) => ({ ...i, skip: true })), digest: view.digest });
+      assert.deepEqual(
+        r.body.results.map((x) => [x.id, x.outcome]),
+        [[kept.id, 'authorized']],
+      );
+      assert.equal(
+        (await f.interlock.getRequestOrThrow(left.id)).status,
+        'pending',
+        'the unticked item was not decided',
+      );
+      const none = await approveBatch({
+        type: 'approve',
+        items: shown(view.items).map((i) => ({ ...i, skip: true })),
+        digest: view.digest,
+      });
       assert.equal(none.status, 400);
       assert.equal(none.body.error.code, 'invalid_input');
     });
@@ -121,7 +182,9 @@ for (const backend of allBackends()) {
       const quorum = await f.pauseRefund(2500, { threadId: t });
       const view = (await batchOf(`threadId=${t}`)).body;
       const r = await approveBatch({ type: 'approve', items: shown(view.items), digest: view.digest });
-      assert.deepEqual(r.body.results, [{ id: quorum.id, ok: true, outcome: 'pending', status: 'pending', approvalsReceived: 1, approvalsRequired: 2 }]);
+      assert.deepEqual(r.body.results, [
+        { id: quorum.id, ok: true, outcome: 'pending', status: 'pending', approvalsReceived: 1, approvalsRequired: 2 },
+      ]);
 
       const wire = await f.pauseWire();
       const asAlice = [{ id: wire.id, expectedVersion: wire.version, actionHash: wire.actionHash }];
@@ -136,13 +199,19 @@ for (const backend of allBackends()) {
       assert.equal(dup.body.error.code, 'invalid_input');
       const many = Array.from({ length: 101 }, (_, i) => ({ id: `apr_${i}`, expectedVersion: 1, actionHash: 'x' }));
       assert.equal((await approveBatch({ type: 'approve', items: many, digest: batchDigest(many) })).status, 400);
-      assert.equal((await approveBatch({ type: 'reject', items: asAlice, digest: batchDigest(asAlice) })).status, 400, 'batches only approve');
+      assert.equal(
+        (await approveBatch({ type: 'reject', items: asAlice, digest: batchDigest(asAlice) })).status,
+        400,
+        'batches only approve',
+      );
     });
 
     it('a thread timeline: conversation, requests with their tool call, audit with names, chain status', async () => {
       const t = thread();
       const req = await f.pauseRefund(777, { threadId: t });
-      await f.call(`/api/v1/approvals/${req.id}/decision`, 'bob', { body: { type: 'reject', message: 'no', ...guard(req) } });
+      await f.call(`/api/v1/approvals/${req.id}/decision`, 'bob', {
+        body: { type: 'reject', message: 'no', ...guard(req) },
+      });
       type Timeline = ErrorBody & {
         thread: { threadId: string; status: string };
         messages: unknown[];
@@ -155,8 +224,14 @@ for (const backend of allBackends()) {
       assert.equal(r.status, 200);
       assert.equal(r.body.thread.threadId, t);
       assert.deepEqual(r.body.messages, [{ role: 'user', content: 'please' }]);
-      assert.deepEqual(r.body.requests.map((x) => [x.id, x.status]), [[req.id, 'rejected']]);
-      assert.deepEqual(r.body.audit.map((e) => e.type), ['interrupted', 'rejected']);
+      assert.deepEqual(
+        r.body.requests.map((x) => [x.id, x.status]),
+        [[req.id, 'rejected']],
+      );
+      assert.deepEqual(
+        r.body.audit.map((e) => e.type),
+        ['interrupted', 'rejected'],
+      );
       assert.equal(r.body.actors[`reviewer:${f.ids.bob}`], 'bob');
       assert.match(r.body.audit[0]!.at, /^\d{4}-\d\d-\d\dT/);
       assert.deepEqual(r.body.chain, { scope: 'thread', ok: true, events: 2, brokenAt: null });
@@ -168,7 +243,12 @@ for (const backend of allBackends()) {
     });
 
     it('the dashboard: per-tool figures and queue depth over time', async () => {
-      type Dash = ErrorBody & { window: string; rollup: { tools: Array<{ tool: string; requests: number; pending: number }> }; queueDepth: Array<{ at: string; depth: number }>; pendingNow: number };
+      type Dash = ErrorBody & {
+        window: string;
+        rollup: { tools: Array<{ tool: string; requests: number; pending: number }> };
+        queueDepth: Array<{ at: string; depth: number }>;
+        pendingNow: number;
+      };
       const r = await f.call<Dash>('/api/v1/dashboard?window=24h', 'olga');
       assert.equal(r.status, 200);
       // A reviewer sees the figures of their roles only (carol is finance; refunds are the supervisors').
@@ -189,13 +269,23 @@ for (const backend of allBackends()) {
 
     it('documents its endpoints in /openapi.json', async () => {
       const r = await f.call<{ paths: Record<string, unknown> }>('/openapi.json', null);
-      for (const p of ['/api/v1/batch', '/api/v1/batch/decision', '/api/v1/threads/{id}/timeline', '/api/v1/dashboard', '/api/v1/approvals/{id}/decision']) assert.ok(r.body.paths[p], p);
+      for (const p of [
+        '/api/v1/batch',
+        '/api/v1/batch/decision',
+        '/api/v1/threads/{id}/timeline',
+        '/api/v1/dashboard',
+        '/api/v1/approvals/{id}/decision',
+      ])
+        assert.ok(r.body.paths[p], p);
     });
 
     it('the timeline names the first tampered event of the thread', async () => {
       const t = thread();
       const req = await f.pauseRefund(778, { threadId: t });
-      await f.store.unsafeQuery(`UPDATE il_audit SET payload = $1 WHERE request_id = $2`, ['{"tampered":true}', req.id]);
+      await f.store.unsafeQuery(`UPDATE il_audit SET payload = $1 WHERE request_id = $2`, [
+        '{"tampered":true}',
+        req.id,
+      ]);
       type Chain = { chain: { scope: string; ok: boolean; brokenAt: { seq: number; problem: string } | null } };
       const r = await f.call<Chain>(`/api/v1/threads/${t}/timeline`, 'alice');
       assert.equal(r.body.chain.ok, false);

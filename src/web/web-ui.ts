@@ -21,7 +21,17 @@ export interface WebUiOptions {
 }
 
 /** UI paths that answer with pages or assets (and get the UI's security headers). */
-const UI_PATHS = ['/', '/signin', '/session', '/signout', '/approvals/*', '/threads/*', '/metrics-dashboard', '/batch', '/ui/*'];
+const UI_PATHS = [
+  '/',
+  '/signin',
+  '/session',
+  '/signout',
+  '/approvals/*',
+  '/threads/*',
+  '/metrics-dashboard',
+  '/batch',
+  '/ui/*',
+];
 
 /**
  * The reviewer web UI, for `createApp({ ui: createWebUi() })`: sign-in with a
@@ -38,14 +48,20 @@ export function createWebUi(options: WebUiOptions = {}): AppUi {
   const sessionsOf = new WeakMap<ReviewerAuth, Sessions>();
   return {
     withSessions(reviewers, interlock) {
-      const sessions = createSessions({ ...interlock.sessions, getReviewer: (id) => interlock.reviewers.getReviewer(id) }, { now: () => interlock.now(), ...(options.sessionTtlMs !== undefined && { ttlMs: options.sessionTtlMs }) });
+      const sessions = createSessions(
+        { ...interlock.sessions, getReviewer: (id) => interlock.reviewers.getReviewer(id) },
+        { now: () => interlock.now(), ...(options.sessionTtlMs !== undefined && { ttlMs: options.sessionTtlMs }) },
+      );
       const auth = sessions.authWith(reviewers);
       sessionsOf.set(auth, sessions);
       return auth;
     },
     mount(app: Hono<AppEnv>, ctx: UiMountContext) {
       const sessions = sessionsOf.get(ctx.reviewers);
-      if (!sessions) throw new ConfigError('createWebUi: mount() needs the ReviewerAuth returned by withSessions(); pass the UI to createApp({ ui }) rather than calling it directly.');
+      if (!sessions)
+        throw new ConfigError(
+          'createWebUi: mount() needs the ReviewerAuth returned by withSessions(); pass the UI to createApp({ ui }) rather than calling it directly.',
+        );
       const w = webContext(ctx.baseUrl);
       const headers = securityHeaders((c) => w.secure(c));
       for (const path of UI_PATHS) app.use(path, headers);

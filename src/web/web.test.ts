@@ -9,7 +9,10 @@ import { safeNext } from './routes/session-routes.ts';
 describe('web helpers', () => {
   it('html`` escapes every value unless it is Html itself', () => {
     const name = `<img src=x onerror="alert(1)">&'`;
-    assert.equal(html`<p title="${name}">${name}</p>`.value, '<p title="&lt;img src=x onerror=&quot;alert(1)&quot;&gt;&amp;&#39;">&lt;img src=x onerror=&quot;alert(1)&quot;&gt;&amp;&#39;</p>');
+    assert.equal(
+      html`<p title="${name}">${name}</p>`.value,
+      '<p title="&lt;img src=x onerror=&quot;alert(1)&quot;&gt;&amp;&#39;">&lt;img src=x onerror=&quot;alert(1)&quot;&gt;&amp;&#39;</p>',
+    );
     assert.equal(html`<ul>${['a<', html`<li>b</li>`]}</ul>`.value, '<ul>a&lt;<li>b</li></ul>');
     assert.equal(html`${null}${undefined}${false}${0}`.value, '0');
     assert.equal(escapeHtml('"x"'), '&quot;x&quot;');
@@ -23,12 +26,22 @@ describe('web helpers', () => {
     const url = `data:text/javascript;base64,${Buffer.from(body).toString('base64')}`;
     const mod = (await import(url)) as { reveal(t: string): string };
     assert.equal(mod.reveal('\u202e24-CCA'), '⟨U+202E RIGHT-TO-LEFT OVERRIDE⟩24-CCA', 'the served module runs');
-    for (const name of ['policy.ts', 'redact.ts', 'reveal.test.ts', 'canonical.ts']) assert.equal(assets.script(name), undefined, name);
+    for (const name of ['policy.ts', 'redact.ts', 'reveal.test.ts', 'canonical.ts'])
+      assert.equal(assets.script(name), undefined, name);
   });
 
   it('safeNext keeps same-site paths and drops everything else', () => {
     assert.equal(safeNext('/approvals/apr_1?x=1'), '/approvals/apr_1?x=1');
-    for (const bad of ['//evil.example', '/\\evil.example', 'https://evil.example', 'javascript:alert(1)', '/a b', '/signin?next=/', undefined, 42]) {
+    for (const bad of [
+      '//evil.example',
+      '/\\evil.example',
+      'https://evil.example',
+      'javascript:alert(1)',
+      '/a b',
+      '/signin?next=/',
+      undefined,
+      42,
+    ]) {
       assert.equal(safeNext(bad), '/', String(bad));
     }
   });
@@ -37,7 +50,11 @@ describe('web helpers', () => {
     const a = { id: 'apr_1', expectedVersion: 1, actionHash: 'h1' };
     const b = { id: 'apr_2', expectedVersion: 3, actionHash: 'h2' };
     assert.match(batchDigest([a, b]), /^[0-9a-f]{64}$/);
-    assert.equal(batchDigest([a, b]), batchDigest([{ ...a }, { actionHash: 'h2', expectedVersion: 3, id: 'apr_2' }]), 'key order does not matter');
+    assert.equal(
+      batchDigest([a, b]),
+      batchDigest([{ ...a }, { actionHash: 'h2', expectedVersion: 3, id: 'apr_2' }]),
+      'key order does not matter',
+    );
     assert.notEqual(batchDigest([a, b]), batchDigest([b, a]));
     assert.notEqual(batchDigest([a, b]), batchDigest([a, { ...b, expectedVersion: 4 }]));
     assert.notEqual(batchDigest([a]), batchDigest([a, b]));
@@ -62,7 +79,10 @@ describe('web helpers', () => {
     const onWarning = (w: Error) => warnings.push(w.message);
     process.on('warning', onWarning);
     try {
-      const js = toJavaScript("import type { A } from './a.ts';\nexport function f(x: number): A | undefined { return x as unknown as A; }\n", 'f.ts');
+      const js = toJavaScript(
+        "import type { A } from './a.ts';\nexport function f(x: number): A | undefined { return x as unknown as A; }\n",
+        'f.ts',
+      );
       assert.doesNotMatch(js, /: number|import type|as unknown/);
       assert.match(js, /export function f\(x\s*\)/);
       assert.match(js, /\/\/# sourceURL=\/ui\/js\/f\.ts/);

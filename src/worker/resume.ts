@@ -59,7 +59,10 @@ export async function handleResume(o: ResumeOptions, job: JobRow): Promise<JobOu
       return 'done';
     }
     // A start cut short before its first checkpoint has nothing saved to continue from: run it from its input.
-    const input = job.payload.start === true && typeof job.payload.input === 'string' && thread.messageCount === 0 ? job.payload.input : null;
+    const input =
+      job.payload.start === true && typeof job.payload.input === 'string' && thread.messageCount === 0
+        ? job.payload.input
+        : null;
     const result = input === null ? await agent.resume(threadId) : await agent.invoke(input, { threadId });
     if (result.stopReason === 'busy') {
       // Another run has the thread: try again soon, and a wait is not a failed attempt.
@@ -93,10 +96,20 @@ async function unknownAgent(o: ResumeOptions, job: JobRow, agent: string): Promi
   const limit = o.unknownAgentMs ?? DEFAULT_UNKNOWN_AGENT_MS;
   const waited = now - job.createdAt;
   if (waited >= limit) {
-    return giveUp(o, job, `no worker with an agent named "${agent}" took the thread's job within ${Math.round(limit / 1000)} s (INTERLOCK_UNKNOWN_AGENT_MS); register the agent in the config of the workers that share this database`);
+    return giveUp(
+      o,
+      job,
+      `no worker with an agent named "${agent}" took the thread's job within ${Math.round(limit / 1000)} s (INTERLOCK_UNKNOWN_AGENT_MS); register the agent in the config of the workers that share this database`,
+    );
   }
   const first = !job.lastError?.startsWith(UNKNOWN_AGENT_NOTE);
-  await jobs.deferJob(job.id, o.owner, `${UNKNOWN_AGENT_NOTE} worker ${o.owner} has no agent "${agent}"`, now + UNKNOWN_AGENT_RETRY_MS, now);
+  await jobs.deferJob(
+    job.id,
+    o.owner,
+    `${UNKNOWN_AGENT_NOTE} worker ${o.owner} has no agent "${agent}"`,
+    now + UNKNOWN_AGENT_RETRY_MS,
+    now,
+  );
   if (first) {
     (o.warn ?? ((m: string) => process.emitWarning(m)))(
       `Interlock worker ${o.owner}: thread ${job.threadId} belongs to agent "${agent}", which this worker does not have; its job is left for a worker that has it (the thread fails if none takes it within ${Math.round(limit / 1000)} s). Register the agent in this worker's config, or give this worker its own database.`,

@@ -26,7 +26,15 @@ for (const backend of allBackends()) {
     });
     after(() => backend.destroy());
 
-    const agentV = (version: string) => createAgent({ name: 'support', version, model: scriptedModel(supportScript), system: 's', tools: supportTools(pay), interlock: il });
+    const agentV = (version: string) =>
+      createAgent({
+        name: 'support',
+        version,
+        model: scriptedModel(supportScript),
+        system: 's',
+        tools: supportTools(pay),
+        interlock: il,
+      });
 
     /** A thread waiting on two requests: the refund approved (authorized, not run yet), the cancellation pending. */
     async function halfApproved() {
@@ -36,21 +44,33 @@ for (const backend of allBackends()) {
       const reqs = await Promise.all(r.interrupts.map((i) => il.getRequestOrThrow(i.id)));
       const refund = reqs.find((q) => q.tool === 'issue_refund')!;
       const cancel = reqs.find((q) => q.tool === 'cancel_subscription')!;
-      const d = await il.decide(refund.id, { type: 'approve', expectedVersion: refund.version, actionHash: refund.actionHash }, sam);
+      const d = await il.decide(
+        refund.id,
+        { type: 'approve', expectedVersion: refund.version, actionHash: refund.actionHash },
+        sam,
+      );
       assert.equal(d.outcome, 'authorized');
       return { threadId, refund, cancel };
     }
 
     async function assertCancelled(threadId: string, ids: string[], threadStatus: string) {
       assert.equal((await store.getThread(threadId))?.status, threadStatus);
-      for (const id of ids) assert.equal((await store.getRequest(id))?.status, 'cancelled', `request ${id} is cancelled`);
+      for (const id of ids)
+        assert.equal((await store.getRequest(id))?.status, 'cancelled', `request ${id} is cancelled`);
       const events = await store.listAudit({ threadId });
       const cancelled = events.filter((e) => e.type === 'cancelled');
-      assert.deepEqual(cancelled.map((e) => e.requestId).sort(), [...ids].sort(), 'one cancelled event per open request');
+      assert.deepEqual(
+        cancelled.map((e) => e.requestId).sort(),
+        [...ids].sort(),
+        'one cancelled event per open request',
+      );
       assert.deepEqual(cancelled.map((e) => e.payload.from).sort(), ['authorized', 'pending']);
       const [open] = ids;
       const req = (await store.getRequest(open!))!;
-      await assert.rejects(il.decide(req.id, { type: 'reject', expectedVersion: req.version, actionHash: req.actionHash }, sam), { code: 'already_resolved' });
+      await assert.rejects(
+        il.decide(req.id, { type: 'reject', expectedVersion: req.version, actionHash: req.actionHash }, sam),
+        { code: 'already_resolved' },
+      );
     }
 
     it('a thread the worker gives up on (failed): its pending and authorized requests are cancelled, with audit events', async () => {
@@ -58,11 +78,17 @@ for (const backend of allBackends()) {
       // A build that cannot read the checkpoint (another major version) resumes it, and gives up.
       const [job] = await store.claimJobs(['resume'], 'w1', clock.now(), clock.now() + 60_000, 10);
       assert.ok(job);
-      const out = await handleResume({ interlock: il, agents: new Map([['support', agentV('2.0.0')]]), owner: 'w1', maxAttempts: 1 }, job);
+      const out = await handleResume(
+        { interlock: il, agents: new Map([['support', agentV('2.0.0')]]), owner: 'w1', maxAttempts: 1 },
+        job,
+      );
       assert.equal(out, 'dead');
       await assertCancelled(threadId, [refund.id, cancel.id], 'failed');
       const types = (await store.listAudit({ threadId })).map((e) => e.type);
-      assert.ok(types.indexOf('failed') < types.indexOf('cancelled'), 'the failure is recorded, then what it cancelled');
+      assert.ok(
+        types.indexOf('failed') < types.indexOf('cancelled'),
+        'the failure is recorded, then what it cancelled',
+      );
       assert.equal(pay.effects.length, 0, 'nothing ran');
     });
 

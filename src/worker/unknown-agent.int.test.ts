@@ -28,7 +28,15 @@ for (const backend of allBackends()) {
     });
     after(() => backend.destroy());
 
-    const agent = () => createAgent({ name: 'support', version: '1', model: scriptedModel(supportScript), system: 's', tools: supportTools(pay), interlock: il });
+    const agent = () =>
+      createAgent({
+        name: 'support',
+        version: '1',
+        model: scriptedModel(supportScript),
+        system: 's',
+        tools: supportTools(pay),
+        interlock: il,
+      });
 
     async function approvedThread() {
       const threadId = `ua-${backend.name}-${++n}`;
@@ -42,7 +50,13 @@ for (const backend of allBackends()) {
       const { threadId, req } = await approvedThread();
       const warnings: string[] = [];
       const metrics = createMetrics(il);
-      const old = createWorker({ interlock: il, agents: [], sweepMs: 0, unknownAgentMs: LIMIT, onWarning: (m) => warnings.push(m) });
+      const old = createWorker({
+        interlock: il,
+        agents: [],
+        sweepMs: 0,
+        unknownAgentMs: LIMIT,
+        onWarning: (m) => warnings.push(m),
+      });
       await old.runOnce();
       clock.advance(2001);
       await old.runOnce();
@@ -64,7 +78,13 @@ for (const backend of allBackends()) {
 
     it('fails the thread (and cancels its open requests) only after the limit', async () => {
       const { threadId, req } = await approvedThread();
-      const old = createWorker({ interlock: il, agents: [], sweepMs: 0, unknownAgentMs: LIMIT, onWarning: () => undefined });
+      const old = createWorker({
+        interlock: il,
+        agents: [],
+        sweepMs: 0,
+        unknownAgentMs: LIMIT,
+        onWarning: () => undefined,
+      });
       await old.runOnce();
       assert.equal((await store.getThread(threadId))?.status, 'interrupted');
       clock.advance(LIMIT);

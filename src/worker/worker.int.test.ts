@@ -11,7 +11,8 @@ import { createWorker } from './worker.ts';
 import type { Store } from '../store/types.ts';
 
 function script(ctx: ScriptContext): ScriptStep {
-  if (ctx.lastToolResults.length) return { text: `Result: ${JSON.stringify(ctx.lastToolResults.map((r) => r.output))}` };
+  if (ctx.lastToolResults.length)
+    return { text: `Result: ${JSON.stringify(ctx.lastToolResults.map((r) => r.output))}` };
   return { toolCalls: [{ name: 'issue_refund', args: { orderId: 'ORD-999', customerId: 'test-001', amount: 850 } }] };
 }
 
@@ -29,7 +30,15 @@ for (const backend of allBackends()) {
     });
     after(() => backend.destroy());
 
-    const agentFor = (i: Interlock) => createAgent({ name: 'support', version: '1', model: scriptedModel(script), system: 's', tools: supportTools(pay), interlock: i });
+    const agentFor = (i: Interlock) =>
+      createAgent({
+        name: 'support',
+        version: '1',
+        model: scriptedModel(script),
+        system: 's',
+        tools: supportTools(pay),
+        interlock: i,
+      });
 
     async function pausedThread(i: Interlock) {
       const threadId = `w-${backend.name}-${++n}`;
@@ -40,7 +49,11 @@ for (const backend of allBackends()) {
 
     it('resumes a thread after a decision, once', async () => {
       const { threadId, req } = await pausedThread(il);
-      await il.decide(req.id, { type: 'approve', expectedVersion: req.version, actionHash: req.actionHash }, { id: 'sam', roles: ['supervisor'] });
+      await il.decide(
+        req.id,
+        { type: 'approve', expectedVersion: req.version, actionHash: req.actionHash },
+        { id: 'sam', roles: ['supervisor'] },
+      );
       const w = createWorker({ interlock: il, agents: [agentFor(il)], sweepMs: 0 });
       const before = pay.count('refund');
       assert.equal(await w.runOnce(), 1);
@@ -52,7 +65,11 @@ for (const backend of allBackends()) {
 
     it('hands a job abandoned by a killed worker to another after its lease; the refund happens once', async () => {
       const { threadId, req } = await pausedThread(il);
-      await il.decide(req.id, { type: 'approve', expectedVersion: req.version, actionHash: req.actionHash }, { id: 'sam', roles: ['supervisor'] });
+      await il.decide(
+        req.id,
+        { type: 'approve', expectedVersion: req.version, actionHash: req.actionHash },
+        { id: 'sam', roles: ['supervisor'] },
+      );
       // The "killed" worker claimed the job and the execution, then died.
       const now = clock.now();
       const claimed = await store.claimJobs(['resume'], 'dead-worker', now, now + 60_000, 10);
@@ -67,10 +84,20 @@ for (const backend of allBackends()) {
     });
 
     it('two workers racing the same jobs execute each action once', async () => {
-      const il2 = createInterlock({ store: await backend.create(), policy: supportPolicy, now: clock.now, owner: 'w2' });
+      const il2 = createInterlock({
+        store: await backend.create(),
+        policy: supportPolicy,
+        now: clock.now,
+        owner: 'w2',
+      });
       const threads = [];
       for (let i = 0; i < 6; i++) threads.push(await pausedThread(il));
-      for (const t of threads) await il.decide(t.req.id, { type: 'approve', expectedVersion: t.req.version, actionHash: t.req.actionHash }, { id: 'sam', roles: ['supervisor'] });
+      for (const t of threads)
+        await il.decide(
+          t.req.id,
+          { type: 'approve', expectedVersion: t.req.version, actionHash: t.req.actionHash },
+          { id: 'sam', roles: ['supervisor'] },
+        );
       const before = pay.count('refund');
       const w1 = createWorker({ interlock: il, agents: [agentFor(il)], sweepMs: 0, batch: 2 });
       const w2 = createWorker({ interlock: il2, agents: [agentFor(il2)], sweepMs: 0, batch: 2 });
@@ -97,8 +124,13 @@ for (const backend of allBackends()) {
       const { threadId, req } = await pausedThread(il);
       const w = createWorker({ interlock: il, agents: [agentFor(il)], sweepMs: 0, pollMs: 20 });
       w.start();
-      await il.decide(req.id, { type: 'approve', expectedVersion: req.version, actionHash: req.actionHash }, { id: 'sam', roles: ['supervisor'] });
-      for (let i = 0; i < 100 && (await store.getThread(threadId))?.status !== 'completed'; i++) await new Promise((r) => setTimeout(r, 20));
+      await il.decide(
+        req.id,
+        { type: 'approve', expectedVersion: req.version, actionHash: req.actionHash },
+        { id: 'sam', roles: ['supervisor'] },
+      );
+      for (let i = 0; i < 100 && (await store.getThread(threadId))?.status !== 'completed'; i++)
+        await new Promise((r) => setTimeout(r, 20));
       await w.stop();
       assert.equal((await store.getThread(threadId))?.status, 'completed');
     });

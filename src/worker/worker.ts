@@ -40,7 +40,14 @@ export interface Worker {
   start(): void;
   /** Graceful stop: claim nothing more, finish what is in hand, then resolve. */
   stop(): Promise<void>;
-  readonly stats: { resumed: number; retried: number; deferred: number; dead: number; notified: number; expired: number };
+  readonly stats: {
+    resumed: number;
+    retried: number;
+    deferred: number;
+    dead: number;
+    notified: number;
+    expired: number;
+  };
 }
 
 /**
@@ -58,9 +65,14 @@ export function createWorker(o: WorkerOptions): Worker {
   const sweepMs = o.sweepMs ?? 1000;
   const onError = o.onError ?? ((err: unknown) => console.error('interlock worker:', err));
   if (o.unknownAgentMs !== undefined && (!Number.isInteger(o.unknownAgentMs) || o.unknownAgentMs < 0)) {
-    throw new ConfigError(`createWorker: "unknownAgentMs" must be a whole number of milliseconds, 0 or more (default 900000), not ${String(o.unknownAgentMs)}.`);
+    throw new ConfigError(
+      `createWorker: "unknownAgentMs" must be a whole number of milliseconds, 0 or more (default 900000), not ${String(o.unknownAgentMs)}.`,
+    );
   }
-  const resumeOptions = { ...(o.unknownAgentMs === undefined ? {} : { unknownAgentMs: o.unknownAgentMs }), ...(o.onWarning ? { warn: o.onWarning } : {}) };
+  const resumeOptions = {
+    ...(o.unknownAgentMs === undefined ? {} : { unknownAgentMs: o.unknownAgentMs }),
+    ...(o.onWarning ? { warn: o.onWarning } : {}),
+  };
   const stats = { resumed: 0, retried: 0, deferred: 0, dead: 0, notified: 0, expired: 0 };
   let running = false;
   let loop: Promise<void> | undefined;
@@ -78,7 +90,10 @@ export function createWorker(o: WorkerOptions): Worker {
     // The jobs run one after another: keep the leases of those not finished yet alive meanwhile,
     // so a long run does not let other workers re-claim the rest (or its own job).
     const open = new Set(jobs.map((j) => j.id));
-    const renewal = setInterval(() => void il.jobs.renewJobs([...open], owner, il.now() + leaseMs).catch(() => undefined), Math.max(50, leaseMs / 3));
+    const renewal = setInterval(
+      () => void il.jobs.renewJobs([...open], owner, il.now() + leaseMs).catch(() => undefined),
+      Math.max(50, leaseMs / 3),
+    );
     renewal.unref();
     try {
       for (const job of jobs) {

@@ -32,7 +32,10 @@ function nodeBinary(major: string): string {
   if (!existsSync(bin)) {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'package.json'), '{"private":true}');
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', `node@${version}`], { cwd: dir, stdio: 'pipe' });
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', `node@${version}`], {
+      cwd: dir,
+      stdio: 'pipe',
+    });
   }
   return bin;
 }
@@ -50,9 +53,18 @@ function freePort(): Promise<number> {
 }
 
 /** Run `interlock serve` from the installed package until /healthz answers; returns what it said. */
-async function serveUntilHealthy(node: string, bin: string, cwd: string, config: string): Promise<{ health: unknown; output: string }> {
+async function serveUntilHealthy(
+  node: string,
+  bin: string,
+  cwd: string,
+  config: string,
+): Promise<{ health: unknown; output: string }> {
   const port = await freePort();
-  const child = spawn(node, [bin, 'serve', '--config', config, '--port', String(port)], { cwd, env: { ...process.env, NODE_OPTIONS: '', INTERLOCK_DATA_DIR: join(cwd, 'data'), DATABASE_URL: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(node, [bin, 'serve', '--config', config, '--port', String(port)], {
+    cwd,
+    env: { ...process.env, NODE_OPTIONS: '', INTERLOCK_DATA_DIR: join(cwd, 'data'), DATABASE_URL: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr.on('data', (c: Buffer) => (output += c.toString()));
@@ -74,8 +86,18 @@ async function serveUntilHealthy(node: string, bin: string, cwd: string, config:
   }
 }
 
-function run(bin: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): { code: number; out: string; err: string } {
-  const r = spawnSync(bin, args, { cwd, encoding: 'utf8', env: { ...process.env, ...env, NODE_OPTIONS: '' }, timeout: 120_000 });
+function run(
+  bin: string,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = {},
+): { code: number; out: string; err: string } {
+  const r = spawnSync(bin, args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, ...env, NODE_OPTIONS: '' },
+    timeout: 120_000,
+  });
   return { code: r.status ?? -1, out: r.stdout, err: r.stderr };
 }
 
@@ -87,16 +109,40 @@ describe('the packed package, installed into another project', () => {
   before(() => {
     work = mkdtempSync(join(tmpdir(), 'il-package-'));
     // npm pack runs prepack (the build) and lists what the tarball holds.
-    const listing = execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-    const packed = JSON.parse(listing.slice(listing.indexOf('\n[') + 1 || listing.indexOf('['))) as Array<{ filename: string; files: Array<{ path: string }>; size: number }>;
+    const listing = execFileSync('npm', ['pack', '--json', '--pack-destination', work], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const packed = JSON.parse(listing.slice(listing.indexOf('\n[') + 1 || listing.indexOf('['))) as Array<{
+      filename: string;
+      files: Array<{ path: string }>;
+      size: number;
+    }>;
     tarball = join(work, packed[0]!.filename);
     app = join(work, 'app');
     mkdirSync(app);
     cpSync(join(ROOT, 'test/package/consumer'), app, { recursive: true });
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-    const types = JSON.parse(readFileSync(join(ROOT, 'node_modules/@types/node/package.json'), 'utf8')) as { version: string };
-    const ts = JSON.parse(readFileSync(join(ROOT, 'node_modules/typescript/package.json'), 'utf8')) as { version: string };
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', tarball, `@types/node@${types.version}`, `typescript@${ts.version}`], { cwd: app, stdio: 'pipe' });
+    const types = JSON.parse(readFileSync(join(ROOT, 'node_modules/@types/node/package.json'), 'utf8')) as {
+      version: string;
+    };
+    const ts = JSON.parse(readFileSync(join(ROOT, 'node_modules/typescript/package.json'), 'utf8')) as {
+      version: string;
+    };
+    execFileSync(
+      'npm',
+      [
+        'install',
+        '--no-audit',
+        '--no-fund',
+        '--loglevel=error',
+        tarball,
+        `@types/node@${types.version}`,
+        `typescript@${ts.version}`,
+      ],
+      { cwd: app, stdio: 'pipe' },
+    );
   });
   after(() => rmSync(work, { recursive: true, force: true }));
 
@@ -104,8 +150,14 @@ describe('the packed package, installed into another project', () => {
     const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n').filter(Boolean);
     assert.ok(files.includes('package/dist/index.js') && files.includes('package/dist/index.d.ts'));
     assert.ok(files.includes('package/LICENSE') && files.includes('package/bin/interlock.mjs'));
-    assert.ok(files.some((f) => f.startsWith('package/dist/web/client/') && f.endsWith('.ts')), 'the browser client ships for the web UI');
-    assert.deepEqual(files.filter((f) => f.startsWith('package/src/') || /\.test\.(ts|js)$/.test(f) || /fixture/.test(f)), []);
+    assert.ok(
+      files.some((f) => f.startsWith('package/dist/web/client/') && f.endsWith('.ts')),
+      'the browser client ships for the web UI',
+    );
+    assert.deepEqual(
+      files.filter((f) => f.startsWith('package/src/') || /\.test\.(ts|js)$/.test(f) || /fixture/.test(f)),
+      [],
+    );
   });
 
   for (const major of wanted) {
@@ -117,15 +169,25 @@ describe('the packed package, installed into another project', () => {
         const r = run(node, ['approve.mjs'], app);
         assert.equal(r.code, 0, r.err);
         const out = JSON.parse(r.out.trim().split('\n').pop()!) as Record<string, unknown>;
-        assert.deepEqual(out, { paused: 'interrupt', role: 'supervisor', final: 'end_turn', text: 'Refunded.', ran: [850] });
+        assert.deepEqual(out, {
+          paused: 'interrupt',
+          role: 'supervisor',
+          final: 'end_turn',
+          text: 'Refunded.',
+          ran: [850],
+        });
       });
 
       it('importing the root loads no database driver, HTTP framework, mailer or metrics library', () => {
         const r = run(node, ['lean-root.mjs'], app);
         assert.equal(r.code, 0, r.err);
         const out = JSON.parse(r.out.trim()) as { exports: number; packages: string[] };
-        assert.ok(out.exports > 30 && out.exports < 80, `the root exports the agent developer's API, curated (${out.exports} names)`);
-        for (const heavy of ['pg', 'hono', '@hono/node-server', 'nodemailer', 'prom-client', 'jose']) assert.ok(!out.packages.includes(heavy), `${heavy} was loaded: ${out.packages.join(', ')}`);
+        assert.ok(
+          out.exports > 30 && out.exports < 80,
+          `the root exports the agent developer's API, curated (${out.exports} names)`,
+        );
+        for (const heavy of ['pg', 'hono', '@hono/node-server', 'nodemailer', 'prom-client', 'jose'])
+          assert.ok(!out.packages.includes(heavy), `${heavy} was loaded: ${out.packages.join(', ')}`);
       });
 
       it('the interlock command runs on this Node: --help, init, and a config that loads', () => {
@@ -141,9 +203,20 @@ describe('the packed package, installed into another project', () => {
         assert.equal(again.code, 3, 'a second init is refused');
         assert.match(again.err, /config_exists/);
         // The starter config is valid: migrate loads it, and the CLI's worker-less commands accept it.
-        const migrate = run(node, [bin, 'migrate'], dir, { INTERLOCK_DATA_DIR: join(dir, 'data'), INTERLOCK_CONFIG: join(dir, 'interlock.config.ts') });
+        const migrate = run(node, [bin, 'migrate'], dir, {
+          INTERLOCK_DATA_DIR: join(dir, 'data'),
+          INTERLOCK_CONFIG: join(dir, 'interlock.config.ts'),
+        });
         assert.equal(migrate.code, 0, migrate.err);
-        const check = run(node, ['--input-type=module', '-e', `import { loadConfig } from 'interlock'; const { config } = await loadConfig(${JSON.stringify(join(dir, 'interlock.config.ts'))}); console.log(Object.keys(config.policy.tools).join(','));`], app);
+        const check = run(
+          node,
+          [
+            '--input-type=module',
+            '-e',
+            `import { loadConfig } from 'interlock'; const { config } = await loadConfig(${JSON.stringify(join(dir, 'interlock.config.ts'))}); console.log(Object.keys(config.policy.tools).join(','));`,
+          ],
+          app,
+        );
         assert.equal(check.code, 0, check.err);
         assert.equal(check.out.trim(), 'issue_refund');
       });
@@ -160,14 +233,19 @@ describe('the packed package, installed into another project', () => {
   }
 
   it('a strict TypeScript project compiles against the declarations of every entry point', () => {
-    const r = run(nodeBinary('24'), [join(app, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], app);
+    const r = run(
+      nodeBinary('24'),
+      [join(app, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'],
+      app,
+    );
     assert.equal(r.code, 0, r.out + r.err);
     assert.ok(readdirSync(join(app, 'node_modules', 'interlock', 'dist')).includes('server.d.ts'));
   });
 
   // Last: it removes packages from the consumer. The root must not need them at all, not merely not load them.
   it('the root works with pg, hono, nodemailer and prom-client absent', () => {
-    for (const dep of ['pg', 'hono', '@hono', 'nodemailer', 'prom-client']) rmSync(join(app, 'node_modules', dep), { recursive: true, force: true });
+    for (const dep of ['pg', 'hono', '@hono', 'nodemailer', 'prom-client'])
+      rmSync(join(app, 'node_modules', dep), { recursive: true, force: true });
     const r = run(nodeBinary('24'), ['approve.mjs'], app);
     assert.equal(r.code, 0, r.err);
     assert.match(r.out, /"ran":\[850\]/);

@@ -23,7 +23,11 @@ export interface ApiFixture {
   reviewers: ReviewerCredential[];
   /** Errors the app logged (none expected: every bad input is the caller's mistake). */
   logged: Array<{ message: string; meta: Record<string, unknown> }>;
-  call<T = { error?: { code: string; message: string } }>(path: string, token: string | null, init?: { method?: string; body?: unknown; rawBody?: RequestInit['body']; headers?: Record<string, string> }): Promise<JsonResponse<T>>;
+  call<T = { error?: { code: string; message: string } }>(
+    path: string,
+    token: string | null,
+    init?: { method?: string; body?: unknown; rawBody?: RequestInit['body']; headers?: Record<string, string> },
+  ): Promise<JsonResponse<T>>;
   /** Propose a refund through the agent (in-process) and return the pending request's id. */
   propose(threadId: string, args: Record<string, unknown>): Promise<string>;
   /** The database as far as a decision could change it: every request, votes, jobs, executions, the audit head. */
@@ -36,10 +40,17 @@ export async function startApiFixture(backend: BackendInitializer): Promise<ApiF
   const store = await backend.create();
   const interlock = createInterlock({ store, policy: config.policy });
   const [agent] = await config.agents({ interlock });
-  const threads = createThreadsAdapter(interlock, new Map([[agent!.name, agent!]]), () => undefined, { recoverAfterMs: 3_600_000 });
+  const threads = createThreadsAdapter(interlock, new Map([[agent!.name, agent!]]), () => undefined, {
+    recoverAfterMs: 3_600_000,
+  });
   const logged: ApiFixture['logged'] = [];
   // The per-reviewer rate limit has its own test (src/server/approvals.int.test.ts); here it would only slow the fuzzing.
-  const app = createApp({ interlock, threads, rateLimit: false, logger: { error: (message, meta) => logged.push({ message, meta }) } });
+  const app = createApp({
+    interlock,
+    threads,
+    rateLimit: false,
+    logger: { error: (message, meta) => logged.push({ message, meta }) },
+  });
   const server: RunningServer = await serve({ app, port: 0 });
   const { operator, reviewers } = await createRunReviewers(store);
   return {
@@ -54,7 +65,8 @@ export async function startApiFixture(backend: BackendInitializer): Promise<ApiF
     async propose(threadId, args) {
       const r = await agent!.invoke(JSON.stringify(args), { threadId });
       const id = r.interrupts[0]?.id;
-      if (r.stopReason !== 'interrupt' || !id) throw new Error(`expected ${JSON.stringify(args)} to pause, got ${r.stopReason}`);
+      if (r.stopReason !== 'interrupt' || !id)
+        throw new Error(`expected ${JSON.stringify(args)} to pause, got ${r.stopReason}`);
       return id;
     },
     async snapshot() {

@@ -26,19 +26,66 @@ const BAD_POLICIES: Array<[string, unknown, RegExp]> = [
   ['rule without id', { tools: { t: [{ tier: 'auto', reason: 'r' }] } }, /every rule needs an id|tools\.t\.0\.id/],
   ['rule without reason', { tools: { t: [{ id: 'a', tier: 'auto' }] } }, /tools\.t\.0\.reason/],
   ['approve without role', { tools: { t: [{ id: 'a', tier: 'approve', reason: 'r' }] } }, /needs "role"/],
-  ['zero approvals', { tools: { t: [{ id: 'a', tier: 'approve', role: 'x', approvals: 0, reason: 'r' }] } }, /approvals/],
-  ['timeout in words', { tools: { t: [{ id: 'a', tier: 'approve', role: 'x', timeout: '5 minutes', reason: 'r' }] } }, /use a duration such as "30m"/],
-  ['escalate on timeout without a target', { tools: { t: [{ id: 'a', tier: 'approve', role: 'x', onTimeout: 'escalate', reason: 'r' }] } }, /needs "escalateTo"/],
-  ['unknown onTimeout', { tools: { t: [{ id: 'a', tier: 'approve', role: 'x', onTimeout: 'later', reason: 'r' }] } }, /onTimeout/],
-  ['when is not a function', { tools: { t: [{ id: 'a', tier: 'auto', when: 'amount > 5', reason: 'r' }] } }, /must be a function/],
+  [
+    'zero approvals',
+    { tools: { t: [{ id: 'a', tier: 'approve', role: 'x', approvals: 0, reason: 'r' }] } },
+    /approvals/,
+  ],
+  [
+    'timeout in words',
+    { tools: { t: [{ id: 'a', tier: 'approve', role: 'x', timeout: '5 minutes', reason: 'r' }] } },
+    /use a duration such as "30m"/,
+  ],
+  [
+    'escalate on timeout without a target',
+    { tools: { t: [{ id: 'a', tier: 'approve', role: 'x', onTimeout: 'escalate', reason: 'r' }] } },
+    /needs "escalateTo"/,
+  ],
+  [
+    'unknown onTimeout',
+    { tools: { t: [{ id: 'a', tier: 'approve', role: 'x', onTimeout: 'later', reason: 'r' }] } },
+    /onTimeout/,
+  ],
+  [
+    'when is not a function',
+    { tools: { t: [{ id: 'a', tier: 'auto', when: 'amount > 5', reason: 'r' }] } },
+    /must be a function/,
+  ],
   ['unknown rule field', { tools: { t: [{ id: 'a', tier: 'auto', reason: 'r', threshold: 5 }] } }, /threshold/],
-  ['duplicate rule ids', { tools: { t: [{ id: 'a', tier: 'auto', reason: 'r' }, { id: 'a', tier: 'block', reason: 'r' }] } }, /duplicate rule id/],
-  ['sum aggregate without field', { tools: { t: { rules: [{ id: 'a', tier: 'auto', reason: 'r' }], aggregates: { s: { fn: 'sum', window: '1h' } } } } }, /needs "field"/],
+  [
+    'duplicate rule ids',
+    {
+      tools: {
+        t: [
+          { id: 'a', tier: 'auto', reason: 'r' },
+          { id: 'a', tier: 'block', reason: 'r' },
+        ],
+      },
+    },
+    /duplicate rule id/,
+  ],
+  [
+    'sum aggregate without field',
+    {
+      tools: { t: { rules: [{ id: 'a', tier: 'auto', reason: 'r' }], aggregates: { s: { fn: 'sum', window: '1h' } } } },
+    },
+    /needs "field"/,
+  ],
   ['triage not a function', { tools: {}, triage: 'raise' }, /triage/],
 ];
 
 /** A valid rule, to mutate one field at a time. */
-const VALID_RULE = { id: 'large', tier: 'approve', role: 'supervisor', approvals: 2, timeout: '30m', onTimeout: 'reject', reason: 'over $500', when: () => true, trustable: false };
+const VALID_RULE = {
+  id: 'large',
+  tier: 'approve',
+  role: 'supervisor',
+  approvals: 2,
+  timeout: '30m',
+  onTimeout: 'reject',
+  reason: 'over $500',
+  when: () => true,
+  trustable: false,
+};
 
 describe('invalid policies and configurations are refused at start', () => {
   let dir: string;
@@ -54,25 +101,34 @@ describe('invalid policies and configurations are refused at start', () => {
   it('definePolicy refuses each invalid policy with invalid_config and a message naming the problem', () => {
     for (const [what, policy, message] of BAD_POLICIES) {
       tried++;
-      assert.throws(() => definePolicy(policy as PolicyConfig), (err: unknown) => {
-        assert.ok(err instanceof ConfigError, `${what}: a ConfigError, not ${String(err)}`);
-        assert.equal(err.code, 'invalid_config');
-        assert.match(err.message, message, what);
-        return true;
-      });
+      assert.throws(
+        () => definePolicy(policy as PolicyConfig),
+        (err: unknown) => {
+          assert.ok(err instanceof ConfigError, `${what}: a ConfigError, not ${String(err)}`);
+          assert.equal(err.code, 'invalid_config');
+          assert.match(err.message, message, what);
+          return true;
+        },
+      );
     }
   });
 
   it('definePolicy on anything at all: a policy or a ConfigError, never another exception', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.anything(), fc.record({ tools: fc.dictionary(fc.string({ maxLength: 8 }), fc.anything()) }, { requiredKeys: [] })), (v) => {
-        tried++;
-        try {
-          definePolicy(v as PolicyConfig);
-        } catch (err) {
-          assert.ok(err instanceof ConfigError, `definePolicy(${JSON.stringify(v)}) threw ${String(err)}`);
-        }
-      }),
+      fc.property(
+        fc.oneof(
+          fc.anything(),
+          fc.record({ tools: fc.dictionary(fc.string({ maxLength: 8 }), fc.anything()) }, { requiredKeys: [] }),
+        ),
+        (v) => {
+          tried++;
+          try {
+            definePolicy(v as PolicyConfig);
+          } catch (err) {
+            assert.ok(err instanceof ConfigError, `definePolicy(${JSON.stringify(v)}) threw ${String(err)}`);
+          }
+        },
+      ),
       { numRuns: SCALE.heavy ? 5000 : 500 },
     );
   });
@@ -87,7 +143,10 @@ describe('invalid policies and configurations are refused at start', () => {
           definePolicy({ tools: { issue_refund: [rule] } } as PolicyConfig);
         } catch (err) {
           assert.ok(err instanceof ConfigError, String(err));
-          assert.ok(err.message.includes(field) || err.message.includes('role') || err.message.includes('escalateTo'), `the message names "${field}": ${err.message}`);
+          assert.ok(
+            err.message.includes(field) || err.message.includes('role') || err.message.includes('escalateTo'),
+            `the message names "${field}": ${err.message}`,
+          );
         }
       }),
       { numRuns: SCALE.heavy ? 3000 : 300 },
@@ -103,11 +162,23 @@ describe('invalid policies and configurations are refused at start', () => {
   const BAD_CONFIGS: Array<[string, string, RegExp]> = [
     ['no default export', `export const config = {};\n`, /\(default export\)/],
     ['default export is not an object', `export default 'interlock';\n`, /\(default export\)/],
-    ['agents missing', `import { defineConfig } from '${SERVICE}';\nexport default defineConfig({ policy: { tools: {} } });\n`, /agents: must be a function/],
+    [
+      'agents missing',
+      `import { defineConfig } from '${SERVICE}';\nexport default defineConfig({ policy: { tools: {} } });\n`,
+      /agents: must be a function/,
+    ],
     ['policy missing', `export default { ${AGENTS} };\n`, /policy/],
-    ['a bad rule', `export default { policy: { tools: { issue_refund: [{ id: 'x', tier: 'approve', reason: 'r' }] } }, ${AGENTS} };\n`, /needs "role"/],
+    [
+      'a bad rule',
+      `export default { policy: { tools: { issue_refund: [{ id: 'x', tier: 'approve', reason: 'r' }] } }, ${AGENTS} };\n`,
+      /needs "role"/,
+    ],
     ['roles not strings', `export default { policy: { tools: {} }, ${AGENTS}, roles: [1] };\n`, /roles\.0/],
-    ['demo reviewers without roles', `export default { policy: { tools: {} }, ${AGENTS}, demo: { reviewers: [{ name: 'A', roles: [] }] } };\n`, /demo\.reviewers\.0\.roles/],
+    [
+      'demo reviewers without roles',
+      `export default { policy: { tools: {} }, ${AGENTS}, demo: { reviewers: [{ name: 'A', roles: [] }] } };\n`,
+      /demo\.reviewers\.0\.roles/,
+    ],
     ['a syntax error', `export default { policy: {\n`, /Cannot load/],
     ['a throwing module', `throw new Error('boom at import');\n`, /boom at import/],
   ];
@@ -119,7 +190,10 @@ describe('invalid policies and configurations are refused at start', () => {
       await assert.rejects(loadConfig(path), (err: unknown) => {
         assert.ok(err instanceof ConfigError, `${what}: ${String(err)}`);
         assert.match(err.message, message, what);
-        assert.ok(err.message.includes(path) || /needs "role"/.test(err.message), `${what}: the message names the file: ${err.message}`);
+        assert.ok(
+          err.message.includes(path) || /needs "role"/.test(err.message),
+          `${what}: the message names the file: ${err.message}`,
+        );
         return true;
       });
     }

@@ -64,7 +64,9 @@ export interface CrashReport {
 }
 
 /** The reviewers of a run: one operator, four supervisors, three finance reviewers (tokens from the store, hashed). */
-export async function createRunReviewers(store: Store): Promise<{ operator: ReviewerCredential; reviewers: ReviewerCredential[] }> {
+export async function createRunReviewers(
+  store: Store,
+): Promise<{ operator: ReviewerCredential; reviewers: ReviewerCredential[] }> {
   const make = async (name: string, roles: string[]): Promise<ReviewerCredential> => {
     const { reviewer, token } = await createReviewer(store, { name, roles });
     return { id: reviewer.id, token, roles };
@@ -77,9 +79,15 @@ export async function createRunReviewers(store: Store): Promise<{ operator: Revi
 }
 
 /** Run `interlock <args>` against the run's database; resolves with the exit code and output. */
-export function runCli(args: string[], env: Record<string, string>): Promise<{ exitCode: number | null; output: string }> {
+export function runCli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ exitCode: number | null; output: string }> {
   return new Promise((resolve) => {
-    const c = spawn(process.execPath, [CLI_PATH, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const c = spawn(process.execPath, [CLI_PATH, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     c.stdout.on('data', (d: Buffer) => (output += d.toString()));
     c.stderr.on('data', (d: Buffer) => (output += d.toString()));
@@ -106,11 +114,23 @@ export async function runCrashHarness(o: CrashHarnessOptions): Promise<CrashRepo
   try {
     payments = await startFakePaymentsServer();
     const { operator, reviewers } = await createRunReviewers(store);
-    const env = { ...o.backend.env(), PAYMENTS_URL: payments.url, INTERLOCK_LEASE_MS: String(o.leaseMs ?? 1000), TOOL_DELAY_MS: String(o.toolDelayMs ?? 60) };
+    const env = {
+      ...o.backend.env(),
+      PAYMENTS_URL: payments.url,
+      INTERLOCK_LEASE_MS: String(o.leaseMs ?? 1000),
+      TOOL_DELAY_MS: String(o.toolDelayMs ?? 60),
+    };
     service = await serviceProcess({ config: CHAOS_CONFIG, env, ...(o.nodeArgs ? { nodeArgs: o.nodeArgs } : {}) });
     await service.start();
     const endMonitor = o.monitor?.(service);
-    traffic = startTraffic({ url: service.url, operatorToken: operator.token, reviewers, threadsPerSecond: o.threadsPerSecond, prefix: `chaos-${o.backend.name}-${seed}`, seed });
+    traffic = startTraffic({
+      url: service.url,
+      operatorToken: operator.token,
+      reviewers,
+      threadsPerSecond: o.threadsPerSecond,
+      prefix: `chaos-${o.backend.name}-${seed}`,
+      seed,
+    });
     const svc = service;
     const fault: Fault =
       o.fault ??
@@ -122,7 +142,9 @@ export async function runCrashHarness(o: CrashHarnessOptions): Promise<CrashRepo
     for (let n = 1; n <= o.faults; n++) {
       await sleep(o.upMs[0] + rnd() * (o.upMs[1] - o.upMs[0]));
       await fault({ service: svc, n, traffic: traffic.stats });
-      log(`${o.backend.name}: fault ${n}/${o.faults} (threads ${traffic.stats.threadsAccepted}, decisions ${traffic.stats.decisionsAccepted}, payments ${payments.applied.length})`);
+      log(
+        `${o.backend.name}: fault ${n}/${o.faults} (threads ${traffic.stats.threadsAccepted}, decisions ${traffic.stats.decisionsAccepted}, payments ${payments.applied.length})`,
+      );
     }
     // The last stretch runs without faults, then the traffic stops and the service finishes its work.
     await sleep(o.upMs[0]);
@@ -130,12 +152,18 @@ export async function runCrashHarness(o: CrashHarnessOptions): Promise<CrashRepo
     endMonitor?.();
     const quiet = await waitUntilQuiet(store, o.settleMs ?? 60_000);
     const executions = (await store.unsafeQuery('SELECT attempts FROM il_executions')).map((r) => Number(r.attempts));
-    const jobs = (await store.unsafeQuery(`SELECT attempts FROM il_jobs WHERE kind = 'resume'`)).map((r) => Number(r.attempts));
+    const jobs = (await store.unsafeQuery(`SELECT attempts FROM il_jobs WHERE kind = 'resume'`)).map((r) =>
+      Number(r.attempts),
+    );
     const checked = await checkInvariants({ store, payments, threads: traffic.threads, decisions: traffic.decisions });
-    if (!quiet) checked.violations.unshift(`the service did not settle within ${o.settleMs ?? 60_000} ms after the traffic stopped`);
+    if (!quiet)
+      checked.violations.unshift(
+        `the service did not settle within ${o.settleMs ?? 60_000} ms after the traffic stopped`,
+      );
     const stopExitCode = await service.stop();
     const auditVerify = await runCli(['audit', 'verify'], o.backend.env());
-    if (auditVerify.exitCode !== 0) checked.violations.push(`interlock audit verify exited ${auditVerify.exitCode}: ${auditVerify.output.trim()}`);
+    if (auditVerify.exitCode !== 0)
+      checked.violations.push(`interlock audit verify exited ${auditVerify.exitCode}: ${auditVerify.output.trim()}`);
     if (stopExitCode !== 0) checked.violations.push(`the graceful stop exited ${stopExitCode}`);
     return {
       backend: o.backend.name,
@@ -144,7 +172,11 @@ export async function runCrashHarness(o: CrashHarnessOptions): Promise<CrashRepo
       starts: service.starts,
       durationMs: Date.now() - began,
       traffic: traffic.stats,
-      figures: { ...checked.figures, executionsTakenOver: executions.filter((a) => a > 1).length, jobsRetried: jobs.filter((a) => a > 1).length },
+      figures: {
+        ...checked.figures,
+        executionsTakenOver: executions.filter((a) => a > 1).length,
+        jobsRetried: jobs.filter((a) => a > 1).length,
+      },
       violations: checked.violations,
       auditVerify,
       stopExitCode,

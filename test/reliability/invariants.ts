@@ -95,14 +95,19 @@ export async function checkInvariants(input: {
   const audit = await allAudit(store);
   const byRequest = group(audit, (e) => e.requestId);
   const byThreadAudit = group(audit, (e) => e.threadId);
-  const executions = (await store.unsafeQuery('SELECT key, request_id, thread_id, status, args FROM il_executions')).map((r) => ({
+  const executions = (
+    await store.unsafeQuery('SELECT key, request_id, thread_id, status, args FROM il_executions')
+  ).map((r) => ({
     key: String(r.key),
     requestId: typeof r.request_id === 'string' ? r.request_id : null,
     threadId: typeof r.thread_id === 'string' ? r.thread_id : null,
     status: String(r.status),
     args: JSON.parse(String(r.args)) as Record<string, unknown>,
   }));
-  const threadRows = (await store.unsafeQuery('SELECT id, status FROM il_threads')).map((r) => ({ id: String(r.id), status: String(r.status) }));
+  const threadRows = (await store.unsafeQuery('SELECT id, status FROM il_threads')).map((r) => ({
+    id: String(r.id),
+    status: String(r.status),
+  }));
   const requestsById = new Map(requests.map((r) => [r.id, r]));
   const requestsByThread = group(requests, (r) => r.threadId);
   const executionsByKey = new Map(executions.map((e) => [e.key, e]));
@@ -119,7 +124,9 @@ export async function checkInvariants(input: {
     decisionsRecorded += count('approved') + count('edited') + count('rejected') + count('responded');
     timeouts += count('expired');
     if (!FINAL.has(r.status)) {
-      fail(`request ${r.id} is ${r.status}: ${r.status === 'authorized' || r.status === 'executing' ? 'authorized but never executed' : 'not a state this run can end in'}`);
+      fail(
+        `request ${r.id} is ${r.status}: ${r.status === 'authorized' || r.status === 'executing' ? 'authorized but never executed' : 'not a state this run can end in'}`,
+      );
       if (r.status === 'authorized' || r.status === 'executing') lost++;
     }
     if (count('interrupted') !== 1) fail(`request ${r.id} has ${count('interrupted')} "interrupted" events, not 1`);
@@ -131,15 +138,20 @@ export async function checkInvariants(input: {
           (resolvedBy === 'approve' && count('approved') >= 1 && r.approvalsReceived >= r.approvalsRequired) ||
           (resolvedBy === 'edit' && count('edited') === 1) ||
           (resolvedBy === 'timeout' && r.resolution?.applied === 'approve' && count('expired') === 1);
-        if (!authorized) fail(`request ${r.id} was executed without the decision events that authorize it (resolution ${resolvedBy})`);
+        if (!authorized)
+          fail(`request ${r.id} was executed without the decision events that authorize it (resolution ${resolvedBy})`);
         if (executedEvents.length !== 1) fail(`request ${r.id} has ${executedEvents.length} "executed" events, not 1`);
         const key = idempotencyKey(r.id, r.actionHash);
         const ex = executionsByKey.get(key);
-        if (!ex || ex.status !== 'succeeded') fail(`request ${r.id} is executed but its ledger row ${key} is ${ex?.status ?? 'missing'}`);
-        if (JSON.stringify(executedEvents[0]?.payload.args) !== JSON.stringify(r.args)) fail(`request ${r.id} ran with other args than it authorized`);
+        if (!ex || ex.status !== 'succeeded')
+          fail(`request ${r.id} is executed but its ledger row ${key} is ${ex?.status ?? 'missing'}`);
+        if (JSON.stringify(executedEvents[0]?.payload.args) !== JSON.stringify(r.args))
+          fail(`request ${r.id} ran with other args than it authorized`);
         const applied = appliedByKey.get(key) ?? [];
-        if (applied.length !== 1) fail(`request ${r.id} reached the payment API ${applied.length} times under its key, not once`);
-        else if (applied[0]!.body.amount !== r.args.amount || applied[0]!.body.orderId !== r.args.orderId) fail(`request ${r.id}: the payment applied is not the authorized action`);
+        if (applied.length !== 1)
+          fail(`request ${r.id} reached the payment API ${applied.length} times under its key, not once`);
+        else if (applied[0]!.body.amount !== r.args.amount || applied[0]!.body.orderId !== r.args.orderId)
+          fail(`request ${r.id}: the payment applied is not the authorized action`);
         break;
       }
       case 'rejected':
@@ -149,7 +161,8 @@ export async function checkInvariants(input: {
         if (count('responded') !== 1) fail(`request ${r.id} is responded without exactly one "responded" event`);
         break;
       case 'expired':
-        if (count('expired') !== 1 || resolvedBy !== 'timeout') fail(`request ${r.id} is expired without exactly one "expired" event`);
+        if (count('expired') !== 1 || resolvedBy !== 'timeout')
+          fail(`request ${r.id} is expired without exactly one "expired" event`);
         break;
       case 'superseded': {
         const next = r.supersededBy ? requestsById.get(r.supersededBy) : undefined;
@@ -158,11 +171,13 @@ export async function checkInvariants(input: {
         break;
       }
       case 'pending':
-        if (events.some((e) => ['edited', 'rejected', 'responded', 'expired'].includes(e.type))) fail(`request ${r.id} is pending but has a resolving event`);
+        if (events.some((e) => ['edited', 'rejected', 'responded', 'expired'].includes(e.type)))
+          fail(`request ${r.id} is pending but has a resolving event`);
         if (r.approvalsReceived >= r.approvalsRequired) fail(`request ${r.id} is pending with its quorum reached`);
         break;
     }
-    if (r.status !== 'executed' && executedEvents.length > 0) fail(`request ${r.id} is ${r.status} but has an "executed" event`);
+    if (r.status !== 'executed' && executedEvents.length > 0)
+      fail(`request ${r.id} is ${r.status} but has an "executed" event`);
   }
 
   // The ledger and the payment API: every effect maps to an authorized request or an auto-tier call.
@@ -174,11 +189,15 @@ export async function checkInvariants(input: {
     }
     if (ex.requestId) {
       const r = requestsById.get(ex.requestId);
-      if (!r || r.status !== 'executed') fail(`ledger row ${ex.key} belongs to request ${ex.requestId}, which is ${r?.status ?? 'missing'}`);
+      if (!r || r.status !== 'executed')
+        fail(`ledger row ${ex.key} belongs to request ${ex.requestId}, which is ${r?.status ?? 'missing'}`);
     } else {
       autoExecutions++;
-      if (!(Number(ex.args.amount) <= BANDS.autoMax)) fail(`ledger row ${ex.key} ran $${String(ex.args.amount)} with no request: above the auto tier`);
-      const events = (byThreadAudit.get(ex.threadId ?? '') ?? []).filter((e) => e.type === 'auto_executed' && e.payload.idempotencyKey === ex.key);
+      if (!(Number(ex.args.amount) <= BANDS.autoMax))
+        fail(`ledger row ${ex.key} ran $${String(ex.args.amount)} with no request: above the auto tier`);
+      const events = (byThreadAudit.get(ex.threadId ?? '') ?? []).filter(
+        (e) => e.type === 'auto_executed' && e.payload.idempotencyKey === ex.key,
+      );
       if (events.length !== 1) fail(`auto execution ${ex.key} has ${events.length} "auto_executed" events, not 1`);
     }
   }
@@ -198,7 +217,9 @@ export async function checkInvariants(input: {
   for (const [thread, effects] of group(input.payments.applied, (p) => String(p.body.threadId))) {
     if (effects.length > 1) {
       doubleExecutions++;
-      fail(`thread ${thread} was refunded ${effects.length} times (keys ${effects.map((e) => e.idempotencyKey).join(', ')})`);
+      fail(
+        `thread ${thread} was refunded ${effects.length} times (keys ${effects.map((e) => e.idempotencyKey).join(', ')})`,
+      );
     }
   }
 
@@ -211,7 +232,8 @@ export async function checkInvariants(input: {
     if (t.status === 'completed') {
       completed++;
       if (pending.length > 0) fail(`thread ${t.id} is completed with ${pending.length} pending requests`);
-      if (!(byThreadAudit.get(t.id) ?? []).some((e) => e.type === 'thread_completed')) fail(`thread ${t.id} is completed without a "thread_completed" event`);
+      if (!(byThreadAudit.get(t.id) ?? []).some((e) => e.type === 'thread_completed'))
+        fail(`thread ${t.id} is completed without a "thread_completed" event`);
     } else if (t.status === 'interrupted') {
       waiting++;
       if (pending.length === 0) {
@@ -234,7 +256,14 @@ export async function checkInvariants(input: {
   const TYPE_EVENT = { approve: 'approved', edit: 'edited', reject: 'rejected', respond: 'responded' } as const;
   for (const d of input.decisions) {
     const events = byRequest.get(d.requestId) ?? [];
-    if (!events.some((e) => e.type === TYPE_EVENT[d.type] && e.actor === `reviewer:${d.reviewerId}` && e.payload.version === d.expectedVersion)) {
+    if (
+      !events.some(
+        (e) =>
+          e.type === TYPE_EVENT[d.type] &&
+          e.actor === `reviewer:${d.reviewerId}` &&
+          e.payload.version === d.expectedVersion,
+      )
+    ) {
       lost++;
       fail(`decision ${d.type} on ${d.requestId} by ${d.reviewerId} was acknowledged but is not in the audit log`);
     }

@@ -34,7 +34,9 @@ describe('PostgreSQL connections ended by the server', () => {
     const c = new pg.Client({ connectionString: TEST_DATABASE_URL });
     await c.connect();
     try {
-      const r = await c.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [app]);
+      const r = await c.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [
+        app,
+      ]);
       return r.rowCount ?? 0;
     } finally {
       await c.end();
@@ -46,7 +48,17 @@ describe('PostgreSQL connections ended by the server', () => {
     const now = Date.now();
     await assert.rejects(
       store.transaction(async (tx) => {
-        await tx.insertThread({ id: 'lost-1', agent: 'a', agentVersion: '1', status: 'running', messageCount: 0, abortRequested: false, metadata: {}, createdAt: now, updatedAt: now });
+        await tx.insertThread({
+          id: 'lost-1',
+          agent: 'a',
+          agentVersion: '1',
+          status: 'running',
+          messageCount: 0,
+          abortRequested: false,
+          metadata: {},
+          createdAt: now,
+          updatedAt: now,
+        });
         assert.ok((await terminate()) >= 1);
         await new Promise((r) => setTimeout(r, 200)); // the client hears of it while idle in the transaction
         await tx.getThread('lost-1');
@@ -56,7 +68,19 @@ describe('PostgreSQL connections ended by the server', () => {
     // Idle pooled connections were ended too; the pool replaces them.
     await terminate();
     await new Promise((r) => setTimeout(r, 100));
-    await store.transaction((tx) => tx.insertThread({ id: 'after-1', agent: 'a', agentVersion: '1', status: 'running', messageCount: 0, abortRequested: false, metadata: {}, createdAt: now, updatedAt: now }));
+    await store.transaction((tx) =>
+      tx.insertThread({
+        id: 'after-1',
+        agent: 'a',
+        agentVersion: '1',
+        status: 'running',
+        messageCount: 0,
+        abortRequested: false,
+        metadata: {},
+        createdAt: now,
+        updatedAt: now,
+      }),
+    );
     assert.equal((await store.getThread('after-1'))?.id, 'after-1');
   });
 

@@ -22,33 +22,47 @@ async function restartPostgres(): Promise<void> {
   try {
     await promisify(execFile)(cmd, args);
   } catch (err) {
-    throw new Error(`restarting PostgreSQL failed: ${(err as Error).message}. Set INTERLOCK_PG_RESTART_CMD to the command that restarts your server.`, { cause: err });
+    throw new Error(
+      `restarting PostgreSQL failed: ${(err as Error).message}. Set INTERLOCK_PG_RESTART_CMD to the command that restarts your server.`,
+      { cause: err },
+    );
   }
 }
 
 describe('PostgreSQL restarted mid-run', () => {
-  it(`the service reconnects after ${SCALE.pgRestarts} restarts and carries on; nothing lost`, { timeout: 600_000 }, async (t) => {
-    const backend = postgresBackend();
-    const acceptedBefore: number[] = [];
-    try {
-      const report = await runCrashHarness({
-        backend,
-        faults: SCALE.pgRestarts,
-        upMs: [3000, 6000],
-        threadsPerSecond: 8,
-        fault: async ({ traffic }) => {
-          acceptedBefore.push(traffic.threadsAccepted);
-          await restartPostgres();
-        },
-        log: (l) => t.diagnostic(l),
-      });
-      for (const line of describeReport(report)) t.diagnostic(line);
-      recordResult('pg-restart', summarize(report));
-      assert.deepEqual(report.violations, [], `invariants broken (seed ${report.seed}):\n${describeReport(report).join('\n')}\n--- service output (tail) ---\n${report.serviceOutput.slice(-3000)}`);
-      assert.equal(report.starts, 1, 'the service was never restarted: it reconnected by itself');
-      assert.ok(report.traffic.threadsAccepted > acceptedBefore.at(-1)!, 'threads were accepted after the last restart');
-    } finally {
-      await backend.destroy();
-    }
-  });
+  it(
+    `the service reconnects after ${SCALE.pgRestarts} restarts and carries on; nothing lost`,
+    { timeout: 600_000 },
+    async (t) => {
+      const backend = postgresBackend();
+      const acceptedBefore: number[] = [];
+      try {
+        const report = await runCrashHarness({
+          backend,
+          faults: SCALE.pgRestarts,
+          upMs: [3000, 6000],
+          threadsPerSecond: 8,
+          fault: async ({ traffic }) => {
+            acceptedBefore.push(traffic.threadsAccepted);
+            await restartPostgres();
+          },
+          log: (l) => t.diagnostic(l),
+        });
+        for (const line of describeReport(report)) t.diagnostic(line);
+        recordResult('pg-restart', summarize(report));
+        assert.deepEqual(
+          report.violations,
+          [],
+          `invariants broken (seed ${report.seed}):\n${describeReport(report).join('\n')}\n--- service output (tail) ---\n${report.serviceOutput.slice(-3000)}`,
+        );
+        assert.equal(report.starts, 1, 'the service was never restarted: it reconnected by itself');
+        assert.ok(
+          report.traffic.threadsAccepted > acceptedBefore.at(-1)!,
+          'threads were accepted after the last restart',
+        );
+      } finally {
+        await backend.destroy();
+      }
+    },
+  );
 });

@@ -38,13 +38,19 @@ for (const backend of allBackends()) {
     });
 
     const service = async (env: Record<string, string>) => {
-      const s = await serviceProcess({ config: CHAOS_CONFIG, env: { ...backend.env(), PAYMENTS_URL: payments.url, INTERLOCK_LEASE_MS: '400', ...env } });
+      const s = await serviceProcess({
+        config: CHAOS_CONFIG,
+        env: { ...backend.env(), PAYMENTS_URL: payments.url, INTERLOCK_LEASE_MS: '400', ...env },
+      });
       services.push(s);
       await s.start();
       return s;
     };
     const startThread = async (s: ServiceProcess, threadId: string, args: Record<string, unknown>) => {
-      const r = await fetchJson(`${s.url}/api/v1/threads`, { token: operator, body: { agent: 'chaos', input: JSON.stringify(args), threadId } });
+      const r = await fetchJson(`${s.url}/api/v1/threads`, {
+        token: operator,
+        body: { agent: 'chaos', input: JSON.stringify(args), threadId },
+      });
       assert.equal(r.status, 202);
     };
     const completed = async (id: string) => (await store.getThread(id))?.status === 'completed';
@@ -81,7 +87,11 @@ for (const backend of allBackends()) {
       await until('the thread to complete', () => completed(id));
       const mine = payments.applied.filter((p) => p.body.threadId === id);
       assert.equal(mine.length, 1, 'applied once');
-      assert.equal(payments.received - before, 2, 'the retry reached the payment API with the same key, which dropped it');
+      assert.equal(
+        payments.received - before,
+        2,
+        'the retry reached the payment API with the same key, which dropped it',
+      );
       const [ex] = await store.unsafeQuery('SELECT attempts, status FROM il_executions WHERE thread_id = $1', [id]);
       assert.deepEqual({ attempts: Number(ex?.attempts), status: ex?.status }, { attempts: 2, status: 'succeeded' });
       await s.stop();
@@ -92,9 +102,14 @@ for (const backend of allBackends()) {
       const id = `recover-none-${backend.name}`;
       await startThread(s, id, { orderId: 'ORD-R3', amount: 120 });
       await until('the pause', async () => (await store.getThread(id))?.status === 'interrupted');
-      await until('the recovery job to run', async () => (await store.listJobs({ threadId: id, kind: 'resume' })).every((j) => j.status === 'done'));
+      await until('the recovery job to run', async () =>
+        (await store.listJobs({ threadId: id, kind: 'resume' })).every((j) => j.status === 'done'),
+      );
       assert.equal((await store.getThread(id))?.status, 'interrupted');
-      assert.deepEqual((await store.listAudit({ threadId: id })).map((e) => e.type).filter((t) => t !== 'notified'), ['interrupted']);
+      assert.deepEqual(
+        (await store.listAudit({ threadId: id })).map((e) => e.type).filter((t) => t !== 'notified'),
+        ['interrupted'],
+      );
       const [cp] = await store.unsafeQuery('SELECT COUNT(*) AS n FROM il_checkpoints WHERE thread_id = $1', [id]);
       assert.equal(Number(cp?.n), 1, 'the recovery job wrote nothing');
       assert.equal((await store.listRequests({ threadId: id, status: 'pending' })).items.length, 1);

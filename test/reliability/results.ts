@@ -16,5 +16,8 @@ export function recordResult(name: string, data: unknown): void {
   const dir = process.env.INTERLOCK_RELIABILITY_OUT;
   if (!dir) return;
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, `${name}.json`), `${JSON.stringify({ at: new Date().toISOString(), ...(data as object) }, null, 2)}\n`);
+  writeFileSync(
+    join(dir, `${name}.json`),
+    `${JSON.stringify({ at: new Date().toISOString(), ...(data as object) }, null, 2)}\n`,
+  );
 }

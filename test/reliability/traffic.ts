@@ -131,20 +131,25 @@ function plan(item: QueueItem): { type: DecisionType; args?: Record<string, unkn
     return { type: 'edit', args: { ...item.args, amount: amount + 1 } }; // same tier: a fresh quorum
   }
   if (b < 40) return { type: 'approve' };
-  if (b < 55) return { type: 'edit', args: { ...item.args, amount: amount === BANDS.autoMax + 1 ? amount + 1 : amount - 1 } };
+  if (b < 55)
+    return { type: 'edit', args: { ...item.args, amount: amount === BANDS.autoMax + 1 ? amount + 1 : amount - 1 } };
   if (b < 65) return { type: 'edit', args: { ...item.args, amount: amount + 1000 } }; // raises the tier: a new request
   if (b < 82) return { type: 'reject', message: 'Refund declined: outside the policy.' };
   return { type: 'respond', message: 'Store credit issued instead of a refund.' };
 }
 
-type Sent<T> = { kind: 'answer'; status: number; body: T } | { kind: 'not_delivered' } | { kind: 'unknown'; error: string };
+type Sent<T> =
+  { kind: 'answer'; status: number; body: T } | { kind: 'not_delivered' } | { kind: 'unknown'; error: string };
 
 /** A request whose fate is classified: answered, never delivered (connection refused), or unknown. */
 async function send<T>(url: string, token: string, body?: unknown): Promise<Sent<T>> {
   try {
     const res = await fetch(url, {
       method: body === undefined ? 'GET' : 'POST',
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       signal: AbortSignal.timeout(15_000),
     });
@@ -200,7 +205,11 @@ export function startTraffic(o: TrafficOptions): Traffic {
     const args = { orderId: `ORD-${n}`, amount: proposeAmount(rnd) };
     stats.threadPosts++;
     const t0 = performance.now();
-    const r = await send<{ error?: { code: string } }>(`${o.url}/api/v1/threads`, o.operatorToken, { agent: 'chaos', input: JSON.stringify(args), threadId: id });
+    const r = await send<{ error?: { code: string } }>(`${o.url}/api/v1/threads`, o.operatorToken, {
+      agent: 'chaos',
+      input: JSON.stringify(args),
+      threadId: id,
+    });
     if (r.kind === 'not_delivered') stats.threadsNotDelivered++;
     else if (r.kind === 'unknown' || r.status >= 500) {
       stats.threadsUnknown++;
@@ -229,7 +238,10 @@ export function startTraffic(o: TrafficOptions): Traffic {
   })();
 
   async function decideOnce(): Promise<void> {
-    const q = await send<{ items: QueueItem[] }>(`${o.url}/api/v1/approvals?status=pending&order=expiry&limit=200`, o.operatorToken);
+    const q = await send<{ items: QueueItem[] }>(
+      `${o.url}/api/v1/approvals?status=pending&order=expiry&limit=200`,
+      o.operatorToken,
+    );
     if (q.kind !== 'answer' || q.status !== 200) {
       stats.queueReadErrors++;
       return;
@@ -242,10 +254,20 @@ export function startTraffic(o: TrafficOptions): Traffic {
       const reviewer = o.reviewers.find((r) => r.roles.includes(item.requiredRole) && !done.has(r.id));
       if (!reviewer) continue;
       const p = plan(item);
-      const body = { type: p.type, expectedVersion: item.version, actionHash: item.actionHash, ...(p.args ? { args: p.args } : {}), ...(p.message !== undefined ? { message: p.message } : {}) };
+      const body = {
+        type: p.type,
+        expectedVersion: item.version,
+        actionHash: item.actionHash,
+        ...(p.args ? { args: p.args } : {}),
+        ...(p.message !== undefined ? { message: p.message } : {}),
+      };
       stats.decisionPosts++;
       const t0 = performance.now();
-      const r = await send<{ error?: { code: string } }>(`${o.url}/api/v1/approvals/${encodeURIComponent(item.id)}/decision`, reviewer.token, body);
+      const r = await send<{ error?: { code: string } }>(
+        `${o.url}/api/v1/approvals/${encodeURIComponent(item.id)}/decision`,
+        reviewer.token,
+        body,
+      );
       if (r.kind === 'not_delivered') {
         stats.decisionsNotDelivered++;
         return;

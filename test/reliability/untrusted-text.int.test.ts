@@ -2,7 +2,13 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { redactText } from '../../src/core/index.ts';
-import { emailMessage, escapeHtml, reviewUrl, slackMessage, type ApprovalRequestedMessage } from '../../src/notify/index.ts';
+import {
+  emailMessage,
+  escapeHtml,
+  reviewUrl,
+  slackMessage,
+  type ApprovalRequestedMessage,
+} from '../../src/notify/index.ts';
 import { allBackends } from '../../src/testing/backends.ts';
 import { startApiFixture, type ApiFixture } from './api-fixture.ts';
 import { recordResult, SCALE } from './results.ts';
@@ -37,7 +43,13 @@ const ALLOWED_TAGS = new Set(['!doctype', 'html', 'body', 'h2', 'h3', 'table', '
 
 /** Strings of every kind, within the tool schema's limits (orderId 1..200 UTF-16 units). */
 const anyText = (max: number) =>
-  fc.oneof(fc.string({ unit: 'binary', maxLength: max }), fc.string({ unit: 'grapheme', maxLength: max }), fc.constantFrom(...HOSTILE)).filter((s) => s.length <= max);
+  fc
+    .oneof(
+      fc.string({ unit: 'binary', maxLength: max }),
+      fc.string({ unit: 'grapheme', maxLength: max }),
+      fc.constantFrom(...HOSTILE),
+    )
+    .filter((s) => s.length <= max);
 
 async function until<T>(what: string, get: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
   const end = Date.now() + ms;
@@ -51,7 +63,8 @@ async function until<T>(what: string, get: () => Promise<T | undefined>, ms = 10
 
 /** Check that `html` holds only the template's tags and one link: every untrusted `<` was escaped. */
 function assertInertHtml(html: string, review: string): void {
-  for (const m of html.matchAll(/<\/?([a-zA-Z!][^\s>/]*)/g)) assert.ok(ALLOWED_TAGS.has(m[1]!.toLowerCase()), `unexpected tag <${m[1]}> in the e-mail`);
+  for (const m of html.matchAll(/<\/?([a-zA-Z!][^\s>/]*)/g))
+    assert.ok(ALLOWED_TAGS.has(m[1]!.toLowerCase()), `unexpected tag <${m[1]}> in the e-mail`);
   assert.equal(html.match(/<a /g)?.length, 1, 'one link: the review page');
   assert.ok(html.includes(`href="${escapeHtml(review)}"`));
   assert.doesNotMatch(html, /<[^>]*\son\w+=/i, 'no event handler attribute');
@@ -65,7 +78,12 @@ function assertInertSlack(payload: ReturnType<typeof slackMessage>): void {
     if ('fields' in b && b.fields) texts.push(...b.fields.map((x) => x.text));
     if (b.type === 'context') texts.push(...b.elements.map((x) => x.text));
   }
-  for (const t of texts) assert.doesNotMatch(t.replace(/<!date\^\d+\^[^|>]*\|[^<>]*>/g, ''), /[<>]/, `unescaped markup in Slack text: ${t.slice(0, 200)}`);
+  for (const t of texts)
+    assert.doesNotMatch(
+      t.replace(/<!date\^\d+\^[^|>]*\|[^<>]*>/g, ''),
+      /[<>]/,
+      `unescaped markup in Slack text: ${t.slice(0, 200)}`,
+    );
 }
 
 for (const backend of allBackends()) {
@@ -92,26 +110,58 @@ for (const backend of allBackends()) {
       const threadId = `txt-${backend.name}-${++n}`;
       const started = await f.call(`/api/v1/threads`, f.operator.token, { body: { agent: 'chaos', input, threadId } });
       assert.equal(started.status, 202, JSON.stringify(started.body));
-      const id = await until('the pause', async () => (await f.store.listRequests({ threadId, status: 'pending' })).items[0]?.id);
+      const id = await until(
+        'the pause',
+        async () => (await f.store.listRequests({ threadId, status: 'pending' })).items[0]?.id,
+      );
       tried++;
 
-      const packet = await f.call<{ args: Record<string, unknown>; tier: string; requiredRole: string; ruleId: string; reason: string; untrusted: { evidence: Record<string, unknown> }; expiresAt: string; threadId: string; tool: string; approvalsRequired: number }>(
-        `/api/v1/approvals/${id}`,
-        f.reviewers[0]!.token,
-      );
+      const packet = await f.call<{
+        args: Record<string, unknown>;
+        tier: string;
+        requiredRole: string;
+        ruleId: string;
+        reason: string;
+        untrusted: { evidence: Record<string, unknown> };
+        expiresAt: string;
+        threadId: string;
+        tool: string;
+        approvalsRequired: number;
+      }>(`/api/v1/approvals/${id}`, f.reviewers[0]!.token);
       assert.equal(packet.status, 200);
       assert.deepEqual(packet.body.args, args, 'the arguments come back intact');
-      assert.equal(packet.body.untrusted.evidence.customerMessage, redactText(input), 'the evidence is the customer text, redacted, nothing else changed');
+      assert.equal(
+        packet.body.untrusted.evidence.customerMessage,
+        redactText(input),
+        'the evidence is the customer text, redacted, nothing else changed',
+      );
       // The text cannot talk its way into a trusted field.
-      assert.deepEqual([packet.body.tier, packet.body.requiredRole, packet.body.ruleId, packet.body.reason], ['approve', 'supervisor', 'medium', 'refund over $20']);
+      assert.deepEqual(
+        [packet.body.tier, packet.body.requiredRole, packet.body.ruleId, packet.body.reason],
+        ['approve', 'supervisor', 'medium', 'refund over $20'],
+      );
       assert.match(packet.headers.get('content-type') ?? '', /^application\/json/);
       assert.equal(packet.headers.get('x-content-type-options'), 'nosniff');
 
-      const story = await f.call<{ proposed: { args: unknown }; events: Array<{ type: string; payload: { args?: unknown } }> }>(`/api/v1/approvals/${id}/story`, f.reviewers[0]!.token);
+      const story = await f.call<{
+        proposed: { args: unknown };
+        events: Array<{ type: string; payload: { args?: unknown } }>;
+      }>(`/api/v1/approvals/${id}/story`, f.reviewers[0]!.token);
       assert.deepEqual(story.body.proposed.args, args);
-      assert.deepEqual(story.body.events.find((e) => e.type === 'interrupted')?.payload.args, args, 'the audit event holds the same arguments');
-      const thread = await f.call<{ messages: Array<{ role: string; content: Array<{ text?: string }> }> }>(`/api/v1/threads/${threadId}?raw=1`, f.operator.token);
-      assert.equal(thread.body.messages[0]?.content[0]?.text, input, 'the stored conversation holds the input as sent (raw=1: operators read it unmasked, audited)');
+      assert.deepEqual(
+        story.body.events.find((e) => e.type === 'interrupted')?.payload.args,
+        args,
+        'the audit event holds the same arguments',
+      );
+      const thread = await f.call<{ messages: Array<{ role: string; content: Array<{ text?: string }> }> }>(
+        `/api/v1/threads/${threadId}?raw=1`,
+        f.operator.token,
+      );
+      assert.equal(
+        thread.body.messages[0]?.content[0]?.text,
+        input,
+        'the stored conversation holds the input as sent (raw=1: operators read it unmasked, audited)',
+      );
 
       const review = reviewUrl('https://interlock.example.com', id);
       const message: ApprovalRequestedMessage = {
@@ -140,7 +190,11 @@ for (const backend of allBackends()) {
 
     it('generated strings of any Unicode round-trip intact and render inert', { timeout: 300_000 }, async () => {
       await fc.assert(
-        fc.asyncProperty(anyText(200).filter((s) => s.length > 0), anyText(2000), async (orderId, note) => roundTrip(orderId, note)),
+        fc.asyncProperty(
+          anyText(200).filter((s) => s.length > 0),
+          anyText(2000),
+          async (orderId, note) => roundTrip(orderId, note),
+        ),
         { numRuns: SCALE.heavy ? 300 : 25 },
       );
       assert.deepEqual(f.logged, []);

@@ -20,7 +20,13 @@ import { fetchJson } from '../../src/testing/http.ts';
 
 /** Debian's Chromium; never a downloaded browser. */
 export const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+];
 
 /** Demo reviewers of the test service, by first name. */
 export type Reviewer = 'olivia' | 'sam' | 'sue' | 'rita' | 'leo';
@@ -35,7 +41,9 @@ export interface UiWorld {
   /** Start a conversation as the operator; returns the thread id. */
   startThread(input: string): Promise<string>;
   /** The first pending request of the thread, once the agent has paused. */
-  waitForRequest(threadId: string): Promise<{ id: string; version: number; actionHash: string; tool: string; args: Record<string, unknown> }>;
+  waitForRequest(
+    threadId: string,
+  ): Promise<{ id: string; version: number; actionHash: string; tool: string; args: Record<string, unknown> }>;
   /** Decide as `who` with a bearer token (another reviewer, elsewhere). */
   decideAs(who: Reviewer, id: string, body: Record<string, unknown>): Promise<number>;
   close(): Promise<void>;
@@ -92,8 +100,15 @@ export async function startUiWorld(backend: 'sqlite' | 'postgres'): Promise<UiWo
   }
   const url = svc.url!.replace('localhost', '127.0.0.1');
   const byName = (first: string) => svc.demoTokens.find((t) => t.name.toLowerCase().startsWith(first))!.token;
-  const tokens: Record<Reviewer, string> = { olivia: byName('olivia'), sam: byName('sam'), sue: byName('sue'), rita: byName('rita'), leo: byName('leo') };
-  const call = <T>(path: string, token: string, body?: unknown) => fetchJson<T>(url + path, { token, ...(body === undefined ? {} : { body }) });
+  const tokens: Record<Reviewer, string> = {
+    olivia: byName('olivia'),
+    sam: byName('sam'),
+    sue: byName('sue'),
+    rita: byName('rita'),
+    leo: byName('leo'),
+  };
+  const call = <T>(path: string, token: string, body?: unknown) =>
+    fetchJson<T>(url + path, { token, ...(body === undefined ? {} : { body }) });
   return {
     svc,
     url,
@@ -108,9 +123,18 @@ export async function startUiWorld(backend: 'sqlite' | 'postgres'): Promise<UiWo
     async waitForRequest(threadId) {
       const deadline = Date.now() + 10_000;
       for (;;) {
-        const r = await call<{ items: Array<{ id: string; version: number; actionHash: string; tool: string; args: Record<string, unknown> }> }>(`/api/v1/approvals?threadId=${threadId}&status=pending`, tokens.olivia);
+        const r = await call<{
+          items: Array<{
+            id: string;
+            version: number;
+            actionHash: string;
+            tool: string;
+            args: Record<string, unknown>;
+          }>;
+        }>(`/api/v1/approvals?threadId=${threadId}&status=pending`, tokens.olivia);
         if (r.body.items[0]) return r.body.items[0];
-        if (Date.now() > deadline) throw new Error(`no pending request in ${threadId}; service log:\n${logs.join('\n')}`);
+        if (Date.now() > deadline)
+          throw new Error(`no pending request in ${threadId}; service log:\n${logs.join('\n')}`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     },
@@ -130,7 +154,10 @@ export function launchChromium(): Promise<Browser> {
 }
 
 /** A page that records script errors and console errors, for the tests to assert there were none. */
-export async function newPage(browser: Browser, viewport = { width: 1280, height: 900 }): Promise<{ page: Page; errors: string[] }> {
+export async function newPage(
+  browser: Browser,
+  viewport = { width: 1280, height: 900 },
+): Promise<{ page: Page; errors: string[] }> {
   const context = await browser.newContext({ viewport, locale: 'en-US', timezoneId: 'UTC' });
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);

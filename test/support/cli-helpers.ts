@@ -15,7 +15,12 @@ export interface CliRun {
 }
 
 /** Run `interlock ARGS` in a child process with `env` added to this process's environment. */
-export function runCli(args: string[], env: Record<string, string>, node = process.execPath, script = CLI): Promise<CliRun> {
+export function runCli(
+  args: string[],
+  env: Record<string, string>,
+  node = process.execPath,
+  script = CLI,
+): Promise<CliRun> {
   return new Promise((resolve) => {
     execFile(node, [script, ...args], { env: { ...process.env, ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 99) : 0;
@@ -32,7 +37,10 @@ export function runCli(args: string[], env: Record<string, string>, node = proce
 export function runCliIntoClosedPipe(args: string[], env: Record<string, string>): Promise<CliRun> {
   return new Promise((resolve) => {
     const quoted = [process.execPath, CLI, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
-    const child = spawn('bash', ['-c', `${quoted} | head -c 200; exit \${PIPESTATUS[0]}`], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['-c', `${quoted} | head -c 200; exit \${PIPESTATUS[0]}`], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));

@@ -11,14 +11,33 @@ import { serve, type RunningServer } from '../../src/server/serve.ts';
 
 /** The server's integration tests share this world: a policy, reviewers, a running server. Not part of the API. */
 
-export const refundSchema = z.strictObject({ orderId: z.string(), customerId: z.string(), amount: z.number().positive() });
+export const refundSchema = z.strictObject({
+  orderId: z.string(),
+  customerId: z.string(),
+  amount: z.number().positive(),
+});
 
 export const testPolicy: PolicyConfig = {
   tools: {
     issue_refund: [
       { id: 'small', tier: 'auto', reason: 'refund up to $500' },
-      { id: 'large', tier: 'approve', role: 'supervisor', timeout: '30m', reason: 'refund over $500', when: ({ args }) => Number(args.amount) > 500 },
-      { id: 'huge', tier: 'escalate', role: 'supervisor', approvals: 2, timeout: '30m', reason: 'refund over $2,000 needs two supervisors', when: ({ args }) => Number(args.amount) > 2000 },
+      {
+        id: 'large',
+        tier: 'approve',
+        role: 'supervisor',
+        timeout: '30m',
+        reason: 'refund over $500',
+        when: ({ args }) => Number(args.amount) > 500,
+      },
+      {
+        id: 'huge',
+        tier: 'escalate',
+        role: 'supervisor',
+        approvals: 2,
+        timeout: '30m',
+        reason: 'refund over $2,000 needs two supervisors',
+        when: ({ args }) => Number(args.amount) > 2000,
+      },
     ],
     wire_funds: [{ id: 'wire', tier: 'approve', role: 'finance', timeout: '1h', reason: 'wires need finance' }],
   },
@@ -38,9 +57,16 @@ export interface ServerFixture {
   /** Errors the app logged (tests assert on them, so nothing reaches the console). */
   logged: Array<{ message: string; meta: Record<string, unknown> }>;
   /** Call the API as `who` (or with no token when `who` is null). */
-  call<T = Record<string, unknown>>(path: string, who: Who | null, init?: { method?: string; body?: unknown; rawBody?: RequestInit['body']; headers?: Record<string, string> }): Promise<JsonResponse<T>>;
+  call<T = Record<string, unknown>>(
+    path: string,
+    who: Who | null,
+    init?: { method?: string; body?: unknown; rawBody?: RequestInit['body']; headers?: Record<string, string> },
+  ): Promise<JsonResponse<T>>;
   /** Pause a thread on a refund of `amount`; returns the pending request. */
-  pauseRefund(amount: number, opts?: { proposer?: string; threadId?: string; customerId?: string }): Promise<ApprovalRequest>;
+  pauseRefund(
+    amount: number,
+    opts?: { proposer?: string; threadId?: string; customerId?: string },
+  ): Promise<ApprovalRequest>;
   /** Pause a thread on a wire (role finance). */
   pauseWire(): Promise<ApprovalRequest>;
   close(): Promise<void>;
@@ -49,14 +75,33 @@ export interface ServerFixture {
 let seq = 0;
 
 /** Start a server on port 0 over a fresh store of `backend`. */
-export async function startServerFixture(backend: BackendInitializer, appOptions: Partial<AppOptions> = {}): Promise<ServerFixture> {
+export async function startServerFixture(
+  backend: BackendInitializer,
+  appOptions: Partial<AppOptions> = {},
+): Promise<ServerFixture> {
   const store = await backend.create();
   const clock = manualClock();
-  const interlock = createInterlock({ store, policy: testPolicy, tools: { issue_refund: { schema: refundSchema } }, now: clock.now });
+  const interlock = createInterlock({
+    store,
+    policy: testPolicy,
+    tools: { issue_refund: { schema: refundSchema } },
+    now: clock.now,
+  });
   const logged: ServerFixture['logged'] = [];
-  const app = createApp({ interlock, logger: { error: (message, meta) => logged.push({ message, meta }) }, rateLimit: { capacity: 10_000, windowMs: 1000 }, ...appOptions });
+  const app = createApp({
+    interlock,
+    logger: { error: (message, meta) => logged.push({ message, meta }) },
+    rateLimit: { capacity: 10_000, windowMs: 1000 },
+    ...appOptions,
+  });
   const server = await serve({ app, port: 0 });
-  const roles: Record<Who, string[]> = { alice: ['supervisor'], bob: ['supervisor'], carol: ['finance'], olga: ['operator'], revoked: ['supervisor'] };
+  const roles: Record<Who, string[]> = {
+    alice: ['supervisor'],
+    bob: ['supervisor'],
+    carol: ['finance'],
+    olga: ['operator'],
+    revoked: ['supervisor'],
+  };
   const tokens = {} as Record<Who, string>;
   const ids = {} as Record<Who, string>;
   for (const who of Object.keys(roles) as Who[]) {
@@ -71,7 +116,13 @@ export async function startServerFixture(backend: BackendInitializer, appOptions
     const { requests } = await interlock.pause({
       thread: { id: threadId ?? `t-${backend.name}-${++seq}`, agent: 'support', agentVersion: '1' },
       checkpoint: { newMessages: [{ role: 'user', content: 'please' }], state: {}, schemaVersion: 1 },
-      items: [{ call, verdict, evidence: { customerMessage: 'Refund me now! <script>alert(1)</script> mail jane.doe@example.com' } }],
+      items: [
+        {
+          call,
+          verdict,
+          evidence: { customerMessage: 'Refund me now! <script>alert(1)</script> mail jane.doe@example.com' },
+        },
+      ],
       proposer,
     });
     return requests[0]!;
@@ -86,9 +137,14 @@ export async function startServerFixture(backend: BackendInitializer, appOptions
     tokens,
     ids,
     logged,
-    call: (path, who, init = {}) => fetchJson(server.url + path, { ...init, ...(who === null ? {} : { token: tokens[who] }) }),
+    call: (path, who, init = {}) =>
+      fetchJson(server.url + path, { ...init, ...(who === null ? {} : { token: tokens[who] }) }),
     pauseRefund: (amount, opts = {}) =>
-      pause({ tool: 'issue_refund', args: { orderId: `ORD-${++seq}`, customerId: opts.customerId ?? 'c1', amount } }, opts.proposer ?? 'agent:support', opts.threadId),
+      pause(
+        { tool: 'issue_refund', args: { orderId: `ORD-${++seq}`, customerId: opts.customerId ?? 'c1', amount } },
+        opts.proposer ?? 'agent:support',
+        opts.threadId,
+      ),
     pauseWire: () => pause({ tool: 'wire_funds', args: { to: 'ACME', amount: 10_000 } }, 'agent:support'),
     async close() {
       await server.close();

@@ -25,7 +25,11 @@ export interface BrowserSession {
 }
 
 /** Load the sign-in form and post `token` the way the browser does. */
-export async function postSignIn(url: string, token: string, opts: { next?: string; origin?: string } = {}): Promise<Response> {
+export async function postSignIn(
+  url: string,
+  token: string,
+  opts: { next?: string; origin?: string } = {},
+): Promise<Response> {
   const form = await fetch(`${url}/signin`);
   const signin = setCookie(form, 'il_signin');
   if (!signin) throw new Error('GET /signin did not set il_signin');
@@ -33,7 +37,11 @@ export async function postSignIn(url: string, token: string, opts: { next?: stri
   return fetch(`${url}/session`, {
     method: 'POST',
     redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: `il_signin=${signin.value}`, origin: opts.origin ?? url },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      cookie: `il_signin=${signin.value}`,
+      origin: opts.origin ?? url,
+    },
     body: new URLSearchParams({ token, csrf, next: opts.next ?? '/' }).toString(),
   });
 }

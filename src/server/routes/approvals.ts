@@ -40,9 +40,14 @@ export function approvalRoutes(deps: RouteDeps, limiter: RateLimiter | undefined
   app.get('/approvals/:id', async (c) => {
     const p = c.var.principal;
     const req = await visibleRequest(deps, p, c.req.param('id'));
-    const [voters, reviewers] = await Promise.all([interlock.requests.listVoters(req.id), interlock.reviewers.listReviewers()]);
+    const [voters, reviewers] = await Promise.all([
+      interlock.requests.listVoters(req.id),
+      interlock.reviewers.listReviewers(),
+    ]);
     const names = reviewerNames(req, voters, reviewers);
-    return c.json(reviewPacket(req, { viewer: p, voters, now: interlock.now(), argsSchema: deps.argsSchema(req.tool), names }));
+    return c.json(
+      reviewPacket(req, { viewer: p, voters, now: interlock.now(), argsSchema: deps.argsSchema(req.tool), names }),
+    );
   });
 
   app.get('/approvals/:id/story', async (c) => {

@@ -14,7 +14,11 @@ export function auditRoutes(deps: RouteDeps): Hono<AppEnv> {
     const thread = await visibleThread(deps, c.var.principal, c.req.param('id'));
     const q = readQuery(c, auditQuery);
     const limit = q.limit ?? 1000;
-    const events = await interlock.audit.listAudit({ threadId: thread.id, limit, ...(q.afterSeq !== undefined && { afterSeq: q.afterSeq }) });
+    const events = await interlock.audit.listAudit({
+      threadId: thread.id,
+      limit,
+      ...(q.afterSeq !== undefined && { afterSeq: q.afterSeq }),
+    });
     const last = events[events.length - 1];
     return c.json({
       threadId: thread.id,
@@ -27,7 +31,11 @@ export function auditRoutes(deps: RouteDeps): Hono<AppEnv> {
   app.get('/audit/verify', async (c) => {
     requireOperator(c.var.principal, 'verify the audit log');
     const v = await interlock.verifyAudit();
-    return c.json(v.ok ? { ok: true, events: v.events, head: { seq: v.headSeq, hash: v.headHash }, heads: v.heads ?? [] } : { ok: false, events: v.events, brokenAt: v.brokenAt });
+    return c.json(
+      v.ok
+        ? { ok: true, events: v.events, head: { seq: v.headSeq, hash: v.headHash }, heads: v.heads ?? [] }
+        : { ok: false, events: v.events, brokenAt: v.brokenAt },
+    );
   });
 
   return app;

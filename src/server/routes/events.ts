@@ -20,7 +20,11 @@ export interface EventStreamOptions {
 /** A reviewer opened more live streams than allowed; nothing was opened. */
 export class TooManyStreamsError extends InterlockUsageError {
   constructor(max: number) {
-    super('too_many_streams', `You already have ${max} live event streams open; close one (a browser tab) and try again.`, { details: { max }, status: 429 });
+    super(
+      'too_many_streams',
+      `You already have ${max} live event streams open; close one (a browser tab) and try again.`,
+      { details: { max }, status: 429 },
+    );
   }
 }
 
@@ -117,7 +121,11 @@ export function eventRoutes(deps: RouteDeps, opts: EventStreamOptions): Hono<App
       c.req.raw.signal.addEventListener('abort', end, { once: true });
       opts.open.add(end);
       try {
-        await stream.writeSSE({ event: 'ready', data: JSON.stringify({ reviewer: p.id, roles: p.roles }), retry: 3000 });
+        await stream.writeSSE({
+          event: 'ready',
+          data: JSON.stringify({ reviewer: p.id, roles: p.roles }),
+          retry: 3000,
+        });
         let seq = 0;
         while (!ended && !stream.aborted) {
           const e = queue.shift();

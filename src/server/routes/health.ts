@@ -15,7 +15,15 @@ export function healthRoutes(store: Pick<Store, 'name' | 'getAuditHeads'>, opts:
       return c.json({ status: 'ready', store: store.name });
     } catch {
       // Not ready is an answer, not a fault: no log, no internals.
-      return c.json({ error: { code: 'not_ready', message: `The ${store.name} store does not answer; check the database and the service logs.` } }, 503);
+      return c.json(
+        {
+          error: {
+            code: 'not_ready',
+            message: `The ${store.name} store does not answer; check the database and the service logs.`,
+          },
+        },
+        503,
+      );
     } finally {
       clearTimeout(timer);
     }

@@ -10,11 +10,12 @@ import type { AppEnv, RouteDeps, ThreadsAdapter } from '../types.ts';
 
 function adapterOrThrow(deps: RouteDeps): ThreadsAdapter {
   if (!deps.threads) {
-    throw new NotImplementedError('This server runs no agents: it was started without a threads adapter. Pass `threads` to createApp to start and abort threads over HTTP.');
+    throw new NotImplementedError(
+      'This server runs no agents: it was started without a threads adapter. Pass `threads` to createApp to start and abort threads over HTTP.',
+    );
   }
   return deps.threads;
 }
-
 
 /**
  * Threads: operators start and abort agent runs through the pluggable

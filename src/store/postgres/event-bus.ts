@@ -16,7 +16,10 @@ export interface PgEventBusOptions {
  * hint to refresh: the database stays the truth, so a lost notification only
  * delays a screen.
  */
-export function createPgEventBus({ pool, connectionString, types, schema }: PgEventBusOptions): { events: StoreEventBus; close(): Promise<void> } {
+export function createPgEventBus({ pool, connectionString, types, schema }: PgEventBusOptions): {
+  events: StoreEventBus;
+  close(): Promise<void>;
+} {
   const CHANNEL = `interlock_events_${schema}`;
   const subscribers = new Set<(m: unknown) => void>();
   /** The LISTEN connection, while anyone subscribes; re-established after it is lost (a server restart). */
@@ -26,7 +29,11 @@ export function createPgEventBus({ pool, connectionString, types, schema }: PgEv
   let closed = false;
   const LISTEN_RETRY_MS = [100, 250, 500, 1000, 2000, 5000];
   const listen = (attempt = 0): Promise<void> => {
-    const client = new pg.Client({ connectionString, types, application_name: `interlock-listen:${schema}`.slice(0, 63) });
+    const client = new pg.Client({
+      connectionString,
+      types,
+      application_name: `interlock-listen:${schema}`.slice(0, 63),
+    });
     client.on('notification', (n) => {
       if (n.channel !== CHANNEL || !n.payload) return;
       let m: unknown;
@@ -43,10 +50,13 @@ export function createPgEventBus({ pool, connectionString, types, schema }: PgEv
       listener = undefined;
       client.end().catch(() => undefined);
       if (closed || subscribers.size === 0 || retry) return;
-      retry = setTimeout(() => {
-        retry = undefined;
-        if (!closed && subscribers.size > 0 && !listener) listening = listen(attempt + 1).catch(() => undefined);
-      }, LISTEN_RETRY_MS[Math.min(attempt, LISTEN_RETRY_MS.length - 1)]);
+      retry = setTimeout(
+        () => {
+          retry = undefined;
+          if (!closed && subscribers.size > 0 && !listener) listening = listen(attempt + 1).catch(() => undefined);
+        },
+        LISTEN_RETRY_MS[Math.min(attempt, LISTEN_RETRY_MS.length - 1)],
+      );
       retry.unref();
     };
     client.on('error', lost);

@@ -24,14 +24,20 @@ const dialect: Dialect = {
   forUpdateSkipLocked: ' FOR UPDATE SKIP LOCKED',
   jsonText: (col, p) => `(${col}::jsonb ->> ${p}::text)`,
   // Only JSON numbers: a cast of any other text would fail the whole query.
-  jsonNumber: (col, p) => `(CASE WHEN jsonb_typeof(${col}::jsonb -> ${p}::text) = 'number' THEN (${col}::jsonb ->> ${p}::text)::double precision END)`,
+  jsonNumber: (col, p) =>
+    `(CASE WHEN jsonb_typeof(${col}::jsonb -> ${p}::text) = 'number' THEN (${col}::jsonb ->> ${p}::text)::double precision END)`,
   writableCte: true,
 };
 
 // BIGINT columns hold epoch milliseconds and sequence numbers, all within 2^53.
 const types: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary'): unknown =>
-    oid === 20 ? (v: string) => Number(v) : (pg.types.getTypeParser as (o: number, f?: string) => unknown)(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
+    oid === 20
+      ? (v: string) => Number(v)
+      : (pg.types.getTypeParser as (o: number, f?: string) => unknown)(
+          oid,
+          format,
+        )) as pg.CustomTypesConfig['getTypeParser'],
 };
 
 const MIGRATION_LOCK = 0x1a7e_10c;
@@ -71,7 +77,9 @@ function statementName(sql: string): string {
 
 function executor(client: pg.ClientBase | pg.Pool, stats: { statements: number }, named = true): SqlExecutor {
   const q = (sql: string, params: readonly unknown[]) =>
-    named ? { name: statementName(sql), text: sql, values: params as unknown[] } : { text: sql, values: params as unknown[] };
+    named
+      ? { name: statementName(sql), text: sql, values: params as unknown[] }
+      : { text: sql, values: params as unknown[] };
   return {
     async all(sql, params = []) {
       stats.statements++;
@@ -92,9 +100,13 @@ function executor(client: pg.ClientBase | pg.Pool, stats: { statements: number }
  */
 export function createPostgresStore(options: PostgresStoreOptions = {}): Store {
   const connectionString = options.connectionString ?? process.env.DATABASE_URL;
-  if (!connectionString) throw new ConfigError('createPostgresStore needs "connectionString" or the DATABASE_URL environment variable (postgres://user@host:5432/db).');
+  if (!connectionString)
+    throw new ConfigError(
+      'createPostgresStore needs "connectionString" or the DATABASE_URL environment variable (postgres://user@host:5432/db).',
+    );
   const schema = options.schema ?? 'public';
-  if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new ConfigError(`Schema name "${schema}" must be lower-case letters, digits and underscores.`);
+  if (!/^[a-z_][a-z0-9_]*$/.test(schema))
+    throw new ConfigError(`Schema name "${schema}" must be lower-case letters, digits and underscores.`);
   const pool = new pg.Pool({
     connectionString,
     max: options.max ?? 10,
@@ -111,7 +123,10 @@ export function createPostgresStore(options: PostgresStoreOptions = {}): Store {
     try {
       client = await pool.connect();
     } catch (err) {
-      throw new StoreError(`Cannot connect to PostgreSQL: ${(err as Error).message}. Check DATABASE_URL and that the server is up.`, err);
+      throw new StoreError(
+        `Cannot connect to PostgreSQL: ${(err as Error).message}. Check DATABASE_URL and that the server is up.`,
+        err,
+      );
     }
     const lost = watchCheckedOut(client);
     stats.transactions++;
@@ -138,7 +153,11 @@ export function createPostgresStore(options: PostgresStoreOptions = {}): Store {
   const bus = createPgEventBus({ pool, connectionString, types, schema });
 
   return {
-    ...standaloneOps(ops, (fn) => fn(), (fn) => transaction(fn)),
+    ...standaloneOps(
+      ops,
+      (fn) => fn(),
+      (fn) => transaction(fn),
+    ),
     name: 'postgres',
     capabilities: { multiProcess: true, skipLocked: true },
     stats,

@@ -1,4 +1,11 @@
-import { auditChainFor, hashEvent, newId, type AuditEvent, type AuditEventInput, type ChainHead } from '../../core/index.ts';
+import {
+  auditChainFor,
+  hashEvent,
+  newId,
+  type AuditEvent,
+  type AuditEventInput,
+  type ChainHead,
+} from '../../core/index.ts';
 import type { StoreTx } from '../types.ts';
 import { fromJson, num, strOrNull, type Dialect, type Row, type SqlExecutor, where, type OpShape } from './executor.ts';
 
@@ -21,7 +28,12 @@ function toEvent(r: Row): AuditEvent {
 
 /** The hash-chained audit log: several chains, one head row each (see migration 3). */
 export function auditOps(db: SqlExecutor, d: Dialect): Pick<StoreTx, 'appendAudit' | 'listAudit' | 'getAuditHeads'> {
-  async function appendToChain(chain: number, inputs: readonly AuditEventInput[], ids: readonly string[], now: number): Promise<AuditEvent[]> {
+  async function appendToChain(
+    chain: number,
+    inputs: readonly AuditEventInput[],
+    ids: readonly string[],
+    now: number,
+  ): Promise<AuditEvent[]> {
     // Locking the chain's head row serializes that chain's appenders across processes: no forks.
     // The log positions are taken under that lock in the same statement (PostgreSQL: from the
     // sequence, one row per event; SQLite: after the last one), so within a chain they increase.
@@ -33,20 +45,47 @@ export function auditOps(db: SqlExecutor, d: Dialect): Pick<StoreTx, 'appendAudi
     );
     const head = rows[0];
     if (!head) throw new Error(`Audit chain ${chain} has no head row: the schema is not migrated (run migrations).`);
-    const seqs = d.auditSequence ? rows.map((r) => num(r.next)).sort((a, b) => a - b) : inputs.map((_, k) => num(head.next) + k + 1);
+    const seqs = d.auditSequence
+      ? rows.map((r) => num(r.next)).sort((a, b) => a - b)
+      : inputs.map((_, k) => num(head.next) + k + 1);
     let pos = num(head.seq);
     let prevHash = String(head.hash);
     const events: AuditEvent[] = [];
     inputs.forEach((i, k) => {
       pos++;
-      const e = { seq: seqs[k]!, chain, chainSeq: pos, id: ids[k]!, type: i.type, actor: i.actor, at: now, threadId: i.threadId ?? null, requestId: i.requestId ?? null, payload: i.payload ?? {}, prevHash };
+      const e = {
+        seq: seqs[k]!,
+        chain,
+        chainSeq: pos,
+        id: ids[k]!,
+        type: i.type,
+        actor: i.actor,
+        at: now,
+        threadId: i.threadId ?? null,
+        requestId: i.requestId ?? null,
+        payload: i.payload ?? {},
+        prevHash,
+      };
       const hash = hashEvent(e);
       events.push({ ...e, hash });
       prevHash = hash;
     });
     const params: unknown[] = [];
     const values = events.map((e) => {
-      params.push(e.seq, e.id, e.chain, e.chainSeq, e.type, e.actor, e.at, e.threadId, e.requestId, JSON.stringify(e.payload), e.prevHash, e.hash);
+      params.push(
+        e.seq,
+        e.id,
+        e.chain,
+        e.chainSeq,
+        e.type,
+        e.actor,
+        e.at,
+        e.threadId,
+        e.requestId,
+        JSON.stringify(e.payload),
+        e.prevHash,
+        e.hash,
+      );
       const b = params.length - 12;
       return `(${Array.from({ length: 12 }, (_, k) => `$${b + k + 1}`).join(', ')})`;
     });
@@ -55,7 +94,10 @@ export function auditOps(db: SqlExecutor, d: Dialect): Pick<StoreTx, 'appendAudi
       // The events and the chain's new head in one round trip.
       params.push(pos, prevHash, chain);
       const n = params.length;
-      await db.run(`WITH appended AS (${insert}) UPDATE il_audit_chains SET seq = $${n - 2}, hash = $${n - 1} WHERE chain = $${n}`, params);
+      await db.run(
+        `WITH appended AS (${insert}) UPDATE il_audit_chains SET seq = $${n - 2}, hash = $${n - 1} WHERE chain = $${n}`,
+        params,
+      );
     } else {
       await db.run(insert, params);
       await db.run(`UPDATE il_audit_chains SET seq = $1, hash = $2 WHERE chain = $3`, [pos, prevHash, chain]);
@@ -82,7 +124,12 @@ export function auditOps(db: SqlExecutor, d: Dialect): Pick<StoreTx, 'appendAudi
       const out = new Array<AuditEvent>(inputs.length);
       for (const chain of [...groups.keys()].sort((a, b) => a - b)) {
         const idx = groups.get(chain)!;
-        const events = await appendToChain(chain, idx.map((k) => inputs[k]!), idx.map((k) => ids[k]!), now);
+        const events = await appendToChain(
+          chain,
+          idx.map((k) => inputs[k]!),
+          idx.map((k) => ids[k]!),
+          now,
+        );
         idx.forEach((k, n) => (out[k] = events[n]!));
       }
       return out;

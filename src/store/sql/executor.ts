@@ -60,7 +60,10 @@ export function placeholders(count: number, start: number): string {
  * A WHERE clause of `column <op> $n` conditions, skipping undefined values.
  * @example where([['thread_id', '=', threadId], ['seq', '>', afterSeq]]) // { sql: 'WHERE thread_id = $1', params: [...] }
  */
-export function where(conditions: ReadonlyArray<readonly [column: string, op: '=' | '>' | '<', value: unknown]>): { sql: string; params: unknown[] } {
+export function where(conditions: ReadonlyArray<readonly [column: string, op: '=' | '>' | '<', value: unknown]>): {
+  sql: string;
+  params: unknown[];
+} {
   const params: unknown[] = [];
   const parts: string[] = [];
   for (const [column, op, value] of conditions) {

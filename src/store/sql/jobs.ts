@@ -1,5 +1,16 @@
 import type { JobRow, StoreTx } from '../types.ts';
-import { fromJson, num, numOrNull, placeholders, strOrNull, type Dialect, type Row, type SqlExecutor, where, type OpShape } from './executor.ts';
+import {
+  fromJson,
+  num,
+  numOrNull,
+  placeholders,
+  strOrNull,
+  type Dialect,
+  type Row,
+  type SqlExecutor,
+  where,
+  type OpShape,
+} from './executor.ts';
 
 function toJob(r: Row): JobRow {
   return {
@@ -19,7 +30,22 @@ function toJob(r: Row): JobRow {
 }
 
 /** Durable jobs with leases: resume workers and notification delivery claim from here. */
-export function jobOps(db: SqlExecutor, d: Dialect): Pick<StoreTx, 'enqueueJob' | 'claimJobs' | 'completeJob' | 'deferJob' | 'renewJobs' | 'settleResumeJobs' | 'failJob' | 'getJob' | 'listJobs' | 'countJobs'> {
+export function jobOps(
+  db: SqlExecutor,
+  d: Dialect,
+): Pick<
+  StoreTx,
+  | 'enqueueJob'
+  | 'claimJobs'
+  | 'completeJob'
+  | 'deferJob'
+  | 'renewJobs'
+  | 'settleResumeJobs'
+  | 'failJob'
+  | 'getJob'
+  | 'listJobs'
+  | 'countJobs'
+> {
   return {
     async enqueueJob(j) {
       await db.run(
@@ -51,7 +77,12 @@ export function jobOps(db: SqlExecutor, d: Dialect): Pick<StoreTx, 'enqueueJob' 
       );
     },
     async completeJob(id, owner, now) {
-      return (await db.run(`UPDATE il_jobs SET status = 'done', lease_owner = NULL, lease_until = NULL, updated_at = $3 WHERE id = $1 AND lease_owner = $2 AND status = 'running'`, [id, owner, now])) === 1;
+      return (
+        (await db.run(
+          `UPDATE il_jobs SET status = 'done', lease_owner = NULL, lease_until = NULL, updated_at = $3 WHERE id = $1 AND lease_owner = $2 AND status = 'running'`,
+          [id, owner, now],
+        )) === 1
+      );
     },
     async deferJob(id, owner, note, runAt, now) {
       return (
@@ -64,7 +95,10 @@ export function jobOps(db: SqlExecutor, d: Dialect): Pick<StoreTx, 'enqueueJob' 
     },
     async renewJobs(ids, owner, leaseUntil) {
       if (ids.length === 0) return 0;
-      return db.run(`UPDATE il_jobs SET lease_until = $2 WHERE lease_owner = $1 AND status = 'running' AND id IN (${placeholders(ids.length, 3)})`, [owner, leaseUntil, ...ids]);
+      return db.run(
+        `UPDATE il_jobs SET lease_until = $2 WHERE lease_owner = $1 AND status = 'running' AND id IN (${placeholders(ids.length, 3)})`,
+        [owner, leaseUntil, ...ids],
+      );
     },
     async failJob(id, owner, error, retryAt, now) {
       return (
@@ -81,7 +115,10 @@ export function jobOps(db: SqlExecutor, d: Dialect): Pick<StoreTx, 'enqueueJob' 
     },
     async countJobs(kind, since) {
       const out = { ready: 0, running: 0, done: 0, dead: 0 };
-      for (const r of await db.all(`SELECT status, COUNT(*) AS n FROM il_jobs WHERE kind = $1 AND created_at >= $2 GROUP BY status`, [kind, since])) {
+      for (const r of await db.all(
+        `SELECT status, COUNT(*) AS n FROM il_jobs WHERE kind = $1 AND created_at >= $2 GROUP BY status`,
+        [kind, since],
+      )) {
         out[r.status as keyof typeof out] = num(r.n);
       }
       return out;

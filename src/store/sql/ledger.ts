@@ -1,6 +1,15 @@
 import { ValidationError } from '../../core/index.ts';
 import type { ExecutionRow, StoreTx } from '../types.ts';
-import { fromJson, num, numOrNull, strOrNull, type Dialect, type Row, type SqlExecutor, type OpShape } from './executor.ts';
+import {
+  fromJson,
+  num,
+  numOrNull,
+  strOrNull,
+  type Dialect,
+  type Row,
+  type SqlExecutor,
+  type OpShape,
+} from './executor.ts';
 
 function toExecution(r: Row): ExecutionRow {
   return {
@@ -24,7 +33,13 @@ function toExecution(r: Row): ExecutionRow {
 const FIELD = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** The execute-once ledger: a side effect runs under a key at most once. */
-export function ledgerOps(db: SqlExecutor, d: Dialect): Pick<StoreTx, 'claimExecution' | 'renewExecution' | 'finishExecution' | 'getExecution' | 'listExecutionsForRequest' | 'aggregate'> {
+export function ledgerOps(
+  db: SqlExecutor,
+  d: Dialect,
+): Pick<
+  StoreTx,
+  'claimExecution' | 'renewExecution' | 'finishExecution' | 'getExecution' | 'listExecutionsForRequest' | 'aggregate'
+> {
   return {
     async claimExecution(e, now) {
       const inserted = await db.all(
@@ -44,13 +59,25 @@ export function ledgerOps(db: SqlExecutor, d: Dialect): Pick<StoreTx, 'claimExec
       return { claimed: false, row: toExecution(rows[0]!) };
     },
     async renewExecution(key, owner, leaseUntil) {
-      return (await db.run(`UPDATE il_executions SET lease_until = $3 WHERE key = $1 AND lease_owner = $2 AND status = 'running'`, [key, owner, leaseUntil])) === 1;
+      return (
+        (await db.run(
+          `UPDATE il_executions SET lease_until = $3 WHERE key = $1 AND lease_owner = $2 AND status = 'running'`,
+          [key, owner, leaseUntil],
+        )) === 1
+      );
     },
     async finishExecution(key, owner, outcome, now) {
       const n = await db.run(
         `UPDATE il_executions SET status = $3, result = $4, error = $5, lease_until = NULL, updated_at = $6
          WHERE key = $1 AND lease_owner = $2 AND status = 'running'`,
-        [key, owner, outcome.status, outcome.result === undefined ? null : JSON.stringify(outcome.result), outcome.error ?? null, now],
+        [
+          key,
+          owner,
+          outcome.status,
+          outcome.result === undefined ? null : JSON.stringify(outcome.result),
+          outcome.error ?? null,
+          now,
+        ],
       );
       return n === 1;
     },
@@ -64,7 +91,10 @@ export function ledgerOps(db: SqlExecutor, d: Dialect): Pick<StoreTx, 'claimExec
     },
     async aggregate(q) {
       for (const f of [q.field, q.groupBy?.field]) {
-        if (f !== undefined && !FIELD.test(f)) throw new ValidationError(`Aggregate field "${f}" must be a plain argument name.`, [{ path: 'field', message: 'invalid' }]);
+        if (f !== undefined && !FIELD.test(f))
+          throw new ValidationError(`Aggregate field "${f}" must be a plain argument name.`, [
+            { path: 'field', message: 'invalid' },
+          ]);
       }
       const params: unknown[] = [q.tool, q.outcome === 'executed' ? 'succeeded' : 'failed', q.since];
       let expr = 'COUNT(*)';
@@ -81,7 +111,10 @@ export function ledgerOps(db: SqlExecutor, d: Dialect): Pick<StoreTx, 'claimExec
         const f = `$${params.length - 1}`;
         group = ` AND ${numeric ? d.jsonNumber('args', f) : d.jsonText('args', f)} = $${params.length}`;
       }
-      const rows = await db.all(`SELECT ${expr} AS v FROM il_executions WHERE tool = $1 AND status = $2 AND updated_at >= $3${group}`, params);
+      const rows = await db.all(
+        `SELECT ${expr} AS v FROM il_executions WHERE tool = $1 AND status = $2 AND updated_at >= $3${group}`,
+        params,
+      );
       return num(rows[0]?.v ?? 0);
     },
   };

@@ -8,18 +8,31 @@ import { SchemaVersionError } from '../../core/errors.ts';
  * function in a transaction that holds the backend's migration lock, so two
  * processes starting at once apply each migration exactly once.
  */
-export async function applyMigrations(inTx: <T>(fn: (db: SqlExecutor) => Promise<T>) => Promise<T>, dialect: Pick<Dialect, 'name'>): Promise<number[]> {
+export async function applyMigrations(
+  inTx: <T>(fn: (db: SqlExecutor) => Promise<T>) => Promise<T>,
+  dialect: Pick<Dialect, 'name'>,
+): Promise<number[]> {
   const applied: number[] = [];
   // A database a newer build migrated may hold tables or columns this code would misread or
   // overwrite; refuse before touching anything.
   await inTx(async (db) => {
-    await db.run(`CREATE TABLE IF NOT EXISTS il_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`);
+    await db.run(
+      `CREATE TABLE IF NOT EXISTS il_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`,
+    );
     const found = await schemaVersion(db);
-    if (found > LATEST_MIGRATION) throw new SchemaVersionError('database', found, MIGRATIONS.map((m) => m.id), 'migrated by a newer Interlock');
+    if (found > LATEST_MIGRATION)
+      throw new SchemaVersionError(
+        'database',
+        found,
+        MIGRATIONS.map((m) => m.id),
+        'migrated by a newer Interlock',
+      );
   });
   for (const m of MIGRATIONS) {
     const did = await inTx(async (db) => {
-      await db.run(`CREATE TABLE IF NOT EXISTS il_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`);
+      await db.run(
+        `CREATE TABLE IF NOT EXISTS il_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`,
+      );
       const done = await db.all(`SELECT id FROM il_migrations WHERE id = $1`, [m.id]);
       if (done.length > 0) return false;
       // Insert the row first: a concurrent migrator without the lock would fail here, not half-way.

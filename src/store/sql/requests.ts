@@ -1,7 +1,17 @@
 import type { ApprovalRequest } from '../../core/index.ts';
 import { ValidationError } from '../../core/index.ts';
 import type { StoreTx } from '../types.ts';
-import { fromJson, num, numOrNull, placeholders, strOrNull, type Dialect, type Row, type SqlExecutor, type OpShape } from './executor.ts';
+import {
+  fromJson,
+  num,
+  numOrNull,
+  placeholders,
+  strOrNull,
+  type Dialect,
+  type Row,
+  type SqlExecutor,
+  type OpShape,
+} from './executor.ts';
 
 function toRequest(r: Row): ApprovalRequest {
   return {
@@ -45,7 +55,9 @@ function decodeCursor(c: string, order: 'newest' | 'expiry'): [number, string] {
   const m = /^(newest|expiry):(\d+):(.+)$/.exec(Buffer.from(c, 'base64url').toString());
   if (!m || m[1] !== order) {
     throw new ValidationError(
-      m ? `This cursor pages the "${m[1]}" order; request the same order it came from, or start again without a cursor.` : 'The cursor is not one this API returned; pass nextCursor from the previous page unchanged.',
+      m
+        ? `This cursor pages the "${m[1]}" order; request the same order it came from, or start again without a cursor.`
+        : 'The cursor is not one this API returned; pass nextCursor from the previous page unchanged.',
       [{ path: 'cursor', message: m ? 'order mismatch' : 'malformed' }],
     );
   }
@@ -53,9 +65,22 @@ function decodeCursor(c: string, order: 'newest' | 'expiry'): [number, string] {
 }
 
 /** Approval requests, quorum votes and trust grants. */
-export function requestOps(db: SqlExecutor, d: Dialect): Pick<
+export function requestOps(
+  db: SqlExecutor,
+  d: Dialect,
+): Pick<
   StoreTx,
-  'insertRequest' | 'getRequest' | 'setRequestStatus' | 'updateRequest' | 'listRequests' | 'claimExpired' | 'insertVote' | 'listVoters' | 'countPendingByRole' | 'insertTrust' | 'getTrust'
+  | 'insertRequest'
+  | 'getRequest'
+  | 'setRequestStatus'
+  | 'updateRequest'
+  | 'listRequests'
+  | 'claimExpired'
+  | 'insertVote'
+  | 'listVoters'
+  | 'countPendingByRole'
+  | 'insertTrust'
+  | 'getTrust'
 > {
   return {
     async insertRequest(r) {
@@ -65,10 +90,34 @@ export function requestOps(db: SqlExecutor, d: Dialect): Pick<
            resolution, parent_id, superseded_by, created_at, expires_at, updated_at, resolved_at)
          VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,$28)`,
         [
-          r.id, r.threadId, r.checkpointId, r.toolCallId, r.tool, JSON.stringify(r.args), r.actionHash, r.reason, r.ruleId, r.tier, r.role,
-          r.approvalsRequired, r.approvalsReceived, r.version, r.status, r.proposer, JSON.stringify(r.evidence), JSON.stringify(r.context), r.onTimeout,
-          r.escalateTo === null ? null : JSON.stringify(r.escalateTo), r.trustable ? 1 : 0,
-          r.resolution === null ? null : JSON.stringify(r.resolution), r.parentId, r.supersededBy, r.createdAt, r.expiresAt, r.updatedAt, r.resolvedAt,
+          r.id,
+          r.threadId,
+          r.checkpointId,
+          r.toolCallId,
+          r.tool,
+          JSON.stringify(r.args),
+          r.actionHash,
+          r.reason,
+          r.ruleId,
+          r.tier,
+          r.role,
+          r.approvalsRequired,
+          r.approvalsReceived,
+          r.version,
+          r.status,
+          r.proposer,
+          JSON.stringify(r.evidence),
+          JSON.stringify(r.context),
+          r.onTimeout,
+          r.escalateTo === null ? null : JSON.stringify(r.escalateTo),
+          r.trustable ? 1 : 0,
+          r.resolution === null ? null : JSON.stringify(r.resolution),
+          r.parentId,
+          r.supersededBy,
+          r.createdAt,
+          r.expiresAt,
+          r.updatedAt,
+          r.resolvedAt,
         ],
       );
     },
@@ -83,15 +132,31 @@ export function requestOps(db: SqlExecutor, d: Dialect): Pick<
            approvals_required = $14, expires_at = $15
          WHERE id = $1 AND version = $2`,
         [
-          r.id, expectedVersion, JSON.stringify(r.args), r.actionHash, r.approvalsReceived, r.version, r.status,
-          r.resolution === null ? null : JSON.stringify(r.resolution), r.supersededBy, r.updatedAt, r.resolvedAt, r.tier, r.role,
-          r.approvalsRequired, r.expiresAt,
+          r.id,
+          expectedVersion,
+          JSON.stringify(r.args),
+          r.actionHash,
+          r.approvalsReceived,
+          r.version,
+          r.status,
+          r.resolution === null ? null : JSON.stringify(r.resolution),
+          r.supersededBy,
+          r.updatedAt,
+          r.resolvedAt,
+          r.tier,
+          r.role,
+          r.approvalsRequired,
+          r.expiresAt,
         ],
       );
       return n === 1;
     },
     async setRequestStatus(id, status, now) {
-      await db.run(`UPDATE il_requests SET status = $2, version = version + 1, updated_at = $3 WHERE id = $1`, [id, status, now]);
+      await db.run(`UPDATE il_requests SET status = $2, version = version + 1, updated_at = $3 WHERE id = $1`, [
+        id,
+        status,
+        now,
+      ]);
     },
     async listRequests(q) {
       const where: string[] = [];
@@ -119,7 +184,11 @@ export function requestOps(db: SqlExecutor, d: Dialect): Pick<
         params.push(at, id);
         const a = `$${params.length - 1}`;
         const b = `$${params.length}`;
-        where.push(byExpiry ? `(${col} > ${a} OR (${col} = ${a} AND id > ${b}))` : `(${col} < ${a} OR (${col} = ${a} AND id < ${b}))`);
+        where.push(
+          byExpiry
+            ? `(${col} > ${a} OR (${col} = ${a} AND id > ${b}))`
+            : `(${col} < ${a} OR (${col} = ${a} AND id < ${b}))`,
+        );
       }
       const limit = Math.min(Math.max(q.limit ?? 50, 1), 500);
       params.push(limit + 1);
@@ -130,7 +199,10 @@ export function requestOps(db: SqlExecutor, d: Dialect): Pick<
       );
       const items = rows.slice(0, limit).map(toRequest);
       const last = items[items.length - 1];
-      const nextCursor = rows.length > limit && last ? encodeCursor(byExpiry ? 'expiry' : 'newest', byExpiry ? last.expiresAt : last.createdAt, last.id) : null;
+      const nextCursor =
+        rows.length > limit && last
+          ? encodeCursor(byExpiry ? 'expiry' : 'newest', byExpiry ? last.expiresAt : last.createdAt, last.id)
+          : null;
       return { items, nextCursor };
     },
     async claimExpired(now, limit) {
@@ -149,14 +221,22 @@ export function requestOps(db: SqlExecutor, d: Dialect): Pick<
          WHERE excluded.type <> 'approve'`,
         [v.requestId, v.reviewer, v.type, v.version, v.createdAt],
       );
-      if (n !== 1) throw new Error(`Reviewer ${v.reviewer} already has a vote on request ${v.requestId}; an approval cannot replace it.`);
+      if (n !== 1)
+        throw new Error(
+          `Reviewer ${v.reviewer} already has a vote on request ${v.requestId}; an approval cannot replace it.`,
+        );
     },
     async listVoters(requestId) {
-      const rows = await db.all(`SELECT reviewer FROM il_votes WHERE request_id = $1 AND type = 'approve' ORDER BY created_at`, [requestId]);
+      const rows = await db.all(
+        `SELECT reviewer FROM il_votes WHERE request_id = $1 AND type = 'approve' ORDER BY created_at`,
+        [requestId],
+      );
       return rows.map((r) => String(r.reviewer));
     },
     async countPendingByRole() {
-      const rows = await db.all(`SELECT role, COUNT(*) AS n, MIN(created_at) AS oldest FROM il_requests WHERE status = 'pending' GROUP BY role`);
+      const rows = await db.all(
+        `SELECT role, COUNT(*) AS n, MIN(created_at) AS oldest FROM il_requests WHERE status = 'pending' GROUP BY role`,
+      );
       return rows.map((r) => ({ role: String(r.role), count: num(r.n), oldestCreatedAt: num(r.oldest) }));
     },
     async insertTrust(g) {
@@ -166,9 +246,14 @@ export function requestOps(db: SqlExecutor, d: Dialect): Pick<
       );
     },
     async getTrust(threadId, tool, ruleId) {
-      const rows = await db.all(`SELECT reviewer, request_id, created_at FROM il_trust WHERE thread_id = $1 AND tool = $2 AND rule_id = $3`, [threadId, tool, ruleId]);
+      const rows = await db.all(
+        `SELECT reviewer, request_id, created_at FROM il_trust WHERE thread_id = $1 AND tool = $2 AND rule_id = $3`,
+        [threadId, tool, ruleId],
+      );
       const r = rows[0];
-      return r ? { reviewer: String(r.reviewer), requestId: String(r.request_id), createdAt: num(r.created_at) } : undefined;
+      return r
+        ? { reviewer: String(r.reviewer), requestId: String(r.request_id), createdAt: num(r.created_at) }
+        : undefined;
     },
   };
 }

@@ -13,12 +13,15 @@ function toReviewer(r: Row): ReviewerRow {
 }
 
 /** Reviewers and the hashes of their tokens. */
-export function reviewerOps(db: SqlExecutor): Pick<StoreTx, 'insertReviewer' | 'getReviewerByTokenHash' | 'getReviewer' | 'listReviewers' | 'revokeReviewer'> {
+export function reviewerOps(
+  db: SqlExecutor,
+): Pick<StoreTx, 'insertReviewer' | 'getReviewerByTokenHash' | 'getReviewer' | 'listReviewers' | 'revokeReviewer'> {
   return {
     async insertReviewer(r) {
-      await db.run(`INSERT INTO il_reviewers (id, name, roles, token_hash, revoked, created_at) VALUES ($1, $2, $3, $4, $5, $6)`, [
-        r.id, r.name, JSON.stringify(r.roles), r.tokenHash, r.revoked ? 1 : 0, r.createdAt,
-      ]);
+      await db.run(
+        `INSERT INTO il_reviewers (id, name, roles, token_hash, revoked, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+        [r.id, r.name, JSON.stringify(r.roles), r.tokenHash, r.revoked ? 1 : 0, r.createdAt],
+      );
     },
     async getReviewerByTokenHash(tokenHash) {
       const rows = await db.all(`SELECT * FROM il_reviewers WHERE token_hash = $1`, [tokenHash]);

@@ -2,14 +2,26 @@ import type { SessionRow, StoreTx } from '../types.ts';
 import { num, type Row, type SqlExecutor, type OpShape } from './executor.ts';
 
 function toSession(r: Row): SessionRow {
-  return { idHash: String(r.id_hash), reviewerId: String(r.reviewer_id), createdAt: num(r.created_at), expiresAt: num(r.expires_at) };
+  return {
+    idHash: String(r.id_hash),
+    reviewerId: String(r.reviewer_id),
+    createdAt: num(r.created_at),
+    expiresAt: num(r.expires_at),
+  };
 }
 
 /** Browser sessions of the web UI, by the hash of their cookie value. */
-export function sessionOps(db: SqlExecutor): Pick<StoreTx, 'insertSession' | 'getSession' | 'deleteSession' | 'deleteExpiredSessions'> {
+export function sessionOps(
+  db: SqlExecutor,
+): Pick<StoreTx, 'insertSession' | 'getSession' | 'deleteSession' | 'deleteExpiredSessions'> {
   return {
     async insertSession(s) {
-      await db.run(`INSERT INTO il_sessions (id_hash, reviewer_id, created_at, expires_at) VALUES ($1, $2, $3, $4)`, [s.idHash, s.reviewerId, s.createdAt, s.expiresAt]);
+      await db.run(`INSERT INTO il_sessions (id_hash, reviewer_id, created_at, expires_at) VALUES ($1, $2, $3, $4)`, [
+        s.idHash,
+        s.reviewerId,
+        s.createdAt,
+        s.expiresAt,
+      ]);
     },
     async getSession(idHash) {
       const rows = await db.all(`SELECT * FROM il_sessions WHERE id_hash = $1`, [idHash]);

@@ -38,16 +38,40 @@ const PATCH_COLUMNS = {
 } as const;
 
 /** Threads, messages and checkpoints. */
-export function threadOps(db: SqlExecutor): Pick<
+export function threadOps(
+  db: SqlExecutor,
+): Pick<
   StoreTx,
-  'insertThread' | 'getThread' | 'updateThread' | 'claimThread' | 'renewThreadLease' | 'releaseThread' | 'appendMessages' | 'listMessages' | 'advanceThread' | 'insertCheckpoint' | 'getLatestCheckpoint' | 'loadLatest' | 'getCheckpoint'
+  | 'insertThread'
+  | 'getThread'
+  | 'updateThread'
+  | 'claimThread'
+  | 'renewThreadLease'
+  | 'releaseThread'
+  | 'appendMessages'
+  | 'listMessages'
+  | 'advanceThread'
+  | 'insertCheckpoint'
+  | 'getLatestCheckpoint'
+  | 'loadLatest'
+  | 'getCheckpoint'
 > {
   return {
     async insertThread(t) {
       await db.run(
         `INSERT INTO il_threads (id, agent, agent_version, status, message_count, abort_requested, metadata, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-        [t.id, t.agent, t.agentVersion, t.status, t.messageCount, t.abortRequested ? 1 : 0, JSON.stringify(t.metadata), t.createdAt, t.updatedAt],
+        [
+          t.id,
+          t.agent,
+          t.agentVersion,
+          t.status,
+          t.messageCount,
+          t.abortRequested ? 1 : 0,
+          JSON.stringify(t.metadata),
+          t.createdAt,
+          t.updatedAt,
+        ],
       );
     },
     async getThread(id) {
@@ -94,21 +118,35 @@ export function threadOps(db: SqlExecutor): Pick<
       const rows =
         limit === undefined
           ? await db.all(`SELECT body FROM il_messages WHERE thread_id = $1 ORDER BY seq`, [threadId])
-          : await db.all(`SELECT body FROM il_messages WHERE thread_id = $1 AND seq < $2 ORDER BY seq`, [threadId, limit]);
+          : await db.all(`SELECT body FROM il_messages WHERE thread_id = $1 AND seq < $2 ORDER BY seq`, [
+              threadId,
+              limit,
+            ]);
       return rows.map((r) => fromJson<unknown>(r.body));
     },
     async renewThreadLease(id, owner, leaseUntil) {
-      return (await db.run(`UPDATE il_threads SET lease_until = $3 WHERE id = $1 AND lease_owner = $2`, [id, owner, leaseUntil])) === 1;
+      return (
+        (await db.run(`UPDATE il_threads SET lease_until = $3 WHERE id = $1 AND lease_owner = $2`, [
+          id,
+          owner,
+          leaseUntil,
+        ])) === 1
+      );
     },
     async releaseThread(id, owner, now) {
-      await db.run(`UPDATE il_threads SET lease_owner = NULL, lease_until = NULL, updated_at = $3 WHERE id = $1 AND lease_owner = $2`, [id, owner, now]);
+      await db.run(
+        `UPDATE il_threads SET lease_owner = NULL, lease_until = NULL, updated_at = $3 WHERE id = $1 AND lease_owner = $2`,
+        [id, owner, now],
+      );
     },
     async advanceThread(id, c, now) {
       // With leaseOwner, the write is fenced: a run whose lease passed to another run changes nothing.
       const rows = await db.all(
         `UPDATE il_threads SET status = $3, message_count = message_count + $4, agent_version = $5, updated_at = $2${c.releaseLease ? ', lease_owner = NULL, lease_until = NULL' : ''}
          WHERE id = $1${c.leaseOwner === undefined ? '' : ' AND lease_owner = $6'} RETURNING message_count`,
-        c.leaseOwner === undefined ? [id, now, c.status, c.addMessages, c.agentVersion] : [id, now, c.status, c.addMessages, c.agentVersion, c.leaseOwner],
+        c.leaseOwner === undefined
+          ? [id, now, c.status, c.addMessages, c.agentVersion]
+          : [id, now, c.status, c.addMessages, c.agentVersion, c.leaseOwner],
       );
       return rows[0] ? num(rows[0].message_count) - c.addMessages : undefined;
     },
@@ -124,7 +162,14 @@ export function threadOps(db: SqlExecutor): Pick<
       );
       const head = rows[0];
       if (!head || num(head.part) !== 0) return { checkpoint: undefined, messages: [] };
-      const checkpoint = toCheckpoint({ id: head.id, thread_id: threadId, message_count: head.n, schema_version: head.schema_version, state: head.body, created_at: head.created_at });
+      const checkpoint = toCheckpoint({
+        id: head.id,
+        thread_id: threadId,
+        message_count: head.n,
+        schema_version: head.schema_version,
+        state: head.body,
+        created_at: head.created_at,
+      });
       return { checkpoint, messages: rows.slice(1).map((r) => fromJson<unknown>(r.body)) };
     },
     async insertCheckpoint(c) {
@@ -134,7 +179,10 @@ export function threadOps(db: SqlExecutor): Pick<
       );
     },
     async getLatestCheckpoint(threadId) {
-      const rows = await db.all(`SELECT * FROM il_checkpoints WHERE thread_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`, [threadId]);
+      const rows = await db.all(
+        `SELECT * FROM il_checkpoints WHERE thread_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`,
+        [threadId],
+      );
       return rows[0] ? toCheckpoint(rows[0]) : undefined;
     },
     async getCheckpoint(id) {

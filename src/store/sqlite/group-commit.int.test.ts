@@ -13,7 +13,17 @@ import { createSqliteStore } from './sqlite-store.ts';
 import type { Store } from '../types.ts';
 
 const T = 1_700_000_000_000;
-const thread = (id: string) => ({ id, agent: 'a', agentVersion: '1', status: 'running' as const, messageCount: 0, abortRequested: false, metadata: {}, createdAt: T, updatedAt: T });
+const thread = (id: string) => ({
+  id,
+  agent: 'a',
+  agentVersion: '1',
+  status: 'running' as const,
+  messageCount: 0,
+  abortRequested: false,
+  metadata: {},
+  createdAt: T,
+  updatedAt: T,
+});
 
 describe('sqlite group commit', () => {
   let dir: string;
@@ -76,7 +86,10 @@ describe('sqlite group commit', () => {
       }),
       store.transaction(async (tx) => tx.insertThread(thread('after-first'))),
     ]);
-    assert.deepEqual(outcomes.map((o) => o.status), ['rejected', 'fulfilled']);
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['rejected', 'fulfilled'],
+    );
     assert.equal(await store.getThread('first-undone'), undefined);
     assert.ok(await store.getThread('after-first'));
   });
@@ -90,7 +103,10 @@ describe('sqlite group commit', () => {
           return other.prepare('SELECT COUNT(*) AS n FROM il_threads WHERE id = ?').get(id) as { n: number };
         }),
       );
-      assert.deepEqual(seen.map((r) => Number(r.n)), [1, 1, 1]);
+      assert.deepEqual(
+        seen.map((r) => Number(r.n)),
+        [1, 1, 1],
+      );
     } finally {
       other.close();
     }

@@ -24,7 +24,10 @@ const SAVEPOINT = 'il_group_member';
  * `serialize` is the connection's queue: a group holds it from BEGIN to COMMIT,
  * so no other statement interleaves.
  */
-export function groupCommit(db: DatabaseSync, serialize: <T>(fn: () => Promise<T>) => Promise<T>): <T>(run: () => Promise<T>) => Promise<T> {
+export function groupCommit(
+  db: DatabaseSync,
+  serialize: <T>(fn: () => Promise<T>) => Promise<T>,
+): <T>(run: () => Promise<T>) => Promise<T> {
   const pending: Member[] = [];
   let scheduled = false;
   const begin = () => db.exec('BEGIN IMMEDIATE');
@@ -72,7 +75,13 @@ export function groupCommit(db: DatabaseSync, serialize: <T>(fn: () => Promise<T
           // The first member failed (nothing else to keep), or SQLite rolled the whole transaction back
           // (I/O error, disk full): nothing of this group commits, and the others learn why.
           rollback();
-          for (const d of done) d.m.reject(new StoreError(`The transaction was rolled back with another one of its commit group: ${(err as Error).message}. Retry it.`, err));
+          for (const d of done)
+            d.m.reject(
+              new StoreError(
+                `The transaction was rolled back with another one of its commit group: ${(err as Error).message}. Retry it.`,
+                err,
+              ),
+            );
           done = [];
           break;
         }

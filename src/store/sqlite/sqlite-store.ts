@@ -28,7 +28,8 @@ const dialect: Dialect = {
   jsonText: (col, p) =>
     `(CASE json_type(${col}, '$.' || ${p}) WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST(json_extract(${col}, '$.' || ${p}) AS TEXT) END)`,
   // Only JSON numbers, as in PostgreSQL (CAST would turn '12abc' into 12).
-  jsonNumber: (col, p) => `(CASE WHEN json_type(${col}, '$.' || ${p}) IN ('integer', 'real') THEN CAST(json_extract(${col}, '$.' || ${p}) AS REAL) END)`,
+  jsonNumber: (col, p) =>
+    `(CASE WHEN json_type(${col}, '$.' || ${p}) IN ('integer', 'real') THEN CAST(json_extract(${col}, '$.' || ${p}) AS REAL) END)`,
   writableCte: false,
 };
 
@@ -76,7 +77,10 @@ function open(path: string, durability: 'full' | 'normal'): Connection {
     db.exec(`PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON;`);
     db.exec(`PRAGMA synchronous = ${durability === 'normal' ? 'NORMAL' : 'FULL'}`);
   } catch (err) {
-    throw new StoreError(`Cannot open the SQLite database at ${path}: ${(err as Error).message}. Check that the folder is writable, or set INTERLOCK_DATA_DIR.`, err);
+    throw new StoreError(
+      `Cannot open the SQLite database at ${path}: ${(err as Error).message}. Check that the folder is writable, or set INTERLOCK_DATA_DIR.`,
+      err,
+    );
   }
   // One connection: a transaction must not interleave with another's statements.
   let tail: Promise<unknown> = Promise.resolve();
@@ -85,7 +89,14 @@ function open(path: string, durability: 'full' | 'normal'): Connection {
     tail = run.catch(() => undefined);
     return run;
   };
-  const conn: Connection = { db, cache: new Map(), refs: 1, closed: false, serialize, transact: groupCommit(db, serialize) };
+  const conn: Connection = {
+    db,
+    cache: new Map(),
+    refs: 1,
+    closed: false,
+    serialize,
+    transact: groupCommit(db, serialize),
+  };
   if (path !== ':memory:') connections.set(path, conn);
   return conn;
 }
@@ -98,7 +109,10 @@ function open(path: string, durability: 'full' | 'normal'): Connection {
  * caller still hears back only after the WAL sync that makes its writes durable.
  */
 export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
-  const path = options.path === ':memory:' ? ':memory:' : resolve(options.path ?? resolve(process.env.INTERLOCK_DATA_DIR ?? './data', 'interlock.db'));
+  const path =
+    options.path === ':memory:'
+      ? ':memory:'
+      : resolve(options.path ?? resolve(process.env.INTERLOCK_DATA_DIR ?? './data', 'interlock.db'));
   const conn = open(path, options.durability ?? 'full');
   const { db, cache, serialize } = conn;
   const stats = { transactions: 0, statements: 0 };
@@ -145,8 +159,12 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     unsafeQuery: (sql, params = []) => serialize(() => exec.all(sql, params)),
     async threadStorageBytes(threadId) {
       return serialize(async () => {
-        const a = db.prepare(`SELECT COALESCE(SUM(LENGTH(CAST(body AS BLOB))), 0) AS n FROM il_messages WHERE thread_id = ?`).get(threadId) as { n: number };
-        const b = db.prepare(`SELECT COALESCE(SUM(LENGTH(CAST(state AS BLOB))), 0) AS n FROM il_checkpoints WHERE thread_id = ?`).get(threadId) as { n: number };
+        const a = db
+          .prepare(`SELECT COALESCE(SUM(LENGTH(CAST(body AS BLOB))), 0) AS n FROM il_messages WHERE thread_id = ?`)
+          .get(threadId) as { n: number };
+        const b = db
+          .prepare(`SELECT COALESCE(SUM(LENGTH(CAST(state AS BLOB))), 0) AS n FROM il_checkpoints WHERE thread_id = ?`)
+          .get(threadId) as { n: number };
         return Number(a.n) + Number(b.n);
       });
     },

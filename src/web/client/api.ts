@@ -56,8 +56,14 @@ export async function api<T>(path: string, body?: unknown): Promise<T> {
     throw new ApiError(401, 'unauthorized', 'Your session ended; sign in again.');
   }
   if (!res.ok) {
-    const e = (data as { error?: { code?: string; message?: string; details?: Record<string, unknown> } } | undefined)?.error;
-    throw new ApiError(res.status, e?.code ?? 'http_error', e?.message ?? `The server answered ${res.status}.`, e?.details ?? {});
+    const e = (data as { error?: { code?: string; message?: string; details?: Record<string, unknown> } } | undefined)
+      ?.error;
+    throw new ApiError(
+      res.status,
+      e?.code ?? 'http_error',
+      e?.message ?? `The server answered ${res.status}.`,
+      e?.details ?? {},
+    );
   }
   return data as T;
 }

@@ -36,7 +36,9 @@ interface BatchResult {
 
 const root = byId('batch');
 const query = new URLSearchParams(window.location.search);
-const group: Record<string, string> = query.get('threadId') ? { threadId: query.get('threadId')! } : { tool: query.get('tool') ?? '' };
+const group: Record<string, string> = query.get('threadId')
+  ? { threadId: query.get('threadId')! }
+  : { tool: query.get('tool') ?? '' };
 let batch: Batch | undefined;
 let result: BatchResult | undefined;
 let busy = false;
@@ -45,7 +47,12 @@ const notices: string[] = [];
 const picked = new Set<string>();
 
 function title(b: Batch): HTMLElement {
-  return h('h1', null, 'Batch review: ', b.group.by === 'thread' ? ['thread ', short(b.group.threadId, 22)] : ['tool ', h('code', null, b.group.tool)]);
+  return h(
+    'h1',
+    null,
+    'Batch review: ',
+    b.group.by === 'thread' ? ['thread ', short(b.group.threadId, 22)] : ['tool ', h('code', null, b.group.tool)],
+  );
 }
 
 /** Items that are the same action as an earlier one (same tool and arguments: the same action hash), by item number. */
@@ -66,8 +73,16 @@ function outcomeText(r: RequestSummary): { ok: boolean; text: string } | undefin
   if (result.skipped.includes(r.id)) return { ok: true, text: 'not ticked: left pending for a decision of its own' };
   const res = result.results.find((x) => x.id === r.id);
   if (!res) return undefined;
-  if (!res.ok) return { ok: false, text: `refused: ${refusalReason(new ApiError(res.error.status, res.error.code, res.error.message), r)}` };
-  if (res.outcome === 'pending') return { ok: true, text: `counted ${res.approvalsReceived}/${res.approvalsRequired} toward quorum (it runs once ${res.approvalsRequired} reviewers approve)` };
+  if (!res.ok)
+    return {
+      ok: false,
+      text: `refused: ${refusalReason(new ApiError(res.error.status, res.error.code, res.error.message), r)}`,
+    };
+  if (res.outcome === 'pending')
+    return {
+      ok: true,
+      text: `counted ${res.approvalsReceived}/${res.approvalsRequired} toward quorum (it runs once ${res.approvalsRequired} reviewers approve)`,
+    };
   return { ok: true, text: 'approved' };
 }
 
@@ -88,7 +103,13 @@ function itemCard(r: RequestSummary, i: number, twins: Map<string, number[]>): H
   const out = outcomeText(r);
   const escalate = r.tier === 'escalate';
   const id = `pick-${i + 1}`;
-  const box = h('input', { type: 'checkbox', id, checked: picked.has(r.id), disabled: busy || result !== undefined, 'data-id': r.id });
+  const box = h('input', {
+    type: 'checkbox',
+    id,
+    checked: picked.has(r.id),
+    disabled: busy || result !== undefined,
+    'data-id': r.id,
+  });
   box.addEventListener('change', () => {
     if (box.checked) picked.add(r.id);
     else picked.delete(r.id);
@@ -97,18 +118,57 @@ function itemCard(r: RequestSummary, i: number, twins: Map<string, number[]>): H
   const twin = twins.get(r.id);
   return h(
     'li',
-    { class: `batch-item${out ? (out.ok ? ' is-ok' : ' is-failed') : ''}${escalate ? ' is-escalate' : ''}`, 'data-id': r.id, 'data-tier': r.tier },
-    h('p', { class: 'qtitle' }, h('span', { class: 'item-no' }, `${i + 1}.`), ' ', h('code', { class: 'tool-name' }, r.tool), ' ', tierBadge(r.tier), ' ', roleChip(r.requiredRole), ' ', h('span', { class: 'chip' }, 'v', String(r.version)), ' ', h('a', { href: `/approvals/${encodeURIComponent(r.id)}` }, 'full card'), ' ', hiddenChip(r.args)),
+    {
+      class: `batch-item${out ? (out.ok ? ' is-ok' : ' is-failed') : ''}${escalate ? ' is-escalate' : ''}`,
+      'data-id': r.id,
+      'data-tier': r.tier,
+    },
+    h(
+      'p',
+      { class: 'qtitle' },
+      h('span', { class: 'item-no' }, `${i + 1}.`),
+      ' ',
+      h('code', { class: 'tool-name' }, r.tool),
+      ' ',
+      tierBadge(r.tier),
+      ' ',
+      roleChip(r.requiredRole),
+      ' ',
+      h('span', { class: 'chip' }, 'v', String(r.version)),
+      ' ',
+      h('a', { href: `/approvals/${encodeURIComponent(r.id)}` }, 'full card'),
+      ' ',
+      hiddenChip(r.args),
+    ),
     h('pre', { class: 'mono' }, exactJson(r.args)),
-    h('p', { class: 'muted' }, r.reason, out ? null : [' · expires in ', countdown(h('span', { class: 'countdown' }), r.expiresAt)], ' · thread ', short(r.threadId, 14)),
-    twin ? h('p', { class: 'same-action', role: 'note' }, `⚠ The same action as item ${twin.join(' and ')}: approving both runs it more than once.`) : null,
+    h(
+      'p',
+      { class: 'muted' },
+      r.reason,
+      out ? null : [' · expires in ', countdown(h('span', { class: 'countdown' }), r.expiresAt)],
+      ' · thread ',
+      short(r.threadId, 14),
+    ),
+    twin
+      ? h(
+          'p',
+          { class: 'same-action', role: 'note' },
+          `⚠ The same action as item ${twin.join(' and ')}: approving both runs it more than once.`,
+        )
+      : null,
     out
       ? h('p', { class: out.ok ? 'result-ok' : 'result-failed', role: 'status' }, `${out.ok ? '✔' : '✖'} ${out.text}`)
       : h(
           'div',
           { class: 'check pick' },
           box,
-          h('label', { for: id }, escalate ? `Approve this escalate-tier request too (it needs ${r.approvalsRequired} ${r.requiredRole} approval${r.approvalsRequired === 1 ? '' : 's'}; not ticked unless you choose it)` : 'Approve this one'),
+          h(
+            'label',
+            { for: id },
+            escalate
+              ? `Approve this escalate-tier request too (it needs ${r.approvalsRequired} ${r.requiredRole} approval${r.approvalsRequired === 1 ? '' : 's'}; not ticked unless you choose it)`
+              : 'Approve this one',
+          ),
         ),
   );
 }
@@ -120,26 +180,99 @@ function render(): void {
   const k = b.items.filter((r) => picked.has(r.id)).length;
   const dupes = sameActions(b.items);
   const twins = new Map<string, number[]>();
-  for (const g of dupes) for (const no of g.numbers) twins.set(b.items[no - 1]!.id, g.numbers.filter((x) => x !== no));
+  for (const g of dupes)
+    for (const no of g.numbers)
+      twins.set(
+        b.items[no - 1]!.id,
+        g.numbers.filter((x) => x !== no),
+      );
   put(
     root,
     h(
       'article',
       { class: 'card' },
       h('header', { class: 'page-head' }, title(b)),
-      notices.map((t) => h('div', { class: 'alert alert-warn', role: 'alert' }, h('p', null, t), h('p', null, h('a', { class: 'btn btn-small', href: window.location.href }, 'Reload the batch')))),
+      notices.map((t) =>
+        h(
+          'div',
+          { class: 'alert alert-warn', role: 'alert' },
+          h('p', null, t),
+          h('p', null, h('a', { class: 'btn btn-small', href: window.location.href }, 'Reload the batch')),
+        ),
+      ),
       result
-        ? h('div', { class: `alert ${result.results.some((x) => !x.ok) ? 'alert-warn' : 'alert-ok'}`, role: 'status', id: 'batch-result', tabindex: '-1' }, h('p', null, summary(result)), h('p', null, h('a', { class: 'btn btn-small', href: '/' }, 'Back to the queue')))
+        ? h(
+            'div',
+            {
+              class: `alert ${result.results.some((x) => !x.ok) ? 'alert-warn' : 'alert-ok'}`,
+              role: 'status',
+              id: 'batch-result',
+              tabindex: '-1',
+            },
+            h('p', null, summary(result)),
+            h('p', null, h('a', { class: 'btn btn-small', href: '/' }, 'Back to the queue')),
+          )
         : null,
       dupes.length && !result
-        ? h('div', { class: 'alert alert-warn', role: 'alert', id: 'same-actions' }, dupes.map((g) => h('p', null, `Items ${g.numbers.join(' and ')} are the same action (`, h('code', null, g.tool), ' with the same arguments). Approving all of them runs it more than once — untick the extra ones unless that is what you want.')))
+        ? h(
+            'div',
+            { class: 'alert alert-warn', role: 'alert', id: 'same-actions' },
+            dupes.map((g) =>
+              h(
+                'p',
+                null,
+                `Items ${g.numbers.join(' and ')} are the same action (`,
+                h('code', null, g.tool),
+                ' with the same arguments). Approving all of them runs it more than once — untick the extra ones unless that is what you want.',
+              ),
+            ),
+          )
         : null,
       n === 0
         ? h('p', { class: 'muted' }, 'Nothing in this group is waiting for your approval.')
-        : h('p', { class: 'digest-line' }, `Approving covers only the requests you tick among these ${n}, exactly as shown here. A request that changes or arrives after this page loaded is not included.`),
-      h('ol', { class: 'batch-list', 'aria-label': 'Requests in this batch' }, b.items.map((r, i) => itemCard(r, i, twins))),
-      b.excluded.length ? h('details', { class: 'excluded' }, h('summary', null, `${b.excluded.length} not included`), h('ul', null, b.excluded.map((x) => h('li', null, h('a', { href: `/approvals/${encodeURIComponent(x.id)}` }, x.tool), ` — ${x.reason}`)))) : null,
-      n > 0 && !result ? h('div', { class: 'decide-buttons' }, h('button', { type: 'button', class: 'btn btn-primary', id: 'approve-all', disabled: busy || k === 0, 'aria-keyshortcuts': 'a', onClick: () => void approveAll() }, k === n ? `Approve all ${n} ` : `Approve ${k} of ${n} `, h('kbd', { 'aria-hidden': 'true' }, 'A'))) : null,
+        : h(
+            'p',
+            { class: 'digest-line' },
+            `Approving covers only the requests you tick among these ${n}, exactly as shown here. A request that changes or arrives after this page loaded is not included.`,
+          ),
+      h(
+        'ol',
+        { class: 'batch-list', 'aria-label': 'Requests in this batch' },
+        b.items.map((r, i) => itemCard(r, i, twins)),
+      ),
+      b.excluded.length
+        ? h(
+            'details',
+            { class: 'excluded' },
+            h('summary', null, `${b.excluded.length} not included`),
+            h(
+              'ul',
+              null,
+              b.excluded.map((x) =>
+                h('li', null, h('a', { href: `/approvals/${encodeURIComponent(x.id)}` }, x.tool), ` — ${x.reason}`),
+              ),
+            ),
+          )
+        : null,
+      n > 0 && !result
+        ? h(
+            'div',
+            { class: 'decide-buttons' },
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'btn btn-primary',
+                id: 'approve-all',
+                disabled: busy || k === 0,
+                'aria-keyshortcuts': 'a',
+                onClick: () => void approveAll(),
+              },
+              k === n ? `Approve all ${n} ` : `Approve ${k} of ${n} `,
+              h('kbd', { 'aria-hidden': 'true' }, 'A'),
+            ),
+          )
+        : null,
     ),
   );
 }
@@ -152,7 +285,14 @@ async function load(): Promise<void> {
     for (const r of batch.items) if (r.tier !== 'escalate') picked.add(r.id);
     render();
   } catch (err) {
-    put(root, h('p', { class: 'alert alert-error', role: 'alert' }, err instanceof ApiError ? err.message : 'The batch could not be loaded.'));
+    put(
+      root,
+      h(
+        'p',
+        { class: 'alert alert-error', role: 'alert' },
+        err instanceof ApiError ? err.message : 'The batch could not be loaded.',
+      ),
+    );
   }
 }
 
@@ -164,8 +304,23 @@ async function approveAll(): Promise<void> {
   const ok = await confirmStep({
     title: `Approve ${chosen.length === 1 ? 'this request' : `these ${chosen.length} requests`}?`,
     body: [
-      h('ul', { class: 'confirm-list' }, chosen.map((r) => h('li', null, h('code', null, r.tool), ' ', r.tier === 'escalate' ? [tierBadge(r.tier), ' '] : null, h('span', { class: 'mono' }, JSON.stringify(r.args))))),
-      left ? h('p', { class: 'muted small' }, `${left} not ticked: ${left === 1 ? 'it stays' : 'they stay'} pending.`) : null,
+      h(
+        'ul',
+        { class: 'confirm-list' },
+        chosen.map((r) =>
+          h(
+            'li',
+            null,
+            h('code', null, r.tool),
+            ' ',
+            r.tier === 'escalate' ? [tierBadge(r.tier), ' '] : null,
+            h('span', { class: 'mono' }, JSON.stringify(r.args)),
+          ),
+        ),
+      ),
+      left
+        ? h('p', { class: 'muted small' }, `${left} not ticked: ${left === 1 ? 'it stays' : 'they stay'} pending.`)
+        : null,
     ],
     confirm: `Approve ${chosen.length}`,
   });
@@ -177,7 +332,12 @@ async function approveAll(): Promise<void> {
       type: 'approve',
       digest: b.digest,
       // Every item shown travels, in order, so the list still matches what was shown; the unticked ones are marked skip.
-      items: b.items.map((r) => ({ id: r.id, expectedVersion: r.version, actionHash: r.actionHash, ...(picked.has(r.id) ? {} : { skip: true }) })),
+      items: b.items.map((r) => ({
+        id: r.id,
+        expectedVersion: r.version,
+        actionHash: r.actionHash,
+        ...(picked.has(r.id) ? {} : { skip: true }),
+      })),
     });
   } catch (err) {
     notices.push(err instanceof ApiError ? err.message : 'The batch could not be sent.');
@@ -193,7 +353,9 @@ live().on((e) => {
   if (!batch || result || e.type !== 'approval.created') return;
   const same = group.threadId !== undefined ? e.threadId === group.threadId : e.tool === group.tool;
   if (same && !batch.items.some((r) => r.id === e.requestId)) {
-    notices.push('A new request arrived in this group after this list was shown. It is not part of this batch; reload to review it too.');
+    notices.push(
+      'A new request arrived in this group after this list was shown. It is not part of this batch; reload to review it too.',
+    );
     render();
   }
 });

@@ -12,7 +12,13 @@ import { h, type Child } from './dom.ts';
  * Confirm can then only close the dialog, never send a decision that no
  * longer applies.
  */
-export function confirmStep(o: { title: string; body: Child; confirm: string; danger?: boolean; signal?: AbortSignal }): Promise<boolean> {
+export function confirmStep(o: {
+  title: string;
+  body: Child;
+  confirm: string;
+  danger?: boolean;
+  signal?: AbortSignal;
+}): Promise<boolean> {
   return new Promise((resolve) => {
     const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     let settled = false;
@@ -25,11 +31,24 @@ export function confirmStep(o: { title: string; body: Child; confirm: string; da
       opener?.focus();
       resolve(yes && !o.signal?.aborted);
     };
-    const ok = h('button', { type: 'button', class: `btn ${o.danger ? 'btn-danger' : 'btn-primary'}`, 'data-confirm': 'yes', onClick: () => {
-      ok.disabled = true;
-      done(true);
-    } }, o.confirm);
-    const cancel = h('button', { type: 'button', class: 'btn', 'data-confirm': 'no', onClick: () => done(false) }, 'Cancel');
+    const ok = h(
+      'button',
+      {
+        type: 'button',
+        class: `btn ${o.danger ? 'btn-danger' : 'btn-primary'}`,
+        'data-confirm': 'yes',
+        onClick: () => {
+          ok.disabled = true;
+          done(true);
+        },
+      },
+      o.confirm,
+    );
+    const cancel = h(
+      'button',
+      { type: 'button', class: 'btn', 'data-confirm': 'no', onClick: () => done(false) },
+      'Cancel',
+    );
     const notice = h('p', { class: 'alert alert-warn confirm-stale', role: 'alert', hidden: true });
     const dialog = h(
       'dialog',

@@ -80,12 +80,27 @@ function render(d: Dashboard): void {
       ),
       stackedBars(
         'Median time to decision',
-        tools.filter((t) => t.medianMinutesToDecision !== null).map((t) => ({ label: t.tool, segments: [{ name: 'minutes', value: Math.round(t.medianMinutesToDecision! * 10) / 10, cls: 'seg-time' }] })),
+        tools
+          .filter((t) => t.medianMinutesToDecision !== null)
+          .map((t) => ({
+            label: t.tool,
+            segments: [{ name: 'minutes', value: Math.round(t.medianMinutesToDecision! * 10) / 10, cls: 'seg-time' }],
+          })),
         (m) => minutes(m),
       ),
-      timeLine('Queue depth over time', d.queueDepth.map((p) => ({ at: p.at, value: p.depth })), 'pending requests'),
+      timeLine(
+        'Queue depth over time',
+        d.queueDepth.map((p) => ({ at: p.at, value: p.depth })),
+        'pending requests',
+      ),
     ),
-    h('p', { class: 'muted small' }, `Requests created ${new Date(d.since).toLocaleString()} – ${new Date(d.until).toLocaleString()}.${d.truncated ? ' Queue depth drawn from the most recent 20,000 requests.' : ''} Prometheus metrics: `, h('a', { href: '/metrics' }, '/metrics'), '.'),
+    h(
+      'p',
+      { class: 'muted small' },
+      `Requests created ${new Date(d.since).toLocaleString()} – ${new Date(d.until).toLocaleString()}.${d.truncated ? ' Queue depth drawn from the most recent 20,000 requests.' : ''} Prometheus metrics: `,
+      h('a', { href: '/metrics' }, '/metrics'),
+      '.',
+    ),
   );
 }
 
@@ -93,7 +108,14 @@ async function load(): Promise<void> {
   try {
     render(await api<Dashboard>(`/api/v1/dashboard?window=${encodeURIComponent(select.value)}`));
   } catch (err) {
-    put(root, h('p', { class: 'alert alert-error', role: 'alert' }, err instanceof ApiError ? err.message : 'The metrics could not be loaded.'));
+    put(
+      root,
+      h(
+        'p',
+        { class: 'alert alert-error', role: 'alert' },
+        err instanceof ApiError ? err.message : 'The metrics could not be loaded.',
+      ),
+    );
   }
 }
 

@@ -36,11 +36,22 @@ export function diffArgs(before: Args, after: Args, prefix = ''): Change[] {
 
 /** The changes as a table: field, proposed, edited. */
 export function diffTable(changes: readonly Change[]): HTMLElement {
-  if (changes.length === 0) return h('p', { class: 'muted diff-none' }, 'No changes yet: edit a field to see the difference.');
+  if (changes.length === 0)
+    return h('p', { class: 'muted diff-none' }, 'No changes yet: edit a field to see the difference.');
   return h(
     'table',
     { class: 'diff', 'aria-label': 'Changes against the proposed arguments' },
-    h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Field'), h('th', { scope: 'col' }, 'Proposed'), h('th', { scope: 'col' }, 'Your edit'))),
+    h(
+      'thead',
+      null,
+      h(
+        'tr',
+        null,
+        h('th', { scope: 'col' }, 'Field'),
+        h('th', { scope: 'col' }, 'Proposed'),
+        h('th', { scope: 'col' }, 'Your edit'),
+      ),
+    ),
     h(
       'tbody',
       null,
@@ -49,8 +60,16 @@ export function diffTable(changes: readonly Change[]): HTMLElement {
           'tr',
           { class: `diff-${c.kind}`, 'data-path': c.path },
           h('th', { scope: 'row' }, h('code', null, c.path)),
-          h('td', null, c.kind === 'added' ? h('span', { class: 'muted' }, '(not set)') : h('del', null, show(c.before))),
-          h('td', null, c.kind === 'removed' ? h('span', { class: 'muted' }, '(removed)') : h('ins', null, show(c.after))),
+          h(
+            'td',
+            null,
+            c.kind === 'added' ? h('span', { class: 'muted' }, '(not set)') : h('del', null, show(c.before)),
+          ),
+          h(
+            'td',
+            null,
+            c.kind === 'removed' ? h('span', { class: 'muted' }, '(removed)') : h('ins', null, show(c.after)),
+          ),
         ),
       ),
     ),
@@ -59,5 +78,9 @@ export function diffTable(changes: readonly Change[]): HTMLElement {
 
 /** The changes on one line, as the card and the timeline say them: "amount 850 → 300, note — → late". */
 export function changesLine(before: Args, after: Args): string {
-  return diffArgs(before, after).map((c) => `${c.path} ${show(c.before)} → ${show(c.after)}`).join(', ') || 'no change';
+  return (
+    diffArgs(before, after)
+      .map((c) => `${c.path} ${show(c.before)} → ${show(c.after)}`)
+      .join(', ') || 'no change'
+  );
 }

@@ -26,7 +26,13 @@ export function revealedText(text: string): Node {
   for (const c of hidden) {
     if (c.index > at) out.appendChild(document.createTextNode(text.slice(at, c.index)));
     const char = String.fromCodePoint(c.codePoint);
-    out.appendChild(h('span', { class: 'hidden-char', title: 'hidden character: not visible in plain text, but part of the value' }, reveal(char)));
+    out.appendChild(
+      h(
+        'span',
+        { class: 'hidden-char', title: 'hidden character: not visible in plain text, but part of the value' },
+        reveal(char),
+      ),
+    );
     at = c.index + char.length;
   }
   if (at < text.length) out.appendChild(document.createTextNode(text.slice(at)));
@@ -64,7 +70,11 @@ function setAttrs(el: Element, attrs: Attrs | null | undefined): void {
  * @example
  * h('p', { class: 'who' }, 'Approved by ', name) // name stays text, whatever it contains
  */
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs?: Attrs | null, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs?: Attrs | null,
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   setAttrs(el, attrs);
   for (const c of children) append(el, c);
@@ -74,7 +84,11 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs?: Attrs |
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
 /** An SVG element (charts). */
-export function s<K extends keyof SVGElementTagNameMap>(tag: K, attrs?: Attrs | null, ...children: Child[]): SVGElementTagNameMap[K] {
+export function s<K extends keyof SVGElementTagNameMap>(
+  tag: K,
+  attrs?: Attrs | null,
+  ...children: Child[]
+): SVGElementTagNameMap[K] {
   const el = document.createElementNS(SVG_NS, tag);
   setAttrs(el, attrs);
   for (const c of children) append(el, c);

@@ -10,7 +10,9 @@ export function show(v: Json | undefined): string {
 
 /** `orderId: ORD-999 · amount: 850`, cut at `max` characters. */
 export function argsLine(args: Args, max = 140): string {
-  const line = Object.entries(args).map(([k, v]) => `${k}: ${show(v)}`).join(' · ');
+  const line = Object.entries(args)
+    .map(([k, v]) => `${k}: ${show(v)}`)
+    .join(' · ');
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
@@ -42,12 +44,22 @@ export function short(id: string, n = 12): HTMLElement {
 /** Who an actor (`reviewer:<id>`, `agent:<name>`, `system:<what>`) is, for people. */
 export function actorName(actor: string, names: Record<string, string> = {}, myId = ''): string {
   if (actor === `reviewer:${myId}`) return 'you';
-  return names[actor] ?? actor.replace(/^reviewer:/, 'reviewer ').replace(/^agent:/, 'agent ').replace(/^system:/, 'system ');
+  return (
+    names[actor] ??
+    actor
+      .replace(/^reviewer:/, 'reviewer ')
+      .replace(/^agent:/, 'agent ')
+      .replace(/^system:/, 'system ')
+  );
 }
 
 /** A warning chip for a list item whose arguments hold hidden characters (the list may cut the line before them). */
 export function hiddenChip(args: Args): HTMLElement | null {
   const hidden = findHiddenDeep(args);
   if (hidden.length === 0) return null;
-  return h('span', { class: 'chip chip-hidden', title: `The arguments contain hidden characters: ${describeHidden(hidden)}` }, '⚠ hidden characters');
+  return h(
+    'span',
+    { class: 'chip chip-hidden', title: `The arguments contain hidden characters: ${describeHidden(hidden)}` },
+    '⚠ hidden characters',
+  );
 }

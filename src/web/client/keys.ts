@@ -21,7 +21,10 @@ function renderHelp(): void {
   if (!list) return;
   put(
     list,
-    [...shortcuts, { key: '?', label: 'Show this help', run: () => undefined }].map((s) => [h('dt', null, h('kbd', null, s.key)), h('dd', null, s.label)]),
+    [...shortcuts, { key: '?', label: 'Show this help', run: () => undefined }].map((s) => [
+      h('dt', null, h('kbd', null, s.key)),
+      h('dd', null, s.label),
+    ]),
   );
 }
 

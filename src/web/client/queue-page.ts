@@ -34,7 +34,12 @@ const fresh = new Set<string>();
 function readFilters(): Filters {
   const q = new URLSearchParams(window.location.search);
   const group = q.get('group');
-  return { role: q.get('role') ?? '', tool: q.get('tool') ?? '', tier: q.get('tier') ?? '', group: group === 'thread' || group === 'tool' ? group : '' };
+  return {
+    role: q.get('role') ?? '',
+    tool: q.get('tool') ?? '',
+    tier: q.get('tier') ?? '',
+    group: group === 'thread' || group === 'tool' ? group : '',
+  };
 }
 
 let filters = readFilters();
@@ -42,7 +47,11 @@ let filters = readFilters();
 /** Options of a filter select: what the data and the reviewer have, keeping the chosen one. */
 function fillOptions(select: HTMLSelectElement, values: Iterable<string>, all: string, chosen: string): void {
   const set = [...new Set([...values, ...(chosen ? [chosen] : [])])].sort();
-  put(select, h('option', { value: '' }, all), set.map((v) => h('option', { value: v }, v)));
+  put(
+    select,
+    h('option', { value: '' }, all),
+    set.map((v) => h('option', { value: v }, v)),
+  );
   select.value = chosen;
 }
 
@@ -54,16 +63,41 @@ function row(r: RequestSummary): HTMLElement {
     h(
       'div',
       { class: 'qmain' },
-      h('h2', { class: 'qtitle' }, h('a', { class: 'qlink', href: `/approvals/${encodeURIComponent(r.id)}` }, r.tool), ' ', tierBadge(r.tier), ' ', roleChip(r.requiredRole), fresh.has(r.id) ? h('span', { class: 'chip chip-new' }, 'new') : null, ' ', hiddenChip(r.args)),
+      h(
+        'h2',
+        { class: 'qtitle' },
+        h('a', { class: 'qlink', href: `/approvals/${encodeURIComponent(r.id)}` }, r.tool),
+        ' ',
+        tierBadge(r.tier),
+        ' ',
+        roleChip(r.requiredRole),
+        fresh.has(r.id) ? h('span', { class: 'chip chip-new' }, 'new') : null,
+        ' ',
+        hiddenChip(r.args),
+      ),
       h('p', { class: 'qargs mono' }, argsLine(r.args)),
       h('p', { class: 'qreason' }, r.reason),
     ),
     h(
       'div',
       { class: 'qside' },
-      h('p', { class: 'qleft' }, h('span', { class: 'sr-only' }, 'Time left: '), countdown(h('span', { class: 'countdown' }), r.expiresAt, () => refresh())),
+      h(
+        'p',
+        { class: 'qleft' },
+        h('span', { class: 'sr-only' }, 'Time left: '),
+        countdown(h('span', { class: 'countdown' }), r.expiresAt, () => refresh()),
+      ),
       h('p', { class: 'qquorum' }, `${r.approvalsReceived}/${r.approvalsRequired} approvals`),
-      h('p', { class: 'qthread' }, h('a', { href: `/threads/${encodeURIComponent(r.threadId)}`, class: 'thread-link' }, 'thread ', short(r.threadId, 14))),
+      h(
+        'p',
+        { class: 'qthread' },
+        h(
+          'a',
+          { href: `/threads/${encodeURIComponent(r.threadId)}`, class: 'thread-link' },
+          'thread ',
+          short(r.threadId, 14),
+        ),
+      ),
       mine ? null : h('p', { class: 'muted small' }, 'view only: not your role'),
     ),
   );
@@ -74,9 +108,24 @@ function groupKey(r: RequestSummary): string {
 }
 
 function render(): void {
-  const shown = items.filter((r) => (!filters.role || r.requiredRole === filters.role) && (!filters.tool || r.tool === filters.tool) && (!filters.tier || r.tier === filters.tier));
-  fillOptions(selects.role, [...myself.roles.filter((x) => x !== 'operator'), ...items.map((r) => r.requiredRole)], 'All roles', filters.role);
-  fillOptions(selects.tool, items.map((r) => r.tool), 'All tools', filters.tool);
+  const shown = items.filter(
+    (r) =>
+      (!filters.role || r.requiredRole === filters.role) &&
+      (!filters.tool || r.tool === filters.tool) &&
+      (!filters.tier || r.tier === filters.tier),
+  );
+  fillOptions(
+    selects.role,
+    [...myself.roles.filter((x) => x !== 'operator'), ...items.map((r) => r.requiredRole)],
+    'All roles',
+    filters.role,
+  );
+  fillOptions(
+    selects.tool,
+    items.map((r) => r.tool),
+    'All tools',
+    filters.tool,
+  );
   selects.tier.value = filters.tier;
   selects.group.value = filters.group;
 
@@ -84,11 +133,20 @@ function render(): void {
   const head = document.getElementById('queue-count-head');
   if (head) head.textContent = more ? `${items.length}+` : String(items.length);
   const soon = shown.filter((r) => Date.parse(r.expiresAt) - Date.now() < 5 * 60_000).length;
-  const filtered = shown.length !== items.length ? ` (${items.length} in all; filters hide ${items.length - shown.length})` : '';
+  const filtered =
+    shown.length !== items.length ? ` (${items.length} in all; filters hide ${items.length - shown.length})` : '';
   summary.textContent = `${shown.length} pending${filtered}${soon ? ` · ${soon} expiring within 5 minutes` : ''} · soonest expiry first.`;
 
   if (shown.length === 0) {
-    put(list, h('div', { class: 'empty' }, h('p', null, items.length ? 'No pending request matches these filters.' : 'Nothing is waiting for you.'), h('p', { class: 'muted' }, 'New requests appear here as soon as an agent pauses.')));
+    put(
+      list,
+      h(
+        'div',
+        { class: 'empty' },
+        h('p', null, items.length ? 'No pending request matches these filters.' : 'Nothing is waiting for you.'),
+        h('p', { class: 'muted' }, 'New requests appear here as soon as an agent pauses.'),
+      ),
+    );
     return;
   }
   if (!filters.group) {
@@ -108,7 +166,13 @@ function render(): void {
         h(
           'header',
           { class: 'qgroup-head' },
-          h('h2', null, `${label} `, filters.group === 'thread' ? short(key, 18) : h('code', null, key), h('span', { class: 'muted' }, ` · ${rs.length} pending`)),
+          h(
+            'h2',
+            null,
+            `${label} `,
+            filters.group === 'thread' ? short(key, 18) : h('code', null, key),
+            h('span', { class: 'muted' }, ` · ${rs.length} pending`),
+          ),
           rs.length > 1 ? h('a', { class: 'btn btn-small', href: batchHref }, `Review ${rs.length} together`) : null,
         ),
         h('ol', { class: 'qlist' }, rs.map(row)),
@@ -145,7 +209,14 @@ async function load(): Promise<void> {
     more = r.more;
     render();
   } catch (err) {
-    put(list, h('p', { class: 'alert alert-error', role: 'alert' }, err instanceof ApiError ? err.message : 'The queue could not be loaded.'));
+    put(
+      list,
+      h(
+        'p',
+        { class: 'alert alert-error', role: 'alert' },
+        err instanceof ApiError ? err.message : 'The queue could not be loaded.',
+      ),
+    );
   } finally {
     loading = false;
     if (again) {
@@ -158,7 +229,12 @@ async function load(): Promise<void> {
 const refresh = debounce(() => void load(), 150);
 
 form.addEventListener('change', () => {
-  filters = { role: selects.role.value, tool: selects.tool.value, tier: selects.tier.value, group: (selects.group.value as Filters['group']) || '' };
+  filters = {
+    role: selects.role.value,
+    tool: selects.tool.value,
+    tier: selects.tier.value,
+    group: (selects.group.value as Filters['group']) || '',
+  };
   const q = new URLSearchParams(Object.entries(filters).filter(([, v]) => v !== ''));
   window.history.replaceState(null, '', q.size ? `/?${q.toString()}` : '/');
   render();
@@ -169,7 +245,8 @@ function move(delta: number): void {
   const links = [...list.querySelectorAll<HTMLAnchorElement>('a.qlink')];
   if (links.length === 0) return;
   const at = links.indexOf(document.activeElement as HTMLAnchorElement);
-  const next = links[Math.max(0, Math.min(links.length - 1, at < 0 ? (delta > 0 ? 0 : links.length - 1) : at + delta))]!;
+  const next =
+    links[Math.max(0, Math.min(links.length - 1, at < 0 ? (delta > 0 ? 0 : links.length - 1) : at + delta))]!;
   next.focus();
   next.closest('li')?.scrollIntoView({ block: 'nearest' });
 }

@@ -47,10 +47,12 @@ const TEXTS: Record<string, (e: ApiError, c: RefusalContext) => string> = {
     if (status === 'expired') return expiredText(c);
     return `someone else decided this request first${status ? ` (it is now ${status})` : ''}. The card shows what happened.`;
   },
-  request_expired: (e, c) => expiredText({ ...c, expiresAt: typeof e.details.expiresAt === 'string' ? e.details.expiresAt : c.expiresAt }),
+  request_expired: (e, c) =>
+    expiredText({ ...c, expiresAt: typeof e.details.expiresAt === 'string' ? e.details.expiresAt : c.expiresAt }),
   stale_version: () => 'this request changed while you were looking at it (another reviewer acted). Review it again.',
   action_hash_mismatch: () => 'the action changed since you loaded it. Review the new action.',
-  forbidden_role: (e) => `deciding needs the "${typeof e.details.requiredRole === 'string' ? e.details.requiredRole : 'required'}" role, which you do not have. Ask someone who has it.`,
+  forbidden_role: (e) =>
+    `deciding needs the "${typeof e.details.requiredRole === 'string' ? e.details.requiredRole : 'required'}" role, which you do not have. Ask someone who has it.`,
   self_approval: () => 'you proposed this action, so someone else must decide it.',
   duplicate_reviewer: () => 'you already approved this request; it needs approvals from different reviewers.',
   rate_limited: () => 'too many decisions in a short time. Wait a moment and try again.',
@@ -58,7 +60,12 @@ const TEXTS: Record<string, (e: ApiError, c: RefusalContext) => string> = {
 };
 
 /** Codes whose refusal means the request moved on and the card should be reloaded. */
-export const CONFLICT_CODES: ReadonlySet<string> = new Set(['already_resolved', 'request_expired', 'stale_version', 'action_hash_mismatch']);
+export const CONFLICT_CODES: ReadonlySet<string> = new Set([
+  'already_resolved',
+  'request_expired',
+  'stale_version',
+  'action_hash_mismatch',
+]);
 
 /**
  * Why a decision was refused, as a sentence that starts in lower case so it

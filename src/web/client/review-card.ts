@@ -13,10 +13,13 @@ import type { Args, Me, ReviewPacket } from './types.ts';
 /** Why `myself` cannot decide `p` now (when `allowedDecisions` is empty). */
 export function whyNot(p: ReviewPacket, myself: Me): string {
   if (p.status !== 'pending') return `This request is ${p.status}; it takes no more decisions.`;
-  if (Date.parse(p.expiresAt) <= Date.now()) return `This request expired; its timeout default (${p.onTimeout}) applies.`;
-  if (!myself.roles.includes(p.requiredRole)) return `Deciding needs the "${p.requiredRole}" role. You can read this request, not decide it.`;
+  if (Date.parse(p.expiresAt) <= Date.now())
+    return `This request expired; its timeout default (${p.onTimeout}) applies.`;
+  if (!myself.roles.includes(p.requiredRole))
+    return `Deciding needs the "${p.requiredRole}" role. You can read this request, not decide it.`;
   if (p.proposer === myself.id) return 'You proposed this action, so someone else must decide it.';
-  if (p.approvedBy.includes(myself.id)) return `You already approved. Waiting for ${p.approvalsRequired - p.approvalsReceived} more approval(s).`;
+  if (p.approvedBy.includes(myself.id))
+    return `You already approved. Waiting for ${p.approvalsRequired - p.approvalsReceived} more approval(s).`;
   return 'You cannot decide this request.';
 }
 
@@ -27,7 +30,20 @@ function argsTable(args: Args): HTMLElement {
     h(
       'tbody',
       null,
-      Object.entries(args).map(([k, v]) => h('tr', null, h('th', { scope: 'row' }, h('code', null, k)), h('td', null, typeof v === 'object' && v !== null ? h('pre', { class: 'mono' }, exactJson(v)) : h('span', { class: 'mono value' }, show(v))))),
+      Object.entries(args).map(([k, v]) =>
+        h(
+          'tr',
+          null,
+          h('th', { scope: 'row' }, h('code', null, k)),
+          h(
+            'td',
+            null,
+            typeof v === 'object' && v !== null
+              ? h('pre', { class: 'mono' }, exactJson(v))
+              : h('span', { class: 'mono value' }, show(v)),
+          ),
+        ),
+      ),
     ),
   );
 }
@@ -45,9 +61,21 @@ export function hiddenWarning(args: Args): HTMLElement | null {
     'div',
     { class: 'alert alert-error hidden-warning', role: 'alert', id: 'hidden-warning' },
     hidden.length
-      ? h('p', null, h('strong', null, 'This action contains hidden characters'), `: ${describeHidden(hidden)}. They run exactly as sent but cannot be seen in plain text; each is shown below as ⟨U+…⟩. Approve only if you expected them.`)
+      ? h(
+          'p',
+          null,
+          h('strong', null, 'This action contains hidden characters'),
+          `: ${describeHidden(hidden)}. They run exactly as sent but cannot be seen in plain text; each is shown below as ⟨U+…⟩. Approve only if you expected them.`,
+        )
       : null,
-    mixed.length ? h('p', null, h('strong', null, 'Look-alike letters'), `: these words mix Latin with Cyrillic or Greek letters: ${mixed.join(', ')}.`) : null,
+    mixed.length
+      ? h(
+          'p',
+          null,
+          h('strong', null, 'Look-alike letters'),
+          `: these words mix Latin with Cyrillic or Greek letters: ${mixed.join(', ')}.`,
+        )
+      : null,
   );
 }
 
@@ -78,7 +106,10 @@ const DONE: Record<string, string> = { approve: 'approved', edit: 'edited', reje
 function resolutionFacts(p: ReviewPacket, myself: Me): Child[] {
   const r = p.resolution;
   if (!r) return [];
-  const what = r.type === 'timeout' ? `timed out (${r.applied ?? p.onTimeout} applied)` : `${DONE[r.type] ?? r.type} by ${nameOf(p, myself, r.by)}`;
+  const what =
+    r.type === 'timeout'
+      ? `timed out (${r.applied ?? p.onTimeout} applied)`
+      : `${DONE[r.type] ?? r.type} by ${nameOf(p, myself, r.by)}`;
   const out: Child[] = [...fact('Decision', `${what} at ${when(r.at)}`)];
   if (r.message) out.push(...fact('Message', h('span', { class: 'user-text' }, r.message)));
   if (r.originalArgs) out.push(...fact('Edited from', diffTable(diffArgs(r.originalArgs, p.args))));
@@ -89,7 +120,13 @@ function resolutionFacts(p: ReviewPacket, myself: Me): Child[] {
 function reasonFact(p: ReviewPacket, myself: Me): Child[] {
   const edit = editLine(p, myself);
   if (!edit) return fact('Reason', p.reason);
-  return fact('Reason', h('span', { class: 'muted' }, 'The proposal paused because: '), p.reason, '. ', h('strong', { id: 'edit-line' }, `Then ${edit}.`));
+  return fact(
+    'Reason',
+    h('span', { class: 'muted' }, 'The proposal paused because: '),
+    p.reason,
+    '. ',
+    h('strong', { id: 'edit-line' }, `Then ${edit}.`),
+  );
 }
 
 /** What will run and why it needs a person; `onExpired` fires when the countdown reaches zero. */
@@ -101,7 +138,12 @@ export function actionSection(p: ReviewPacket, myself: Me, onExpired: () => void
     hiddenWarning(p.args),
     h('p', { class: 'tool-line' }, 'Tool ', h('code', { class: 'tool-name' }, p.tool), ' with these arguments:'),
     argsTable(p.args),
-    h('details', { class: 'exact' }, h('summary', null, 'Exact arguments as JSON'), h('pre', { class: 'mono', id: 'exact-args' }, exactJson(p.args))),
+    h(
+      'details',
+      { class: 'exact' },
+      h('summary', null, 'Exact arguments as JSON'),
+      h('pre', { class: 'mono', id: 'exact-args' }, exactJson(p.args)),
+    ),
     h('h2', null, 'Why it needs a person'),
     h(
       'dl',
@@ -110,18 +152,40 @@ export function actionSection(p: ReviewPacket, myself: Me, onExpired: () => void
       fact('Policy rule', h('code', null, p.ruleId)),
       fact('Tier', tierBadge(p.tier)),
       fact('Required role', roleChip(p.requiredRole)),
-      fact('Approvals', h('span', { id: 'approvals' }, `${p.approvalsReceived} of ${p.approvalsRequired} received`), approvers(p, myself)),
+      fact(
+        'Approvals',
+        h('span', { id: 'approvals' }, `${p.approvalsReceived} of ${p.approvalsRequired} received`),
+        approvers(p, myself),
+      ),
       fact(
         'Expires',
-        p.status === 'pending' ? [h('strong', null, 'in ', countdown(h('span', { class: 'countdown', id: 'expires-in' }), p.expiresAt, onExpired)), ' ', h('span', { class: 'muted' }, `(${when(p.expiresAt)})`)] : h('span', { class: 'muted' }, when(p.expiresAt)),
+        p.status === 'pending'
+          ? [
+              h(
+                'strong',
+                null,
+                'in ',
+                countdown(h('span', { class: 'countdown', id: 'expires-in' }), p.expiresAt, onExpired),
+              ),
+              ' ',
+              h('span', { class: 'muted' }, `(${when(p.expiresAt)})`),
+            ]
+          : h('span', { class: 'muted' }, when(p.expiresAt)),
       ),
-      fact('If nobody decides', p.onTimeout === 'escalate' && p.escalateTo ? `escalate to ${p.escalateTo.role}` : p.onTimeout),
+      fact(
+        'If nobody decides',
+        p.onTimeout === 'escalate' && p.escalateTo ? `escalate to ${p.escalateTo.role}` : p.onTimeout,
+      ),
       fact('Thread', h('a', { href: `/threads/${encodeURIComponent(p.threadId)}` }, short(p.threadId, 20))),
       fact('Proposed by', nameOf(p, myself, p.proposer)),
       fact('Version · action hash', `v${p.version} · `, short(p.actionHash, 16)),
       resolutionFacts(p, myself),
-      p.supersededBy ? fact('Replaced by', h('a', { href: `/approvals/${encodeURIComponent(p.supersededBy)}` }, short(p.supersededBy, 20))) : null,
+      p.supersededBy
+        ? fact(
+            'Replaced by',
+            h('a', { href: `/approvals/${encodeURIComponent(p.supersededBy)}` }, short(p.supersededBy, 20)),
+          )
+        : null,
     ),
   );
 }
-

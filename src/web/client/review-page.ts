@@ -58,7 +58,14 @@ async function load(): Promise<void> {
     document.title = document.title.replace(/Review(?: of \S+)?/, `Review of ${reveal(packet.tool)}`);
   } catch (err) {
     if (!packet) {
-      put(root, h('div', { class: 'alert alert-error', role: 'alert' }, err instanceof ApiError ? err.message : 'The request could not be loaded.'));
+      put(
+        root,
+        h(
+          'div',
+          { class: 'alert alert-error', role: 'alert' },
+          err instanceof ApiError ? err.message : 'The request could not be loaded.',
+        ),
+      );
       return;
     }
     banner = { kind: 'error', text: err instanceof ApiError ? err.message : 'The request could not be reloaded.' };
@@ -74,9 +81,20 @@ function bannerEl(): Child {
   if (!banner) return null;
   return h(
     'div',
-    { class: `alert alert-${banner.kind}`, role: banner.kind === 'ok' ? 'status' : 'alert', id: 'banner', tabindex: '-1' },
+    {
+      class: `alert alert-${banner.kind}`,
+      role: banner.kind === 'ok' ? 'status' : 'alert',
+      id: 'banner',
+      tabindex: '-1',
+    },
     h('p', null, banner.text),
-    banner.links?.length ? h('p', { class: 'alert-links' }, banner.links.map((l) => h('a', { href: l.href, class: 'btn btn-small' }, l.label))) : null,
+    banner.links?.length
+      ? h(
+          'p',
+          { class: 'alert-links' },
+          banner.links.map((l) => h('a', { href: l.href, class: 'btn btn-small' }, l.label)),
+        )
+      : null,
   );
 }
 
@@ -87,11 +105,30 @@ function keyHint(k: string): HTMLElement {
 function decisionSection(p: ReviewPacket): HTMLElement {
   const allowed = expired(p) ? [] : p.allowedDecisions;
   if (allowed.length === 0) {
-    return h('section', { class: 'decide', 'aria-labelledby': 'h-decide' }, h('h2', { id: 'h-decide' }, 'Decision'), h('p', { class: 'muted', id: 'no-decision' }, whyNot(p, myself)));
+    return h(
+      'section',
+      { class: 'decide', 'aria-labelledby': 'h-decide' },
+      h('h2', { id: 'h-decide' }, 'Decision'),
+      h('p', { class: 'muted', id: 'no-decision' }, whyNot(p, myself)),
+    );
   }
   const trust = p.trustable ? h('input', { type: 'checkbox', id: 'trust', name: 'trust' }) : null;
   const button = (type: DecisionBody['type'], label: string, key: string, cls: string, onClick: () => void) =>
-    h('button', { type: 'button', class: `btn ${cls}`, id: `do-${type}`, 'aria-keyshortcuts': key, 'aria-expanded': type === 'approve' ? null : String(panel === type), disabled: busy || !allowed.includes(type), onClick }, label, ' ', keyHint(key.toUpperCase()));
+    h(
+      'button',
+      {
+        type: 'button',
+        class: `btn ${cls}`,
+        id: `do-${type}`,
+        'aria-keyshortcuts': key,
+        'aria-expanded': type === 'approve' ? null : String(panel === type),
+        disabled: busy || !allowed.includes(type),
+        onClick,
+      },
+      label,
+      ' ',
+      keyHint(key.toUpperCase()),
+    );
   return h(
     'section',
     { class: 'decide', 'aria-labelledby': 'h-decide' },
@@ -104,7 +141,20 @@ function decisionSection(p: ReviewPacket): HTMLElement {
       button('reject', 'Reject', 'r', 'btn-danger-outline', () => openPanel('reject')),
       button('respond', 'Respond', 'n', '', () => openPanel('respond')),
     ),
-    trust ? h('div', { class: 'check trust' }, trust, h('label', { for: 'trust' }, 'Approve and trust for this thread: later calls under rule ', h('code', null, p.ruleId), ' in this thread run without asking')) : null,
+    trust
+      ? h(
+          'div',
+          { class: 'check trust' },
+          trust,
+          h(
+            'label',
+            { for: 'trust' },
+            'Approve and trust for this thread: later calls under rule ',
+            h('code', null, p.ruleId),
+            ' in this thread run without asking',
+          ),
+        )
+      : null,
     panel ? cachedPanel(p, panel) : null,
   );
 }
@@ -122,25 +172,40 @@ function cachedPanel(p: ReviewPacket, which: Exclude<Panel, null>): HTMLElement 
 
 function editPanel(p: ReviewPacket): HTMLElement {
   const diffBox = h('div', { id: 'edit-diff', 'aria-live': 'polite' });
-  const submit = h('button', { type: 'submit', class: 'btn btn-primary', id: 'edit-submit', disabled: true }, 'Review edit…');
+  const submit = h(
+    'button',
+    { type: 'submit', class: 'btn btn-primary', id: 'edit-submit', disabled: true },
+    'Review edit…',
+  );
   const update = () => {
     const { args, problems } = editForm!.read();
     const changes = diffArgs(p.args, args);
     editForm!.showIssues(problems);
     put(diffBox, diffTable(changes));
     submit.disabled = busy || problems.length > 0 || changes.length === 0;
-    submit.textContent = changes.length ? `Review edit (${changes.length} change${changes.length === 1 ? '' : 's'})…` : 'Review edit…';
+    submit.textContent = changes.length
+      ? `Review edit (${changes.length} change${changes.length === 1 ? '' : 's'})…`
+      : 'Review edit…';
   };
   editForm = schemaForm(p.argsSchema, p.args, update);
   const form = h(
     'form',
     { class: 'panel', id: 'panel-edit', 'aria-labelledby': 'h-edit', novalidate: true },
     h('h3', { id: 'h-edit' }, 'Edit the arguments'),
-    h('p', { class: 'muted small' }, 'The edited call is checked against the tool’s schema and the policy again. It can keep or raise the tier, never lower it.'),
+    h(
+      'p',
+      { class: 'muted small' },
+      'The edited call is checked against the tool’s schema and the policy again. It can keep or raise the tier, never lower it.',
+    ),
     editForm.element,
     h('h4', null, 'Difference from the proposal'),
     diffBox,
-    h('div', { class: 'panel-actions' }, submit, h('button', { type: 'button', class: 'btn', onClick: () => openPanel(null) }, 'Cancel')),
+    h(
+      'div',
+      { class: 'panel-actions' },
+      submit,
+      h('button', { type: 'button', class: 'btn', onClick: () => openPanel(null) }, 'Cancel'),
+    ),
   );
   form.addEventListener('submit', (e) => {
     e.preventDefault();
@@ -152,7 +217,12 @@ function editPanel(p: ReviewPacket): HTMLElement {
 
 function messagePanel(type: 'reject' | 'respond'): HTMLElement {
   const id = `${type}-message`;
-  const text = h('textarea', { id, rows: 3, 'aria-required': type === 'respond' ? 'true' : null, 'aria-describedby': `${id}-hint` });
+  const text = h('textarea', {
+    id,
+    rows: 3,
+    'aria-required': type === 'respond' ? 'true' : null,
+    'aria-describedby': `${id}-hint`,
+  });
   const form = h(
     'form',
     { class: 'panel', id: `panel-${type}`, 'aria-labelledby': `h-${type}`, novalidate: true },
@@ -162,10 +232,26 @@ function messagePanel(type: 'reject' | 'respond'): HTMLElement {
     h(
       'p',
       { class: 'field-hint', id: `${id}-hint` },
-      type === 'reject' ? 'The action does not run. The agent gets the rejection and your message, and re-plans.' : 'The tool does not run. The agent receives this text as the tool’s result.',
+      type === 'reject'
+        ? 'The action does not run. The agent gets the rejection and your message, and re-plans.'
+        : 'The tool does not run. The agent receives this text as the tool’s result.',
     ),
     h('p', { class: 'field-error', id: `${id}-error` }),
-    h('div', { class: 'panel-actions' }, h('button', { type: 'submit', class: `btn ${type === 'reject' ? 'btn-danger' : 'btn-primary'}`, id: `${type}-submit`, disabled: busy }, type === 'reject' ? 'Reject…' : 'Send answer…'), h('button', { type: 'button', class: 'btn', onClick: () => openPanel(null) }, 'Cancel')),
+    h(
+      'div',
+      { class: 'panel-actions' },
+      h(
+        'button',
+        {
+          type: 'submit',
+          class: `btn ${type === 'reject' ? 'btn-danger' : 'btn-primary'}`,
+          id: `${type}-submit`,
+          disabled: busy,
+        },
+        type === 'reject' ? 'Reject…' : 'Send answer…',
+      ),
+      h('button', { type: 'button', class: 'btn', onClick: () => openPanel(null) }, 'Cancel'),
+    ),
   );
   form.addEventListener('submit', (e) => {
     e.preventDefault();
@@ -178,8 +264,25 @@ function messagePanel(type: 'reject' | 'respond'): HTMLElement {
     }
     void decideWithConfirm(
       type === 'reject'
-        ? { title: 'Reject this action?', body: [h('p', null, h('code', null, packet!.tool), ' will not run.'), message ? h('p', null, 'Message to the agent: ', h('q', { class: 'user-text' }, message)) : h('p', { class: 'muted' }, 'No message.')], confirm: 'Reject', danger: true }
-        : { title: 'Send this answer?', body: [h('p', null, h('code', null, packet!.tool), ' will not run. The agent receives:'), h('pre', { class: 'mono user-text' }, message)], confirm: 'Send answer' },
+        ? {
+            title: 'Reject this action?',
+            body: [
+              h('p', null, h('code', null, packet!.tool), ' will not run.'),
+              message
+                ? h('p', null, 'Message to the agent: ', h('q', { class: 'user-text' }, message))
+                : h('p', { class: 'muted' }, 'No message.'),
+            ],
+            confirm: 'Reject',
+            danger: true,
+          }
+        : {
+            title: 'Send this answer?',
+            body: [
+              h('p', null, h('code', null, packet!.tool), ' will not run. The agent receives:'),
+              h('pre', { class: 'mono user-text' }, message),
+            ],
+            confirm: 'Send answer',
+          },
       type === 'reject' ? { type, ...(message ? { message } : {}) } : { type, message },
     );
   });
@@ -194,16 +297,39 @@ function render(): void {
     root,
     h(
       'article',
-      { class: 'card review', 'aria-labelledby': 'review-title', 'data-status': p.status, 'data-version': String(p.version) },
+      {
+        class: 'card review',
+        'aria-labelledby': 'review-title',
+        'data-status': p.status,
+        'data-version': String(p.version),
+      },
       h(
         'header',
         { class: 'review-head' },
         h('h1', { id: 'review-title' }, h('code', { class: 'tool-name' }, p.tool), ' ', statusPill(p.status)),
-        h('p', { class: 'review-sub' }, tierBadge(p.tier), ' ', roleChip(p.requiredRole), ' ', h('span', { class: 'chip' }, `${p.approvalsReceived}/${p.approvalsRequired} approvals`), ' ', p.status === 'pending' ? h('span', { class: 'chip' }, 'expires in ', countdown(h('span', { class: 'countdown' }), p.expiresAt)) : null),
+        h(
+          'p',
+          { class: 'review-sub' },
+          tierBadge(p.tier),
+          ' ',
+          roleChip(p.requiredRole),
+          ' ',
+          h('span', { class: 'chip' }, `${p.approvalsReceived}/${p.approvalsRequired} approvals`),
+          ' ',
+          p.status === 'pending'
+            ? h('span', { class: 'chip' }, 'expires in ', countdown(h('span', { class: 'countdown' }), p.expiresAt))
+            : null,
+        ),
       ),
       bannerEl(),
       // On a phone the columns stack in this order: the action, the evidence, then the decision.
-      h('div', { class: 'review-grid' }, actionSection(p, myself, onExpired), evidencePanel(p.untrusted.evidence), decisionSection(p)),
+      h(
+        'div',
+        { class: 'review-grid' },
+        actionSection(p, myself, onExpired),
+        evidencePanel(p.untrusted.evidence),
+        decisionSection(p),
+      ),
     ),
   );
   if (focusId) document.getElementById(focusId)?.focus();
@@ -236,9 +362,24 @@ async function approve(): Promise<void> {
     {
       title: trust ? 'Approve and trust for this thread?' : 'Approve this action?',
       body: [
-        h('p', null, h('code', null, p.tool), p.approvalsRequired - p.approvalsReceived > 1 ? ' will run once enough reviewers approve, with:' : ' will run with:'),
+        h(
+          'p',
+          null,
+          h('code', null, p.tool),
+          p.approvalsRequired - p.approvalsReceived > 1
+            ? ' will run once enough reviewers approve, with:'
+            : ' will run with:',
+        ),
         h('pre', { class: 'mono' }, exactJson(p.args)),
-        trust ? h('p', null, 'Later calls under rule ', h('code', null, p.ruleId), ' in this thread will run without asking.') : null,
+        trust
+          ? h(
+              'p',
+              null,
+              'Later calls under rule ',
+              h('code', null, p.ruleId),
+              ' in this thread will run without asking.',
+            )
+          : null,
       ],
       confirm: trust ? 'Approve and trust' : 'Approve',
     },
@@ -256,7 +397,15 @@ async function submitEdit(): Promise<void> {
     return;
   }
   await decideWithConfirm(
-    { title: 'Submit this edit?', body: [h('p', null, 'Instead of the proposal, ', h('code', null, packet.tool), ' will run with your changes:'), diffTable(changes), h('pre', { class: 'mono' }, exactJson(args))], confirm: 'Submit edit' },
+    {
+      title: 'Submit this edit?',
+      body: [
+        h('p', null, 'Instead of the proposal, ', h('code', null, packet.tool), ' will run with your changes:'),
+        diffTable(changes),
+        h('pre', { class: 'mono' }, exactJson(args)),
+      ],
+      confirm: 'Submit edit',
+    },
     { type: 'edit', args },
   );
 }
@@ -291,7 +440,9 @@ async function nextLink(): Promise<Array<{ href: string; label: string }>> {
   try {
     const { items } = await pendingRequests();
     const next = items.find((r) => r.id !== requestId && myself.roles.includes(r.requiredRole));
-    return next ? [{ href: `/approvals/${encodeURIComponent(next.id)}`, label: `Next: ${next.tool} →` }] : [{ href: '/', label: 'Queue is empty — back to it' }];
+    return next
+      ? [{ href: `/approvals/${encodeURIComponent(next.id)}`, label: `Next: ${next.tool} →` }]
+      : [{ href: '/', label: 'Queue is empty — back to it' }];
   } catch {
     return [{ href: '/', label: 'Back to the queue' }];
   }
@@ -311,18 +462,27 @@ async function submit(body: DecisionBody): Promise<void> {
   setBusy(true);
   const thread = { href: `/threads/${encodeURIComponent(p.threadId)}`, label: 'Open the thread' };
   try {
-    const r = await api<DecisionAnswer>(`/api/v1/approvals/${encodeURIComponent(p.id)}/decision`, { ...body, expectedVersion: p.version, actionHash: p.actionHash });
+    const r = await api<DecisionAnswer>(`/api/v1/approvals/${encodeURIComponent(p.id)}/decision`, {
+      ...body,
+      expectedVersion: p.version,
+      actionHash: p.actionHash,
+    });
     ownUntil = Date.now() + 3000;
     panel = null;
     panels.clear();
     const texts: Record<DecisionAnswer['outcome'], string> = {
-      authorized: body.type === 'edit' ? 'Edit approved. The agent resumes and the edited action runs once.' : 'Approved. The agent resumes and the action runs once.',
+      authorized:
+        body.type === 'edit'
+          ? 'Edit approved. The agent resumes and the edited action runs once.'
+          : 'Approved. The agent resumes and the action runs once.',
       pending: `Your approval is counted (${r.request.approvalsReceived} of ${r.request.approvalsRequired}). It runs once enough reviewers approve.`,
       rejected: 'Rejected. The action does not run; the agent has your message and re-plans.',
       responded: 'Answer sent. The tool does not run; the agent continues with your answer.',
       superseded: 'Your edit needs a stricter review (a higher tier or a fresh quorum), so it became a new request.',
     };
-    const links = r.newRequestId ? [{ href: `/approvals/${encodeURIComponent(r.newRequestId)}`, label: 'Open the new request' }, thread] : [thread, ...(await nextLink())];
+    const links = r.newRequestId
+      ? [{ href: `/approvals/${encodeURIComponent(r.newRequestId)}`, label: 'Open the new request' }, thread]
+      : [thread, ...(await nextLink())];
     banner = { kind: 'ok', text: texts[r.outcome], links };
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;

@@ -32,7 +32,11 @@ function kindOf(schema: JsonSchema | undefined, value: Json | undefined): Kind {
   if (schema?.enum && schema.enum.length > 0) return 'enum';
   const t = schema?.type;
   if (typeof t === 'string') {
-    if (t === 'string') return (schema?.maxLength ?? 0) > 200 || (typeof value === 'string' && (value.includes('\n') || value.length > 80)) ? 'text' : 'string';
+    if (t === 'string')
+      return (schema?.maxLength ?? 0) > 200 ||
+        (typeof value === 'string' && (value.includes('\n') || value.length > 80))
+        ? 'text'
+        : 'string';
     if (t === 'number' || t === 'integer' || t === 'boolean') return t;
     if (t === 'object' && schema?.properties) return 'object';
     return 'json';
@@ -70,14 +74,23 @@ function hiddenNote(input: HTMLInputElement | HTMLTextAreaElement, id: string): 
   const update = (): void => {
     const found = findHidden(input.value);
     note.hidden = found.length === 0;
-    note.textContent = found.length ? `Hidden characters in this value (${describeHidden(found)}). It reads: ${reveal(input.value)}` : '';
+    note.textContent = found.length
+      ? `Hidden characters in this value (${describeHidden(found)}). It reads: ${reveal(input.value)}`
+      : '';
   };
   input.addEventListener('input', update);
   update();
   return note;
 }
 
-function field(path: string, name: string, schema: JsonSchema | undefined, value: Json | undefined, required: boolean, onInput: () => void): Field {
+function field(
+  path: string,
+  name: string,
+  schema: JsonSchema | undefined,
+  value: Json | undefined,
+  required: boolean,
+  onInput: () => void,
+): Field {
   const kind = kindOf(schema, value);
   const id = idFor(path);
   const slots = new Map<string, { input: HTMLElement; error: HTMLElement }>();
@@ -87,7 +100,13 @@ function field(path: string, name: string, schema: JsonSchema | undefined, value
     const children = childFields(path, props, schema?.required ?? [], obj, onInput);
     for (const c of children) for (const [k, v] of c.field.slots) slots.set(k, v);
     const error = h('p', { class: 'field-error', id: `${id}-error` });
-    const element = h('fieldset', { class: 'field-group' }, h('legend', null, name, required ? h('span', { class: 'req', 'aria-hidden': 'true' }, ' *') : ''), children.map((c) => c.field.element), error);
+    const element = h(
+      'fieldset',
+      { class: 'field-group' },
+      h('legend', null, name, required ? h('span', { class: 'req', 'aria-hidden': 'true' }, ' *') : ''),
+      children.map((c) => c.field.element),
+      error,
+    );
     slots.set(path, { input: element, error });
     return {
       element,
@@ -107,12 +126,24 @@ function field(path: string, name: string, schema: JsonSchema | undefined, value
   const hint = hintOf(schema, kind);
   const error = h('p', { class: 'field-error', id: `${id}-error` });
   const describedBy = [hint ? `${id}-hint` : '', `${id}-error`].filter(Boolean).join(' ');
-  const common = { id, name: path, 'aria-describedby': describedBy, 'aria-required': required ? 'true' : null, onInput, onChange: onInput };
+  const common = {
+    id,
+    name: path,
+    'aria-describedby': describedBy,
+    'aria-required': required ? 'true' : null,
+    onInput,
+    onChange: onInput,
+  };
   let input: HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement;
   switch (kind) {
     case 'number':
     case 'integer':
-      input = h('input', { ...common, type: 'number', step: kind === 'integer' ? '1' : 'any', inputmode: kind === 'integer' ? 'numeric' : 'decimal' });
+      input = h('input', {
+        ...common,
+        type: 'number',
+        step: kind === 'integer' ? '1' : 'any',
+        inputmode: kind === 'integer' ? 'numeric' : 'decimal',
+      });
       if (schema?.minimum !== undefined) input.min = String(schema.minimum);
       if (schema?.maximum !== undefined) input.max = String(schema.maximum);
       input.value = typeof value === 'number' ? String(value) : '';
@@ -126,7 +157,9 @@ function field(path: string, name: string, schema: JsonSchema | undefined, value
         'select',
         common,
         required ? null : h('option', { value: '' }, '(not set)'),
-        (schema?.enum ?? []).map((opt) => h('option', { value: JSON.stringify(opt) }, typeof opt === 'string' ? opt : JSON.stringify(opt))),
+        (schema?.enum ?? []).map((opt) =>
+          h('option', { value: JSON.stringify(opt) }, typeof opt === 'string' ? opt : JSON.stringify(opt)),
+        ),
       );
       input.value = value === undefined ? '' : JSON.stringify(value);
       break;
@@ -143,9 +176,24 @@ function field(path: string, name: string, schema: JsonSchema | undefined, value
       if (schema?.maxLength !== undefined) input.maxLength = schema.maxLength;
       input.value = typeof value === 'string' ? value : '';
   }
-  const label = h('label', { for: id }, h('span', { class: 'field-name' }, name), required ? h('span', { class: 'req', 'aria-hidden': 'true' }, ' *') : '');
-  const note = input instanceof HTMLSelectElement || kind === 'boolean' || kind === 'number' || kind === 'integer' ? null : hiddenNote(input, id);
-  const element = h('div', { class: `field field-${kind}` }, kind === 'boolean' ? h('div', { class: 'check' }, input, label) : [label, input], note, hint ? h('p', { class: 'field-hint', id: `${id}-hint` }, hint) : null, error);
+  const label = h(
+    'label',
+    { for: id },
+    h('span', { class: 'field-name' }, name),
+    required ? h('span', { class: 'req', 'aria-hidden': 'true' }, ' *') : '',
+  );
+  const note =
+    input instanceof HTMLSelectElement || kind === 'boolean' || kind === 'number' || kind === 'integer'
+      ? null
+      : hiddenNote(input, id);
+  const element = h(
+    'div',
+    { class: `field field-${kind}` },
+    kind === 'boolean' ? h('div', { class: 'check' }, input, label) : [label, input],
+    note,
+    hint ? h('p', { class: 'field-hint', id: `${id}-hint` }, hint) : null,
+    error,
+  );
   slots.set(path, { input, error });
   return {
     element,
@@ -153,7 +201,9 @@ function field(path: string, name: string, schema: JsonSchema | undefined, value
     read(problems) {
       const problem = (message: string) => problems.push({ path, message });
       if (input instanceof HTMLInputElement && input.type === 'checkbox') {
-        return input.checked || required || value !== undefined ? { present: true, value: input.checked } : { present: false };
+        return input.checked || required || value !== undefined
+          ? { present: true, value: input.checked }
+          : { present: false };
       }
       const raw = input.value;
       if (raw.trim() === '' && kind !== 'string' && kind !== 'text') {
@@ -186,10 +236,19 @@ function field(path: string, name: string, schema: JsonSchema | undefined, value
   };
 }
 
-function childFields(prefix: string, props: Record<string, JsonSchema>, required: readonly string[], values: { [k: string]: Json }, onInput: () => void): Array<{ key: string; field: Field }> {
+function childFields(
+  prefix: string,
+  props: Record<string, JsonSchema>,
+  required: readonly string[],
+  values: { [k: string]: Json },
+  onInput: () => void,
+): Array<{ key: string; field: Field }> {
   // Schema order first, then keys the schema does not name (kept, edited as JSON or by type).
   const keys = [...Object.keys(props), ...Object.keys(values).filter((k) => !(k in props))];
-  return keys.map((key) => ({ key, field: field(prefix ? `${prefix}.${key}` : key, key, props[key], values[key], required.includes(key), onInput) }));
+  return keys.map((key) => ({
+    key,
+    field: field(prefix ? `${prefix}.${key}` : key, key, props[key], values[key], required.includes(key), onInput),
+  }));
 }
 
 /**
@@ -205,12 +264,27 @@ export function schemaForm(schema: JsonSchema | null, initial: Args, onInput: ()
   if (schema?.properties) {
     fields = childFields('', schema.properties, schema.required ?? [], initial, onInput);
   } else {
-    whole = h('textarea', { id: 'edit-root', class: 'mono', rows: 8, spellcheck: 'false', 'aria-describedby': 'edit-root-error', 'aria-label': 'Arguments as JSON', onInput });
+    whole = h('textarea', {
+      id: 'edit-root',
+      class: 'mono',
+      rows: 8,
+      spellcheck: 'false',
+      'aria-describedby': 'edit-root-error',
+      'aria-label': 'Arguments as JSON',
+      onInput,
+    });
     whole.value = exactJson(initial);
   }
   const slots = new Map<string, { input: HTMLElement; error: HTMLElement }>();
   for (const f of fields) for (const [k, v] of f.field.slots) slots.set(k, v);
-  const element = h('div', { class: 'schema-form' }, whole ? [h('label', { for: 'edit-root' }, 'Arguments (JSON)'), whole, hiddenNote(whole, 'edit-root')] : fields.map((f) => f.field.element), rootProblems);
+  const element = h(
+    'div',
+    { class: 'schema-form' },
+    whole
+      ? [h('label', { for: 'edit-root' }, 'Arguments (JSON)'), whole, hiddenNote(whole, 'edit-root')]
+      : fields.map((f) => f.field.element),
+    rootProblems,
+  );
 
   const form: SchemaForm = {
     element,
@@ -242,7 +316,9 @@ export function schemaForm(schema: JsonSchema | null, initial: Args, onInput: ()
       for (const i of issues) {
         const slot = slots.get(i.path);
         if (slot) {
-          slot.error.textContent = reveal(slot.error.textContent ? `${slot.error.textContent}; ${i.message}` : i.message);
+          slot.error.textContent = reveal(
+            slot.error.textContent ? `${slot.error.textContent}; ${i.message}` : i.message,
+          );
           slot.input.setAttribute('aria-invalid', 'true');
         } else {
           unplaced.push(i.path ? `${i.path}: ${i.message}` : i.message);
@@ -251,7 +327,9 @@ export function schemaForm(schema: JsonSchema | null, initial: Args, onInput: ()
       rootProblems.textContent = reveal(unplaced.join('; '));
     },
     focusFirst() {
-      const first = element.querySelector<HTMLElement>('[aria-invalid="true"]') ?? element.querySelector<HTMLElement>('input, textarea, select');
+      const first =
+        element.querySelector<HTMLElement>('[aria-invalid="true"]') ??
+        element.querySelector<HTMLElement>('input, textarea, select');
       first?.focus();
     },
   };

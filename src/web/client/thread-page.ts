@@ -19,12 +19,27 @@ type Part =
   | { type: 'tool-call'; toolCallId: string; toolName: string; input: Json }
   | { type: 'tool-result'; toolCallId: string; toolName: string; output: { type: string; value: Json } };
 type Message = { role: 'user' | 'assistant' | 'tool'; content: Part[] };
-type Event = { seq: number; id: string; type: string; actor: string; at: string; requestId: string | null; payload: Record<string, Json> };
+type Event = {
+  seq: number;
+  id: string;
+  type: string;
+  actor: string;
+  at: string;
+  requestId: string | null;
+  payload: Record<string, Json>;
+};
 type Chain =
   | { scope: 'full'; ok: boolean; events: number; headSeq?: number; brokenAt?: { seq: number; problem: string } }
   | { scope: 'thread'; ok: boolean; events: number; brokenAt: { seq: number; problem: string } | null };
 interface Timeline {
-  thread: { threadId: string; status: string; agent: string; agentVersion: string; createdAt: string; updatedAt: string };
+  thread: {
+    threadId: string;
+    status: string;
+    agent: string;
+    agentVersion: string;
+    createdAt: string;
+    updatedAt: string;
+  };
   messages: Message[];
   requests: Array<RequestSummary & { toolCallId: string | null }>;
   audit: Event[];
@@ -36,15 +51,35 @@ interface Timeline {
 const root = byId('timeline');
 const threadId = byId('main').dataset.id ?? '';
 const myself = me();
-const DECISION_EVENTS = new Set(['approved', 'edited', 'rejected', 'responded', 'expired', 'escalated', 'trusted', 'refused', 'executed', 'failed', 'notified']);
+const DECISION_EVENTS = new Set([
+  'approved',
+  'edited',
+  'rejected',
+  'responded',
+  'expired',
+  'escalated',
+  'trusted',
+  'refused',
+  'executed',
+  'failed',
+  'notified',
+]);
 
 function chainStatus(c: Chain): HTMLElement {
   if (c.ok) {
-    const text = c.scope === 'full' ? `Audit chain verified: all ${c.events} events link up and match their hashes.` : `This thread’s ${c.events} audit events match their hashes. (Verifying the whole chain is for operators.)`;
+    const text =
+      c.scope === 'full'
+        ? `Audit chain verified: all ${c.events} events link up and match their hashes.`
+        : `This thread’s ${c.events} audit events match their hashes. (Verifying the whole chain is for operators.)`;
     return h('p', { class: 'chain chain-ok', id: 'chain-status' }, h('span', { 'aria-hidden': 'true' }, '✔ '), text);
   }
   const at = c.brokenAt;
-  return h('p', { class: 'chain chain-broken', id: 'chain-status', role: 'alert' }, h('span', { 'aria-hidden': 'true' }, '✖ '), `Audit chain BROKEN at event ${at?.seq ?? '?'}: ${at?.problem ?? 'unknown problem'}.`);
+  return h(
+    'p',
+    { class: 'chain chain-broken', id: 'chain-status', role: 'alert' },
+    h('span', { 'aria-hidden': 'true' }, '✖ '),
+    `Audit chain BROKEN at event ${at?.seq ?? '?'}: ${at?.problem ?? 'unknown problem'}.`,
+  );
 }
 
 function who(actor: string, t: Timeline): string {
@@ -81,9 +116,26 @@ function interrupt(r: Timeline['requests'][number], t: Timeline): HTMLElement {
   return h(
     'div',
     { class: 'interrupt', 'data-request-id': r.id },
-    h('p', { class: 'interrupt-head' }, 'Paused for approval ', tierBadge(r.tier), ' ', roleChip(r.requiredRole), ' ', statusPill(r.status), ' ', h('a', { href: `/approvals/${encodeURIComponent(r.id)}` }, 'review card')),
+    h(
+      'p',
+      { class: 'interrupt-head' },
+      'Paused for approval ',
+      tierBadge(r.tier),
+      ' ',
+      roleChip(r.requiredRole),
+      ' ',
+      statusPill(r.status),
+      ' ',
+      h('a', { href: `/approvals/${encodeURIComponent(r.id)}` }, 'review card'),
+    ),
     h('p', { class: 'muted' }, r.reason),
-    events.length ? h('ul', { class: 'decisions' }, events.map((e) => h('li', null, h('time', { datetime: e.at }, when(e.at)), ' — ', eventLine(e, t)))) : h('p', { class: 'muted small' }, 'Waiting for a decision.'),
+    events.length
+      ? h(
+          'ul',
+          { class: 'decisions' },
+          events.map((e) => h('li', null, h('time', { datetime: e.at }, when(e.at)), ' — ', eventLine(e, t))),
+        )
+      : h('p', { class: 'muted small' }, 'Waiting for a decision.'),
   );
 }
 
@@ -91,7 +143,12 @@ function resultOf(part: Extract<Part, { type: 'tool-result' }> | undefined): Chi
   if (!part) return h('p', { class: 'muted small result-none' }, 'No result yet.');
   const v = part.output.value;
   const error = part.output.type === 'error-text';
-  return h('div', { class: `result${error ? ' result-error' : ''}` }, h('p', { class: 'label' }, error ? 'Result (error)' : 'Result'), h('pre', { class: 'mono' }, typeof v === 'string' ? v : exactJson(v)));
+  return h(
+    'div',
+    { class: `result${error ? ' result-error' : ''}` },
+    h('p', { class: 'label' }, error ? 'Result (error)' : 'Result'),
+    h('pre', { class: 'mono' }, typeof v === 'string' ? v : exactJson(v)),
+  );
 }
 
 function conversation(t: Timeline): HTMLElement {
@@ -123,7 +180,11 @@ function conversation(t: Timeline): HTMLElement {
       ),
     );
   }
-  const placed = new Set(t.messages.flatMap((m) => m.content.filter((p) => p.type === 'tool-call').map((p) => (p as { toolCallId: string }).toolCallId)));
+  const placed = new Set(
+    t.messages.flatMap((m) =>
+      m.content.filter((p) => p.type === 'tool-call').map((p) => (p as { toolCallId: string }).toolCallId),
+    ),
+  );
   const others = t.requests.filter((r) => !r.toolCallId || !placed.has(r.toolCallId));
   return h(
     'section',
@@ -147,13 +208,32 @@ function auditLog(t: Timeline): HTMLElement {
         h(
           'li',
           { class: `event event-${e.type}`, 'data-type': e.type },
-          h('p', { class: 'event-head' }, h('span', { class: 'seq' }, `#${e.seq}`), ' ', h('strong', null, e.type), ' ', h('time', { datetime: e.at }, when(e.at))),
-          h('p', { class: 'event-who' }, who(e.actor, t), e.requestId ? [' · ', h('a', { href: `/approvals/${encodeURIComponent(e.requestId)}` }, short(e.requestId, 14))] : null),
-          DECISION_EVENTS.has(e.type) && e.type !== 'notified' ? h('p', { class: 'muted small' }, eventLine(e, t)) : null,
+          h(
+            'p',
+            { class: 'event-head' },
+            h('span', { class: 'seq' }, `#${e.seq}`),
+            ' ',
+            h('strong', null, e.type),
+            ' ',
+            h('time', { datetime: e.at }, when(e.at)),
+          ),
+          h(
+            'p',
+            { class: 'event-who' },
+            who(e.actor, t),
+            e.requestId
+              ? [' · ', h('a', { href: `/approvals/${encodeURIComponent(e.requestId)}` }, short(e.requestId, 14))]
+              : null,
+          ),
+          DECISION_EVENTS.has(e.type) && e.type !== 'notified'
+            ? h('p', { class: 'muted small' }, eventLine(e, t))
+            : null,
         ),
       ),
     ),
-    t.auditTruncated ? h('p', { class: 'muted small' }, 'Older events are not shown; the audit API pages through all of them.') : null,
+    t.auditTruncated
+      ? h('p', { class: 'muted small' }, 'Older events are not shown; the audit API pages through all of them.')
+      : null,
   );
 }
 
@@ -162,7 +242,14 @@ async function load(): Promise<void> {
   try {
     t = await api<Timeline>(`/api/v1/threads/${encodeURIComponent(threadId)}/timeline`);
   } catch (err) {
-    put(root, h('div', { class: 'alert alert-error', role: 'alert' }, err instanceof ApiError ? err.message : 'The thread could not be loaded.'));
+    put(
+      root,
+      h(
+        'div',
+        { class: 'alert alert-error', role: 'alert' },
+        err instanceof ApiError ? err.message : 'The thread could not be loaded.',
+      ),
+    );
     return;
   }
   const th = t.thread;
@@ -171,8 +258,19 @@ async function load(): Promise<void> {
     h(
       'header',
       { class: 'page-head thread-head' },
-      h('h1', null, 'Thread ', short(th.threadId, 24), ' ', h('span', { id: 'thread-status', 'data-status': th.status }, statusPill(th.status))),
-      h('p', { class: 'muted' }, `${th.agent} v${th.agentVersion} · started ${when(th.createdAt)} · last change ${when(th.updatedAt)}`),
+      h(
+        'h1',
+        null,
+        'Thread ',
+        short(th.threadId, 24),
+        ' ',
+        h('span', { id: 'thread-status', 'data-status': th.status }, statusPill(th.status)),
+      ),
+      h(
+        'p',
+        { class: 'muted' },
+        `${th.agent} v${th.agentVersion} · started ${when(th.createdAt)} · last change ${when(th.updatedAt)}`,
+      ),
     ),
     h('div', { class: 'thread-grid' }, conversation(t), auditLog(t)),
   );

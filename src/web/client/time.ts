@@ -16,7 +16,13 @@ export function timeLeft(ms: number): string {
 
 /** A local date and time, e.g. "14 May, 14:32:05". */
 export function when(iso: string): string {
-  return new Date(iso).toLocaleString(undefined, { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  return new Date(iso).toLocaleString(undefined, {
+    day: 'numeric',
+    month: 'short',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  });
 }
 
 /** "3 min ago", "just now". */

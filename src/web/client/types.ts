@@ -104,5 +104,10 @@ export interface Me {
 /** Who is signed in (from the <body> data attributes the server wrote). */
 export function me(): Me {
   const d = document.body.dataset;
-  return { id: d.reviewerId ?? '', name: d.reviewerName ?? '', roles: (d.roles ?? '').split(',').filter(Boolean), operator: d.operator === 'true' };
+  return {
+    id: d.reviewerId ?? '',
+    name: d.reviewerName ?? '',
+    roles: (d.roles ?? '').split(',').filter(Boolean),
+    operator: d.operator === 'true',
+  };
 }

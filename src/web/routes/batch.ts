@@ -1,6 +1,12 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { eligibilityRefusal, InterlockError, InterlockUsageError, ValidationError, type ApprovalRequest } from '../../core/index.ts';
+import {
+  eligibilityRefusal,
+  InterlockError,
+  InterlockUsageError,
+  ValidationError,
+  type ApprovalRequest,
+} from '../../core/index.ts';
 import { safeEqual, type Principal } from '../../server/auth.ts';
 import { RateLimitedError } from '../../server/errors.ts';
 import { readJson, readQuery } from '../../server/input.ts';
@@ -15,7 +21,11 @@ export const MAX_BATCH = 100;
 /** The items sent do not hash to the digest sent: the list is not the one that was shown. */
 export class BatchDigestError extends InterlockUsageError {
   constructor() {
-    super('batch_digest_mismatch', 'The digest does not match the items: a batch approval covers exactly the list that was shown. Reload the batch, review it, and approve again.', { status: 400 });
+    super(
+      'batch_digest_mismatch',
+      'The digest does not match the items: a batch approval covers exactly the list that was shown. Reload the batch, review it, and approve again.',
+      { status: 400 },
+    );
   }
 }
 
@@ -25,7 +35,10 @@ export const batchQuery = z
     threadId: z.string().min(1).max(200).optional(),
     tool: z.string().min(1).max(200).optional(),
   })
-  .refine((q) => (q.threadId === undefined) !== (q.tool === undefined), { message: 'give exactly one of threadId or tool', path: ['threadId'] });
+  .refine((q) => (q.threadId === undefined) !== (q.tool === undefined), {
+    message: 'give exactly one of threadId or tool',
+    path: ['threadId'],
+  });
 
 /** Body of POST /batch/decision. */
 export const batchBody = z.strictObject({
@@ -36,7 +49,10 @@ export const batchBody = z.strictObject({
         id: z.string().min(1).max(200),
         expectedVersion: z.number().int().positive(),
         actionHash: z.string().min(1).max(256),
-        skip: z.boolean().optional().describe('true: shown in the list (and in its digest) but left undecided — the reviewer did not tick it.'),
+        skip: z
+          .boolean()
+          .optional()
+          .describe('true: shown in the list (and in its digest) but left undecided — the reviewer did not tick it.'),
       }),
     )
     .min(1)
@@ -107,12 +123,17 @@ export function batchRoutes(deps: RouteDeps, limiter: RateLimiter | undefined): 
     const body = await readJson(c, batchBody, 'batch decision');
     const seen = new Set<string>();
     for (const [i, item] of body.items.entries()) {
-      if (seen.has(item.id)) throw new ValidationError(`Request ${item.id} appears twice in the batch; send each request once.`, [{ path: `items.${i}.id`, message: 'duplicate' }]);
+      if (seen.has(item.id))
+        throw new ValidationError(`Request ${item.id} appears twice in the batch; send each request once.`, [
+          { path: `items.${i}.id`, message: 'duplicate' },
+        ]);
       seen.add(item.id);
     }
     if (!safeEqual(batchDigest(body.items), body.digest)) throw new BatchDigestError();
     if (body.items.every((i) => i.skip === true)) {
-      throw new ValidationError('Every item of the batch is marked skip: tick at least one request to approve.', [{ path: 'items', message: 'nothing to approve' }]);
+      throw new ValidationError('Every item of the batch is marked skip: tick at least one request to approve.', [
+        { path: 'items', message: 'nothing to approve' },
+      ]);
     }
     const reviewer = { id: p.id, name: p.name, roles: p.roles };
     const results = [];
@@ -124,15 +145,36 @@ export function batchRoutes(deps: RouteDeps, limiter: RateLimiter | undefined): 
         continue;
       }
       try {
-        const r = await interlock.decide(item.id, { type: 'approve', expectedVersion: item.expectedVersion, actionHash: item.actionHash }, reviewer);
+        const r = await interlock.decide(
+          item.id,
+          { type: 'approve', expectedVersion: item.expectedVersion, actionHash: item.actionHash },
+          reviewer,
+        );
         // The count lets a reviewer read "counted 1 of 2 toward the quorum" rather than "approved".
-        results.push({ id: item.id, ok: true as const, outcome: r.outcome, status: r.request.status, approvalsReceived: r.request.approvalsReceived, approvalsRequired: r.request.approvalsRequired });
+        results.push({
+          id: item.id,
+          ok: true as const,
+          outcome: r.outcome,
+          status: r.request.status,
+          approvalsReceived: r.request.approvalsReceived,
+          approvalsRequired: r.request.approvalsRequired,
+        });
       } catch (err) {
         if (!(err instanceof InterlockError)) throw err;
-        results.push({ id: item.id, ok: false as const, error: { code: err.code, message: err.message, status: err.status } });
+        results.push({
+          id: item.id,
+          ok: false as const,
+          error: { code: err.code, message: err.message, status: err.status },
+        });
       }
     }
-    return c.json({ digest: body.digest, approved: results.filter((r) => r.ok).length, failed: results.filter((r) => !r.ok).length, skipped, results });
+    return c.json({
+      digest: body.digest,
+      approved: results.filter((r) => r.ok).length,
+      failed: results.filter((r) => !r.ok).length,
+      skipped,
+      results,
+    });
   });
 
   return app;

@@ -23,12 +23,24 @@ export function pageRoutes(w: WebContext, sessions: Sessions): Hono<AppEnv> {
       return c.redirect(`/signin?next=${encodeURIComponent(url.pathname + url.search)}`, 303);
     }
     const r = outcome.reviewer;
-    const principal: Principal = { id: r.id, name: r.name, roles: r.roles, operator: r.roles.includes(OPERATOR_ROLE), via: 'session' };
+    const principal: Principal = {
+      id: r.id,
+      name: r.name,
+      roles: r.roles,
+      operator: r.roles.includes(OPERATOR_ROLE),
+      via: 'session',
+    };
     c.set('principal', principal);
     await next();
   };
 
-  const render = (key: PageKey, title: string, script: string, body: () => Html, data?: (params: Record<string, string>) => Record<string, string>) => {
+  const render = (
+    key: PageKey,
+    title: string,
+    script: string,
+    body: () => Html,
+    data?: (params: Record<string, string>) => Record<string, string>,
+  ) => {
     return (c: Context<AppEnv>) => {
       c.header('Cache-Control', 'no-store');
       return c.html(
@@ -46,8 +58,16 @@ export function pageRoutes(w: WebContext, sessions: Sessions): Hono<AppEnv> {
   };
 
   app.get('/', signedIn, render('queue', 'Queue', 'queue-page.ts', queueBody));
-  app.get('/approvals/:id', signedIn, render('review', 'Review', 'review-page.ts', reviewBody, (p) => ({ id: p.id ?? '' })));
-  app.get('/threads/:id', signedIn, render('thread', 'Thread', 'thread-page.ts', threadBody, (p) => ({ id: p.id ?? '' })));
+  app.get(
+    '/approvals/:id',
+    signedIn,
+    render('review', 'Review', 'review-page.ts', reviewBody, (p) => ({ id: p.id ?? '' })),
+  );
+  app.get(
+    '/threads/:id',
+    signedIn,
+    render('thread', 'Thread', 'thread-page.ts', threadBody, (p) => ({ id: p.id ?? '' })),
+  );
   app.get('/metrics-dashboard', signedIn, render('metrics', 'Metrics', 'dashboard-page.ts', metricsBody));
   app.get('/batch', signedIn, render('batch', 'Batch review', 'batch-page.ts', batchBody));
   return app;

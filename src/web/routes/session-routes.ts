@@ -13,7 +13,13 @@ export const SIGNIN_COOKIE = 'il_signin';
 
 /** A same-site path to go to after sign-in; anything else (other hosts, `//evil`, `/\evil`) becomes `/`. */
 export function safeNext(next: unknown): string {
-  if (typeof next !== 'string' || !/^\/(?![/\\])[^\s\\]*$/.test(next) || next.startsWith('/signin') || next.length > 2000) return '/';
+  if (
+    typeof next !== 'string' ||
+    !/^\/(?![/\\])[^\s\\]*$/.test(next) ||
+    next.startsWith('/signin') ||
+    next.length > 2000
+  )
+    return '/';
   return next;
 }
 
@@ -26,11 +32,27 @@ export function safeNext(next: unknown): string {
  */
 export function sessionRoutes(w: WebContext, reviewers: ReviewerAuth, sessions: Sessions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const small = bodyLimit({ maxSize: 8 * 1024, onError: (c) => c.html(errorPage('Too large', 'The form was larger than a sign-in form can be.', { href: '/signin', label: 'Sign in' }), 413) });
+  const small = bodyLimit({
+    maxSize: 8 * 1024,
+    onError: (c) =>
+      c.html(
+        errorPage('Too large', 'The form was larger than a sign-in form can be.', {
+          href: '/signin',
+          label: 'Sign in',
+        }),
+        413,
+      ),
+  });
 
   const showForm = (c: Context, next: string, error?: string, status: 200 | 401 | 403 = 200) => {
     const token = randomBytes(24).toString('base64url');
-    setCookie(c, SIGNIN_COOKIE, token, { httpOnly: true, sameSite: 'Strict', path: '/', secure: w.secure(c), maxAge: 30 * 60 });
+    setCookie(c, SIGNIN_COOKIE, token, {
+      httpOnly: true,
+      sameSite: 'Strict',
+      path: '/',
+      secure: w.secure(c),
+      maxAge: 30 * 60,
+    });
     c.header('Cache-Control', 'no-store');
     return c.html(signInPage({ csrf: token, next, ...(error ? { error } : {}) }), status);
   };
@@ -49,15 +71,33 @@ export function sessionRoutes(w: WebContext, reviewers: ReviewerAuth, sessions: 
     const sent = typeof form.csrf === 'string' ? form.csrf : '';
     const expected = getCookie(c, SIGNIN_COOKIE) ?? '';
     if (!fromOurPage(c) || expected === '' || !safeEqual(sent, expected)) {
-      return showForm(c, next, 'This sign-in form expired or did not come from this site. Enter your token again.', 403);
+      return showForm(
+        c,
+        next,
+        'This sign-in form expired or did not come from this site. Enter your token again.',
+        403,
+      );
     }
     const token = typeof form.token === 'string' ? form.token.trim() : '';
     const outcome = token ? await reviewers.verifyToken(token) : ({ ok: false, reason: 'invalid' } as const);
     if (!outcome.ok) {
-      return showForm(c, next, outcome.reason === 'revoked' ? 'This token was revoked. Ask an operator for a new one.' : 'That token is not valid. Check it, or ask an operator for a new one.', 401);
+      return showForm(
+        c,
+        next,
+        outcome.reason === 'revoked'
+          ? 'This token was revoked. Ask an operator for a new one.'
+          : 'That token is not valid. Check it, or ask an operator for a new one.',
+        401,
+      );
     }
     const { value, expiresAt } = await sessions.create(outcome.reviewer.id);
-    setCookie(c, SESSION_COOKIE, value, { httpOnly: true, sameSite: 'Strict', path: '/', secure: w.secure(c), expires: new Date(expiresAt) });
+    setCookie(c, SESSION_COOKIE, value, {
+      httpOnly: true,
+      sameSite: 'Strict',
+      path: '/',
+      secure: w.secure(c),
+      expires: new Date(expiresAt),
+    });
     deleteCookie(c, SIGNIN_COOKIE, { path: '/', secure: w.secure(c) });
     return c.redirect(next, 303);
   });
@@ -69,7 +109,14 @@ export function sessionRoutes(w: WebContext, reviewers: ReviewerAuth, sessions: 
       const sent = typeof form.csrf === 'string' ? form.csrf : '';
       if (!fromOurPage(c) || !safeEqual(sent, sessions.csrfToken(value))) {
         c.header('Cache-Control', 'no-store');
-        return c.html(errorPage('Not signed out', 'The sign-out request did not come from this site’s own page. Use the Sign out button.', { href: '/', label: 'Back to the queue' }), 403);
+        return c.html(
+          errorPage(
+            'Not signed out',
+            'The sign-out request did not come from this site’s own page. Use the Sign out button.',
+            { href: '/', label: 'Back to the queue' },
+          ),
+          403,
+        );
       }
       await sessions.end(value);
     }

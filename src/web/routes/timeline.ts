@@ -20,7 +20,12 @@ export type TimelineChain =
 
 function threadChain(events: readonly AuditEvent[]): TimelineChain {
   const bad = events.find((e) => hashEvent(e) !== e.hash);
-  return { scope: 'thread', ok: !bad, events: events.length, brokenAt: bad ? { seq: bad.seq, id: bad.id, problem: 'content changed after it was written' } : null };
+  return {
+    scope: 'thread',
+    ok: !bad,
+    events: events.length,
+    brokenAt: bad ? { seq: bad.seq, id: bad.id, problem: 'content changed after it was written' } : null,
+  };
 }
 
 /**
@@ -43,12 +48,18 @@ export function timelineRoutes(deps: RouteDeps): Hono<AppEnv> {
     let chain: TimelineChain;
     if (p.operator) {
       const v = await interlock.verifyAudit();
-      chain = v.ok ? { scope: 'full', ok: true, events: v.events, headSeq: v.headSeq } : { scope: 'full', ok: false, events: v.events, brokenAt: v.brokenAt };
+      chain = v.ok
+        ? { scope: 'full', ok: true, events: v.events, headSeq: v.headSeq }
+        : { scope: 'full', ok: false, events: v.events, brokenAt: v.brokenAt };
     } else {
       chain = threadChain(events);
     }
     // Names for `reviewer:<id>` actors; other actors (agent:…, system:…) speak for themselves.
-    const actors = Object.fromEntries(reviewers.filter((r) => events.some((e) => e.actor === `reviewer:${r.id}`)).map((r) => [`reviewer:${r.id}`, r.name]));
+    const actors = Object.fromEntries(
+      reviewers
+        .filter((r) => events.some((e) => e.actor === `reviewer:${r.id}`))
+        .map((r) => [`reviewer:${r.id}`, r.name]),
+    );
     return c.json({
       thread: threadView(thread),
       // Masked as on the review card; operators read the stored text through GET /api/v1/threads/:id?raw=1 (audited).
@@ -58,7 +69,15 @@ export function timelineRoutes(deps: RouteDeps): Hono<AppEnv> {
         .filter((r) => canSeeRole(p, r.role))
         .reverse()
         .map((r) => ({ ...requestSummary(r), toolCallId: r.toolCallId })),
-      audit: events.map((e) => ({ seq: e.seq, id: e.id, type: e.type, actor: e.actor, at: new Date(e.at).toISOString(), requestId: e.requestId, payload: e.payload })),
+      audit: events.map((e) => ({
+        seq: e.seq,
+        id: e.id,
+        type: e.type,
+        actor: e.actor,
+        at: new Date(e.at).toISOString(),
+        requestId: e.requestId,
+        payload: e.payload,
+      })),
       auditTruncated: events.length === MAX_EVENTS,
       actors,
       chain,

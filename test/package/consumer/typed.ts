@@ -1,6 +1,14 @@
 // A TypeScript consumer: compiled with tsc --strict against the package's declarations.
 import { z } from 'zod';
-import { createInterlock, definePolicy, openStore, tool, type ApprovalRequest, type Interlock, type Tool } from 'interlock';
+import {
+  createInterlock,
+  definePolicy,
+  openStore,
+  tool,
+  type ApprovalRequest,
+  type Interlock,
+  type Tool,
+} from 'interlock';
 import { createPostgresStore } from 'interlock/postgres';
 import { startService } from 'interlock/server';
 import { createNotifier } from 'interlock/notify';
@@ -12,7 +20,9 @@ const refund: Tool = tool({
   schema: z.object({ orderId: z.string(), amount: z.number() }),
   execute: async ({ orderId, amount }, { idempotencyKey }) => ({ orderId, amount, idempotencyKey }),
 });
-const policy = definePolicy({ tools: { issue_refund: [{ id: 'all', tier: 'approve', role: 'supervisor', reason: 'every refund' }] } });
+const policy = definePolicy({
+  tools: { issue_refund: [{ id: 'all', tier: 'approve', role: 'supervisor', reason: 'every refund' }] },
+});
 
 export async function main(): Promise<ApprovalRequest | undefined> {
   const store = await openStore();
