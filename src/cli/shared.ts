@@ -1,11 +1,10 @@
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { readFileSync } from 'node:fs';
-import { createInterlock, type Interlock } from '../engine/index.ts';
+import { createInterlock, type Interlock, type ThreadRunner } from '../engine/index.ts';
 import { openStore } from '../store/index.ts';
 import type { ReviewerRow, Store } from '../store/types.ts';
 import { hashToken } from '../server/index.ts';
 import type { PolicyConfig } from '../core/index.ts';
-import type { Agent } from '../agent/index.ts';
 import { loadConfig, type InterlockConfig } from '../service/index.ts';
 import { UsageError, type Output } from './output.ts';
 
@@ -34,7 +33,7 @@ export interface CliEngine {
   store: Store;
   /** The configuration and its agents, when a configuration was asked for. */
   config?: InterlockConfig;
-  agents?: Agent[];
+  agents?: ThreadRunner[];
 }
 
 /**

@@ -5,6 +5,7 @@ export type { CheckpointInput, PauseItem, PauseResult, ThreadRef } from './pause
 export type { DecisionResult } from './decide.ts';
 export { idempotencyKey, type ExecutionInput, type ExecutionOutcome, type ExecuteOptions } from './execute.ts';
 export type { RequestStory } from './audit.ts';
+export { followRequest, outcomeOf, notRunText, type CallOutcome } from './outcome.ts';
 export type { Rollup, ToolRollup } from './rollup.ts';
 
 export {
@@ -16,3 +17,4 @@ export {
   type SessionOps,
   type RequestReads,
 } from './state-ops.ts';
+export type { ThreadRunner, RunnerResult, RunnerInterrupt } from './runner.ts';

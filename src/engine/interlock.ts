@@ -42,6 +42,7 @@ import { expireDue } from './expire.ts';
 import { executeOnce, type ExecuteOptions, type ExecutionInput, type ExecutionOutcome } from './execute.ts';
 import { explain, verifyAudit, type RequestStory, type VerifyOptions } from './audit.ts';
 import { rollup, type Rollup } from './rollup.ts';
+import { followRequest, type CallOutcome } from './outcome.ts';
 import type { ThreadStatus } from '../store/types.ts';
 import type { AuditEventInput } from '../core/index.ts';
 
@@ -131,6 +132,12 @@ export interface Interlock {
   /** The request, or a NotFoundError. */
   getRequestOrThrow(id: string): Promise<ApprovalRequest>;
   listRequests(q: RequestQuery): Promise<{ items: ApprovalRequest[]; nextCursor: string | null }>;
+  /**
+   * Where a framework's tool call stands: the request raised for it (by thread and call id), followed
+   * to the one that stands; undefined if the call never paused. Adapters use it to find the request
+   * again when a framework re-evaluates approval for the same call.
+   */
+  callOutcome(threadId: string, toolCallId: string): Promise<CallOutcome | undefined>;
   /** What was proposed, who decided, what ran. */
   explain(requestId: string): Promise<RequestStory>;
   verifyAudit(opts?: VerifyOptions): Promise<ChainVerification>;
@@ -209,6 +216,10 @@ export function createInterlock(options: InterlockOptions): Interlock {
       return r;
     },
     listRequests: (q) => ctx.store.listRequests(q),
+    async callOutcome(threadId, toolCallId) {
+      const [first] = await ctx.store.listRequestsForCall(threadId, toolCallId);
+      return first ? followRequest((id) => ctx.store.getRequest(id), first.id) : undefined;
+    },
     explain: (id) => explain(ctx, id),
     verifyAudit: (o) => verifyAudit(ctx, o),
     rollup: (since, until, o) => rollup(ctx, since, until, o),

@@ -3,8 +3,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { ConfigError, definePolicy, type PolicyConfig } from '../core/index.ts';
-import type { Agent } from '../agent/index.ts';
-import type { Interlock } from '../engine/index.ts';
+import type { Interlock, ThreadRunner } from '../engine/index.ts';
 import type { RoutingConfig } from '../notify/index.ts';
 
 /** What `interlock.config.ts` exports (default export). */
@@ -12,7 +11,7 @@ export interface InterlockConfig {
   /** The policy for every tool the agents may call. */
   policy: PolicyConfig;
   /** Build the agents over the engine; threads are resumed by the agent whose name they carry. */
-  agents: (ctx: { interlock: Interlock }) => Agent[] | Promise<Agent[]>;
+  agents: (ctx: { interlock: Interlock }) => ThreadRunner[] | Promise<ThreadRunner[]>;
   /** Notification channels and routes by role; without it the web queue (live events) is the only channel. */
   notifications?: (env: NodeJS.ProcessEnv) => RoutingConfig;
   /** Reviewer roles the deployment uses (for demo reviewers and `reviewers add` hints). */
@@ -41,7 +40,7 @@ const configSchema = z.object({
   policy: z.object({ tools: z.record(z.string(), z.unknown()) }).passthrough(),
   agents: z.custom<InterlockConfig['agents']>(
     (v) => typeof v === 'function',
-    'must be a function ({ interlock }) => Agent[]',
+    'must be a function ({ interlock }) => agents (createAgent, or an adapter agent)',
   ),
   notifications: z
     .custom<InterlockConfig['notifications']>(

@@ -1,8 +1,7 @@
 import { ConfigError } from '../core/index.ts';
-import { createInterlock, DEFAULT_LEASE_MS, type Interlock } from '../engine/index.ts';
+import { createInterlock, DEFAULT_LEASE_MS, type Interlock, type ThreadRunner } from '../engine/index.ts';
 import { openStore } from '../store/index.ts';
 import type { Store } from '../store/types.ts';
-import type { Agent } from '../agent/index.ts';
 import {
   createApp,
   createReviewer,
@@ -56,7 +55,7 @@ export interface ServiceOptions {
 export interface Service {
   interlock: Interlock;
   store: Store;
-  agents: Map<string, Agent>;
+  agents: Map<string, ThreadRunner>;
   server: RunningServer | undefined;
   worker: Worker | undefined;
   /** Tokens of demo reviewers created on this start (empty after the first start). */

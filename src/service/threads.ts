@@ -1,6 +1,6 @@
 import { InterlockError, newId, NotFoundError, ValidationError } from '../core/index.ts';
-import type { Agent, Interrupt } from '../agent/index.ts';
-import type { Interlock } from '../engine/index.ts';
+import type { Interrupt } from '../agent/index.ts';
+import type { Interlock, ThreadRunner } from '../engine/index.ts';
 import type { ThreadsAdapter, ThreadView } from '../server/index.ts';
 
 export { ThreadExistsError } from '../engine/index.ts';
@@ -26,7 +26,7 @@ export interface ThreadsAdapterOptions {
  */
 export function createThreadsAdapter(
   interlock: Interlock,
-  agents: ReadonlyMap<string, Agent>,
+  agents: ReadonlyMap<string, ThreadRunner>,
   log: (msg: string) => void = console.error,
   opts: ThreadsAdapterOptions = {},
 ): ThreadsAdapter & { idle(): Promise<void> } {

@@ -696,6 +696,30 @@ for (const backend of allBackends()) {
           }
         }
 
+        it("finds a tool call's requests by thread and call id, oldest first, never another thread's", async () => {
+          // Threads of their own, so the listings above and below keep their rows.
+          const mine = `${threadId}-calls`;
+          const other = `${threadId}-other`;
+          const first = pendingRequest({
+            threadId: mine,
+            toolCallId: 'call_1',
+            createdAt: T + 20,
+            status: 'superseded',
+          });
+          const second = pendingRequest({
+            threadId: mine,
+            toolCallId: 'call_1',
+            createdAt: T + 21,
+            parentId: first.id,
+          });
+          // Models reuse call ids across threads: the same id elsewhere stays out.
+          const elsewhere = pendingRequest({ threadId: other, toolCallId: 'call_1', createdAt: T + 19 });
+          for (const r of [second, elsewhere, first]) await store.insertRequest(r);
+          assert.deepEqual(ids(await store.listRequestsForCall(mine, 'call_1')), [first.id, second.id]);
+          assert.deepEqual(ids(await store.listRequestsForCall(other, 'call_1')), [elsewhere.id]);
+          assert.deepEqual(await store.listRequestsForCall(mine, 'call_2'), []);
+        });
+
         it('keeps filters across pages', async () => {
           const want = ids(soonest.filter((r) => r.status === 'pending' && (r.role === roleA || r.role === roleB)));
           const seen: string[] = [];

@@ -187,6 +187,12 @@ export interface StoreTx {
   /** Write the mutable fields of a request, only if it is still at `expectedVersion`. Returns false if it moved on. */
   updateRequest(r: ApprovalRequest, expectedVersion: number): Promise<boolean>;
   listRequests(q: RequestQuery): Promise<{ items: ApprovalRequest[]; nextCursor: string | null }>;
+  /**
+   * The requests raised for one tool call of a thread (a framework's call id), oldest first: the
+   * first, and those an edit or an escalation handed over to. Call ids repeat across threads, so
+   * the thread is part of the key.
+   */
+  listRequestsForCall(threadId: string, toolCallId: string): Promise<ApprovalRequest[]>;
   /** Pending requests past their expiry, oldest first, locked for the caller where the backend can. */
   claimExpired(now: number, limit: number): Promise<ApprovalRequest[]>;
   /**

@@ -1,5 +1,4 @@
-import type { Agent } from '../agent/index.ts';
-import type { Interlock } from '../engine/index.ts';
+import type { Interlock, ThreadRunner } from '../engine/index.ts';
 import type { JobRow } from '../store/types.ts';
 import { InterlockError } from '../core/index.ts';
 import { backoffMs } from '../core/backoff.ts';
@@ -18,7 +17,7 @@ const UNKNOWN_AGENT_NOTE = 'unknown_agent:';
 export interface ResumeOptions {
   interlock: Interlock;
   /** Agents by name: a thread is resumed by the agent that started it. */
-  agents: ReadonlyMap<string, Agent>;
+  agents: ReadonlyMap<string, ThreadRunner>;
   owner: string;
   /** Attempts before a resume job is given up (default 10). */
   maxAttempts?: number;

@@ -1,6 +1,5 @@
 import { ConfigError } from '../core/index.ts';
-import type { Agent } from '../agent/index.ts';
-import type { Interlock } from '../engine/index.ts';
+import type { Interlock, ThreadRunner } from '../engine/index.ts';
 import { handleResume } from './resume.ts';
 
 /** Something that delivers notifications from the outbox (see `createNotifier`). */
@@ -12,7 +11,8 @@ export interface OutboxDelivery {
 /** Options of {@link createWorker}. */
 export interface WorkerOptions {
   interlock: Interlock;
-  agents: Agent[];
+  /** Native agents and adapter agents: a thread is resumed by the one whose name it carries. */
+  agents: ThreadRunner[];
   notifier?: OutboxDelivery;
   /** Idle wait between polls (default 200 ms). A poll that found work polls again at once. */
   pollMs?: number;

@@ -39,7 +39,8 @@ export interface ApiFixture {
 export async function startApiFixture(backend: BackendInitializer): Promise<ApiFixture> {
   const store = await backend.create();
   const interlock = createInterlock({ store, policy: config.policy });
-  const [agent] = await config.agents({ interlock });
+  // The config's agent is the order-support example's native agent.
+  const [agent] = (await config.agents({ interlock })) as Agent[];
   const threads = createThreadsAdapter(interlock, new Map([[agent!.name, agent!]]), () => undefined, {
     recoverAfterMs: 3_600_000,
   });

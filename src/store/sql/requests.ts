@@ -75,6 +75,7 @@ export function requestOps(
   | 'setRequestStatus'
   | 'updateRequest'
   | 'listRequests'
+  | 'listRequestsForCall'
   | 'claimExpired'
   | 'insertVote'
   | 'listVoters'
@@ -157,6 +158,14 @@ export function requestOps(
         status,
         now,
       ]);
+    },
+    async listRequestsForCall(threadId, toolCallId) {
+      // The thread index narrows to the thread's few requests; the call id filters those.
+      const rows = await db.all(
+        `SELECT * FROM il_requests WHERE thread_id = $1 AND tool_call_id = $2 ORDER BY created_at, id`,
+        [threadId, toolCallId],
+      );
+      return rows.map(toRequest);
     },
     async listRequests(q) {
       const where: string[] = [];
@@ -268,6 +277,7 @@ export const requestShapes: { [K in keyof ReturnType<typeof requestOps>]: OpShap
   setRequestStatus: 'write',
   updateRequest: 'write',
   listRequests: 'read',
+  listRequestsForCall: 'read',
   claimExpired: 'write',
   insertVote: 'write',
   listVoters: 'read',

@@ -1,0 +1,358 @@
+import type { ModelMessage, Tool, ToolApprovalStatus, ToolSet, TypedToolCall } from 'ai';
+import { ConfigError, InterlockUsageError, newId, type ApprovalRequest } from '../../core/index.ts';
+import type { Interlock, PauseItem, RunnerResult, ThreadRunner, ToolSchemaEntry } from '../../engine/index.ts';
+import {
+  CallRefusedError,
+  createCallGate,
+  editedNote,
+  interruptsOf,
+  lastText,
+  openThreadRun,
+  runOwner,
+  type AdapterCall,
+  type AdapterState,
+  type CallCheck,
+  type CallGateOptions,
+  type ThreadRun,
+} from '../core/index.ts';
+
+/** What Interlock hands your generation call: pass all three to `generateText`. */
+export interface GenerateInput<TOOLS extends ToolSet> {
+  /** Your tools, each `execute` wrapped: it runs only under a recorded reason (policy or decision), at most once. */
+  tools: TOOLS;
+  /** The approval hook: Interlock's policy and recorded decisions answer it. */
+  toolApproval: (options: { toolCall: TypedToolCall<TOOLS>; messages: ModelMessage[] }) => Promise<ToolApprovalStatus>;
+  /** The thread's conversation, from Interlock's storage. */
+  messages: ModelMessage[];
+  threadId: string;
+}
+
+/** The part of a `generateText` result the adapter reads. */
+export interface GenerateOutput {
+  /** All messages the call added (v7: `result.responseMessages`). */
+  responseMessages: ModelMessage[] | PromiseLike<ModelMessage[]>;
+}
+
+/** Options of {@link createAiSdkAgent}. */
+export interface AiSdkAgentOptions<TOOLS extends ToolSet> extends Omit<CallGateOptions, 'interlock' | 'proposer'> {
+  /** Threads carry this name; the worker resumes them with the agent of that name. */
+  name: string;
+  /** Stored with each thread (default `1`). */
+  version?: string;
+  interlock: Interlock;
+  /** Your AI SDK tools, as you pass them to `generateText`. */
+  tools: TOOLS;
+  /**
+   * One generation: your `generateText` call with everything of yours (model, system, stopWhen…)
+   * and `tools`, `toolApproval` and `messages` from Interlock.
+   */
+  generate: (input: GenerateInput<TOOLS>) => PromiseLike<GenerateOutput> | GenerateOutput;
+}
+
+/** What a run of an adapter thread came to (see {@link ThreadRunner}). */
+export interface AiSdkRunResult extends RunnerResult {
+  /** The messages this run added. */
+  messages: ModelMessage[];
+}
+
+/** The execution options your tool's `execute` receives, plus what Interlock adds. */
+export interface InterlockExecution {
+  /** Key to pass to the external API so a retried call is deduplicated (request + action hash, or thread + call). */
+  idempotencyKey: string;
+  /** 1 on the first try; more when a crashed process's claim was taken over. */
+  attempt: number;
+}
+
+/** The AI SDK agent behind Interlock. */
+export interface AiSdkAgent extends ThreadRunner {
+  /** Start a thread, or continue a finished one, with a user message (or messages). */
+  invoke(input: string | ModelMessage[], opts?: { threadId?: string }): Promise<AiSdkRunResult>;
+  /** Continue a paused thread once its requests are decided; returns `interrupt` again while any is pending. */
+  resume(threadId: string): Promise<AiSdkRunResult>;
+}
+
+type Part = { type: string; toolCallId?: string; approvalId?: string; toolName?: string };
+
+/** The zod input schemas of framework tools, for the engine's validation of reviewers' edits. */
+export function schemasOf(
+  tools: Record<string, { inputSchema?: unknown; parameters?: unknown; description?: string }>,
+): Record<string, ToolSchemaEntry> {
+  const out: Record<string, ToolSchemaEntry> = {};
+  for (const [name, t] of Object.entries(tools)) {
+    const schema = t.inputSchema ?? t.parameters;
+    // A zod schema (v3 or v4) parses; a JSON schema does not: edits of that tool are refused with a clear error.
+    if (schema && typeof (schema as { safeParse?: unknown }).safeParse === 'function')
+      out[name] = {
+        schema: schema as ToolSchemaEntry['schema'],
+        ...(typeof t.description === 'string' ? { description: t.description } : {}),
+      };
+  }
+  return out;
+}
+
+/** Whether the call's own tool-call part is in `messages` (the SDK re-checking an approval from the history). */
+function inHistory(messages: readonly ModelMessage[], toolCallId: string): boolean {
+  return messages.some(
+    (m) =>
+      m.role === 'assistant' &&
+      typeof m.content !== 'string' &&
+      (m.content as Part[]).some((p) => p.type === 'tool-call' && p.toolCallId === toolCallId),
+  );
+}
+
+/**
+ * Put Interlock in front of an AI SDK (v7) agent's tools. Every call is gated by
+ * the policy: `auto`/`notify` run under the execute-once ledger, `block` is denied
+ * with the rule's reason, `approve`/`escalate` pause through the SDK's own
+ * approval mechanism and open a durable request (checkpoint, request, audit and
+ * notification in one transaction). Decisions are made in Interlock (UI, API,
+ * CLI, Slack); `resume` — or the Interlock worker, when the agent is registered
+ * in `interlock.config.ts` — continues the thread from Interlock's storage.
+ *
+ * @example
+ * const support = createAiSdkAgent({
+ *   name: 'order-support', interlock, tools: { lookupOrder, issueRefund },
+ *   generate: (i) => generateText({ model, system, stopWhen: stepCountIs(8), ...i }),
+ * });
+ * const r = await support.invoke('Refund order A-1001 ($850)');
+ * // r.stopReason === 'interrupt' → a reviewer decides → await support.resume(r.threadId)
+ */
+export function createAiSdkAgent<TOOLS extends ToolSet>(o: AiSdkAgentOptions<TOOLS>): AiSdkAgent {
+  if (!o || typeof o !== 'object')
+    throw new ConfigError('createAiSdkAgent needs options: { name, interlock, tools, generate }.');
+  if (typeof o.name !== 'string' || !o.name)
+    throw new ConfigError('createAiSdkAgent: "name" must be a non-empty string.');
+  if (!o.interlock)
+    throw new ConfigError('createAiSdkAgent: "interlock" is required (createInterlock({ store, policy })).');
+  if (!o.tools || typeof o.tools !== 'object')
+    throw new ConfigError('createAiSdkAgent: "tools" must be your AI SDK tool set.');
+  if (typeof o.generate !== 'function')
+    throw new ConfigError(
+      'createAiSdkAgent: "generate" must be a function calling generateText with what it receives.',
+    );
+  const il = o.interlock;
+  const version = o.version ?? '1';
+  // Reviewers' edits are validated against the tools' own schemas (zod's, where a tool has one).
+  il.registerTools(schemasOf(o.tools as Record<string, { inputSchema?: unknown; description?: string }>));
+  const gate = createCallGate({
+    interlock: il,
+    proposer: `agent:${o.name}`,
+    ...(o.app ? { app: o.app } : {}),
+    ...(o.evidence ? { evidence: o.evidence } : {}),
+  });
+
+  /** One generation over a held thread: gate, run, then save (pause or finish). */
+  async function generate(run: ThreadRun, threadId: string, added: ModelMessage[]): Promise<AiSdkRunResult> {
+    const checks = new Map<string, CallCheck>();
+    const callOf = (toolCallId: string, tool: string, input: unknown): AdapterCall => ({
+      threadId,
+      toolCallId,
+      tool,
+      args: (input ?? {}) as Record<string, unknown>,
+    });
+    const tools = wrapTools(o.tools, threadId, checks);
+    const toolApproval: GenerateInput<TOOLS>['toolApproval'] = async ({ toolCall, messages: given }) => {
+      const call = callOf(toolCall.toolCallId, toolCall.toolName, toolCall.input);
+      const c = await gate.check(call);
+      checks.set(call.toolCallId, c);
+      // The SDK passes the call's own assistant message only when it re-checks an approval found in
+      // the history: then only a decision recorded in Interlock approves, never the history's.
+      if ((c.kind === 'ask' || c.kind === 'wait') && inHistory(given, call.toolCallId)) {
+        return {
+          type: 'denied',
+          reason: `No reviewer approved call ${call.toolCallId} in Interlock${c.kind === 'wait' ? ` (request ${c.outcome.request.id} is pending)` : ''}; an approval in the conversation is not a decision. Nothing ran.`,
+        };
+      }
+      switch (c.kind) {
+        case 'run':
+          return { type: 'not-applicable' };
+        case 'block':
+          await gate.recordBlock(call, c);
+          return { type: 'denied', reason: c.message };
+        case 'ask':
+          return { type: 'user-approval', reason: c.verdict.reason };
+        case 'wait':
+          return { type: 'user-approval', reason: c.outcome.request.reason };
+        case 'approved':
+          // The SDK asks again when the run continues: Interlock's record answers, not the history's.
+          return c.mismatch
+            ? {
+                type: 'denied',
+                reason: `The arguments differ from the ones approved on request ${c.outcome.request.id}; nothing ran.`,
+              }
+            : { type: 'approved' };
+        case 'not_run':
+          return { type: 'denied', reason: c.message };
+      }
+    };
+    const messages = [...(run.messages as ModelMessage[]), ...added];
+    const out = await o.generate({ tools, toolApproval, messages, threadId });
+    const response = [...(await out.responseMessages)];
+    const newMessages = [...added, ...response];
+    // The calls the SDK stopped on: its approval requests in this run's messages.
+    const waiting: AdapterState['waiting'] = [];
+    const items: PauseItem[] = [];
+    const known: ApprovalRequest[] = [];
+    for (const m of response) {
+      if (m.role !== 'assistant' || typeof m.content === 'string') continue;
+      const parts = m.content as Part[];
+      for (const p of parts) {
+        if (p.type !== 'tool-approval-request' || !p.toolCallId) continue;
+        const c = checks.get(p.toolCallId);
+        const callPart = parts.find((q) => q.type === 'tool-call' && q.toolCallId === p.toolCallId) as
+          { toolName: string; input: unknown } | undefined;
+        if (c?.kind === 'ask' && callPart) {
+          const requestId = newId<string>('apr');
+          const call = callOf(p.toolCallId, callPart.toolName, callPart.input);
+          items.push({ ...(await gate.pauseItem(call, c)), requestId });
+          waiting.push({ toolCallId: p.toolCallId, requestId, ...(p.approvalId ? { approvalId: p.approvalId } : {}) });
+        } else if (c?.kind === 'wait') {
+          // Re-entry: the call has its request already; never a second one.
+          known.push(c.outcome.request);
+          waiting.push({
+            toolCallId: p.toolCallId,
+            requestId: c.outcome.request.id,
+            ...(p.approvalId ? { approvalId: p.approvalId } : {}),
+          });
+        }
+      }
+    }
+    const state: AdapterState = { adapter: 'ai-sdk', waiting };
+    if (items.length > 0) {
+      const paused = await run.pause(newMessages, state, items, `agent:${o.name}`);
+      return result(threadId, 'interrupt', newMessages, [...known, ...paused.requests]);
+    }
+    await run.finish(newMessages, state, waiting.length ? 'interrupted' : 'completed');
+    return result(threadId, waiting.length ? 'interrupt' : 'end_turn', newMessages, known);
+  }
+
+  function wrapTools(tools: TOOLS, threadId: string, checks: Map<string, CallCheck>): TOOLS {
+    const wrapped: Record<string, Tool> = {};
+    for (const [name, t] of Object.entries(tools) as Array<[string, Tool]>) {
+      const execute = t.execute;
+      if (typeof execute !== 'function') {
+        wrapped[name] = t;
+        continue;
+      }
+      wrapped[name] = {
+        ...t,
+        execute: async (input: unknown, options: Parameters<typeof execute>[1]) => {
+          const call: AdapterCall = {
+            threadId,
+            toolCallId: options.toolCallId,
+            tool: name,
+            args: input as Record<string, unknown>,
+          };
+          const r = await gate.run(
+            call,
+            async (args, ledger) => {
+              const interlock: InterlockExecution = { idempotencyKey: ledger.idempotencyKey, attempt: ledger.attempt };
+              return await (execute as (i: unknown, opts: unknown) => unknown)(args, { ...options, interlock });
+            },
+            checks.get(call.toolCallId),
+          );
+          if (r.status === 'refused') throw new CallRefusedError(call, r);
+          if (r.status === 'failed') throw new Error(r.error);
+          return r.edited ? { result: r.result, note: editedNote(r.by, r.args) } : r.result;
+        },
+      };
+    }
+    return wrapped as TOOLS;
+  }
+
+  function result(
+    threadId: string,
+    stopReason: string,
+    messages: ModelMessage[],
+    pending: readonly ApprovalRequest[],
+  ): AiSdkRunResult {
+    return { threadId, stopReason, text: lastText(messages), interrupts: interruptsOf(pending), messages };
+  }
+
+  async function hold(threadId: string): Promise<ThreadRun | undefined> {
+    return openThreadRun(il, { threadId, agent: o.name, version, owner: runOwner(il) });
+  }
+
+  const busy = (threadId: string): AiSdkRunResult => ({
+    threadId,
+    stopReason: 'busy',
+    text: '',
+    interrupts: [],
+    messages: [],
+  });
+
+  async function guarded(run: ThreadRun, fn: () => Promise<AiSdkRunResult>): Promise<AiSdkRunResult> {
+    try {
+      return await fn();
+    } catch (err) {
+      // Nothing since the last checkpoint is kept; the thread can run again from it.
+      await run.release().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  return {
+    name: o.name,
+    version,
+    async invoke(input, opts = {}) {
+      const threadId = opts.threadId ?? newId<string>('thr');
+      const added: ModelMessage[] = typeof input === 'string' ? [{ role: 'user', content: input }] : [...input];
+      if (added.length === 0) throw new ConfigError('invoke needs a user message: a non-empty string or messages.');
+      const run = await hold(threadId);
+      if (!run) return busy(threadId);
+      return guarded(run, async () => {
+        if (run.state?.waiting.length) {
+          throw new InterlockUsageError(
+            'thread_interrupted',
+            `Thread ${threadId} is waiting on ${run.state.waiting.length} decision(s); decide them, then call resume("${threadId}").`,
+            { details: { threadId }, status: 409 },
+          );
+        }
+        return generate(run, threadId, added);
+      });
+    },
+    async resume(threadId) {
+      const run = await hold(threadId);
+      if (!run) return busy(threadId);
+      return guarded(run, async () => {
+        const waiting = run.state?.waiting ?? [];
+        if (waiting.length === 0) {
+          await run.release();
+          return result(threadId, 'end_turn', [], []);
+        }
+        const pending: ApprovalRequest[] = [];
+        const parts: unknown[] = [];
+        for (const w of waiting) {
+          const c = await gate.check({ threadId, toolCallId: w.toolCallId, tool: '', args: {} });
+          if (c.kind === 'wait') pending.push(c.outcome.request);
+          else if (c.kind === 'approved')
+            parts.push({ type: 'tool-approval-response', approvalId: w.approvalId, approved: true });
+          else if (c.kind === 'not_run') {
+            parts.push({
+              type: 'tool-approval-response',
+              approvalId: w.approvalId,
+              approved: false,
+              reason: c.message,
+            });
+            // An answer stands in for the tool's result; the SDK keeps an existing result and does not deny over it.
+            if (c.answered)
+              parts.push({
+                type: 'tool-result',
+                toolCallId: w.toolCallId,
+                toolName: c.outcome.request.tool,
+                output: { type: 'text', value: c.message },
+              });
+          }
+        }
+        if (pending.length > 0) {
+          await run.release();
+          return result(threadId, 'interrupt', [], pending);
+        }
+        return generate(run, threadId, [{ role: 'tool', content: parts } as ModelMessage]);
+      });
+    },
+    async abort(threadId, by = `agent:${o.name}`) {
+      return il.threads.abort(threadId, by);
+    },
+  };
+}

@@ -1,0 +1,251 @@
+import { actionHash, InterlockUsageError, isInterrupting, redact, type AuditEventInput } from '../../core/index.ts';
+import {
+  idempotencyKey,
+  notRunText,
+  type CallOutcome,
+  type GateVerdict,
+  type Interlock,
+  type PauseItem,
+} from '../../engine/index.ts';
+
+/** One tool call as a framework proposes it: the thread, the framework's call id, the tool and its input. */
+export interface AdapterCall {
+  threadId: string;
+  toolCallId: string;
+  tool: string;
+  args: Record<string, unknown>;
+}
+
+/**
+ * Where a call stands for Interlock, whatever the framework:
+ * - `run`: the policy lets it run (auto / notify, or a thread's trust grant): run it under the ledger;
+ * - `block`: the policy refuses it; `message` is what the model sees;
+ * - `ask`: it needs a person and has no request yet: pause and open one;
+ * - `wait`: its request is pending;
+ * - `approved`: authorized; `args` are what runs (the reviewer's edit, if any). `mismatch` is set when the
+ *   framework now proposes other arguments than the ones authorized (an altered history): it must not run;
+ * - `not_run`: rejected, answered, expired or cancelled; `message` is the tool result the model sees.
+ */
+export type CallCheck =
+  | { kind: 'run'; verdict: GateVerdict }
+  | { kind: 'block'; verdict: GateVerdict; message: string }
+  | { kind: 'ask'; verdict: GateVerdict }
+  | { kind: 'wait'; outcome: Extract<CallOutcome, { state: 'pending' }> }
+  | {
+      kind: 'approved';
+      outcome: Extract<CallOutcome, { state: 'approved' }>;
+      args: Record<string, unknown>;
+      mismatch: boolean;
+    }
+  | {
+      kind: 'not_run';
+      outcome: Exclude<CallOutcome, { state: 'pending' | 'approved' }>;
+      message: string;
+      /** The reviewer answered in place of the tool (`respond`): the message is the tool's result. */
+      answered: boolean;
+    };
+
+/** Options of {@link createCallGate}. */
+export interface CallGateOptions {
+  interlock: Interlock;
+  /** Who proposes the calls (the agent's name), as audit and reviewers see it. */
+  proposer: string;
+  /** Application facts the policy's rules may read, per thread (customer tier, channel…). */
+  app?: (threadId: string) => Record<string, unknown> | Promise<Record<string, unknown>>;
+  /** Material for the reviewer (redacted before storage), per call. */
+  evidence?: (call: AdapterCall) => Record<string, unknown> | undefined | Promise<Record<string, unknown> | undefined>;
+}
+
+/** What running a call under the ledger came to. */
+export type CallRun<T> =
+  | { status: 'succeeded'; result: T; args: Record<string, unknown>; edited: boolean; by?: string; replayed: boolean }
+  | { status: 'failed'; error: string; replayed: boolean }
+  /** Not run: no recorded decision lets it run (pending, refused, altered input, or still running elsewhere). */
+  | { status: 'refused'; code: string; message: string };
+
+/** The adapter core: gate, find the request of a call, decide what a decision means, run once. */
+export interface CallGate {
+  /** Where the call stands: its request (by thread + call id) if it has one, else the policy's verdict. */
+  check(call: AdapterCall): Promise<CallCheck>;
+  /** A pause item for a call whose check is `ask`. */
+  pauseItem(call: AdapterCall, check: Extract<CallCheck, { kind: 'ask' }>): Promise<PauseItem>;
+  /**
+   * Run the call's side effect at most once, only with a recorded reason to: an auto/notify verdict
+   * (keyed by thread + call id) or an authorized request (keyed by request + action hash, with the
+   * authorized arguments). `fn` receives the arguments that run and the idempotency key.
+   */
+  run<T>(
+    call: AdapterCall,
+    fn: (args: Record<string, unknown>, run: { idempotencyKey: string; attempt: number }) => Promise<T>,
+    known?: CallCheck,
+  ): Promise<CallRun<T>>;
+  /** Record a policy refusal in the audit log (once per call id). */
+  recordBlock(call: AdapterCall, check: Extract<CallCheck, { kind: 'block' }>): Promise<void>;
+}
+
+/** The text the model sees for a call the policy blocks. */
+export function blockedText(reason: string): string {
+  return `Blocked by policy: ${reason}. Do not retry this action; tell the customer it cannot be done here.`;
+}
+
+/** The note added to a result when a reviewer changed the arguments before the call ran. */
+export function editedNote(by: string | undefined, args: Record<string, unknown>): string {
+  return `A reviewer${by ? ` (${by})` : ''} changed the arguments before this ran; it ran with ${JSON.stringify(args)}.`;
+}
+
+/** Build the adapter core over the engine. Every framework adapter uses this one; none gates or decides itself. */
+export function createCallGate(o: CallGateOptions): CallGate {
+  const il = o.interlock;
+  const blocked = new Set<string>();
+
+  async function check(call: AdapterCall): Promise<CallCheck> {
+    const outcome = await il.callOutcome(call.threadId, call.toolCallId);
+    if (outcome) return fromOutcome(call, outcome);
+    const verdict = await il.gate(
+      { tool: call.tool, args: call.args },
+      { threadId: call.threadId, proposer: o.proposer, app: (await o.app?.(call.threadId)) ?? {} },
+    );
+    if (verdict.tier === 'block') return { kind: 'block', verdict, message: blockedText(verdict.reason) };
+    if (isInterrupting(verdict.tier)) return { kind: 'ask', verdict };
+    return { kind: 'run', verdict };
+  }
+
+  function fromOutcome(call: AdapterCall, outcome: CallOutcome): CallCheck {
+    switch (outcome.state) {
+      case 'pending':
+        return { kind: 'wait', outcome };
+      case 'approved': {
+        // An edit authorizes the reviewer's arguments, whatever the framework's history says; an
+        // approval authorizes exactly the arguments asked about, so other ones must not run.
+        const mismatch = !outcome.edited && actionHash(call.tool, call.args) !== outcome.request.actionHash;
+        return { kind: 'approved', outcome, args: outcome.args, mismatch };
+      }
+      default:
+        return { kind: 'not_run', outcome, message: notRunText(outcome), answered: outcome.state === 'responded' };
+    }
+  }
+
+  return {
+    check,
+    async pauseItem(call, c) {
+      const app = (await o.app?.(call.threadId)) ?? {};
+      const evidence = await o.evidence?.(call);
+      return {
+        call: { tool: call.tool, args: call.args },
+        toolCallId: call.toolCallId,
+        verdict: c.verdict,
+        app,
+        ...(evidence ? { evidence } : {}),
+      };
+    },
+    async recordBlock(call, c) {
+      const key = `${call.threadId}\u0000${call.toolCallId}`;
+      if (blocked.has(key)) return;
+      blocked.add(key);
+      const event: AuditEventInput = {
+        type: 'refused',
+        actor: 'system:policy',
+        threadId: call.threadId,
+        payload: {
+          tool: call.tool,
+          args: redact(call.args),
+          toolCallId: call.toolCallId,
+          ruleId: c.verdict.ruleId,
+          reason: c.verdict.reason,
+        },
+      };
+      await il.audit.record([event]);
+    },
+    async run(call, fn, known) {
+      const c = known ?? (await check(call));
+      let key: string;
+      let args: Record<string, unknown>;
+      let requestId: string | null = null;
+      let why: Record<string, unknown>;
+      let notifyRole: string | null = null;
+      let edited = false;
+      let by: string | undefined;
+      switch (c.kind) {
+        case 'run':
+          key = `${call.threadId}:${call.toolCallId}`;
+          args = call.args;
+          why = {
+            tier: c.verdict.tier,
+            ruleId: c.verdict.ruleId,
+            reason: c.verdict.reason,
+            toolCallId: call.toolCallId,
+            ...(c.verdict.trustedBy ? { trustedBy: c.verdict.trustedBy } : {}),
+          };
+          if (c.verdict.tier === 'notify') notifyRole = c.verdict.role;
+          break;
+        case 'approved': {
+          if (c.mismatch) {
+            return {
+              status: 'refused',
+              code: 'action_hash_mismatch',
+              message: `The arguments of call ${call.toolCallId} differ from the ones approved on request ${c.outcome.request.id}; nothing ran. Only the approved action runs.`,
+            };
+          }
+          const req = c.outcome.request;
+          key = idempotencyKey(req.id, req.actionHash);
+          args = c.args;
+          requestId = req.id;
+          edited = c.outcome.edited;
+          by = c.outcome.by;
+          why = { tier: req.tier, ruleId: req.ruleId, authorizedBy: by, toolCallId: call.toolCallId };
+          break;
+        }
+        case 'block':
+          return { status: 'refused', code: 'blocked', message: c.message };
+        case 'not_run':
+          return { status: 'refused', code: c.outcome.state, message: c.message };
+        default:
+          // `ask` or `wait`: nobody has decided; the side effect never runs without a recorded decision.
+          return {
+            status: 'refused',
+            code: 'not_authorized',
+            message: `Call ${call.toolCallId} of ${call.tool} needs a reviewer's decision first; nothing ran.${c.kind === 'ask' ? " Pass the adapter's approval hook to the framework so the call pauses." : ''}`,
+          };
+      }
+      const out = await il.executeOnce(
+        {
+          key,
+          tool: call.tool,
+          args,
+          threadId: call.threadId,
+          requestId,
+          auditType: requestId ? 'executed' : 'auto_executed',
+          auditPayload: why,
+          notifyRole,
+        },
+        (run) => fn(args, run),
+      );
+      if (out.status === 'in_progress') {
+        return {
+          status: 'refused',
+          code: 'in_progress',
+          message: `Call ${call.toolCallId} is running in another process; its result is recorded when it finishes.`,
+        };
+      }
+      if (out.status === 'failed') return { status: 'failed', error: out.error, replayed: out.replayed };
+      return {
+        status: 'succeeded',
+        result: out.result,
+        args,
+        edited,
+        ...(by === undefined ? {} : { by }),
+        replayed: out.replayed,
+      };
+    },
+  };
+}
+
+/** A refusal of a call as an error a framework reports as the tool's failure. */
+export class CallRefusedError extends InterlockUsageError {
+  constructor(call: AdapterCall, refusal: { code: string; message: string }) {
+    super('not_authorized', refusal.message, {
+      details: { threadId: call.threadId, toolCallId: call.toolCallId, tool: call.tool, reason: refusal.code },
+      status: 409,
+    });
+  }
+}

@@ -1,0 +1,13 @@
+export {
+  createCallGate,
+  blockedText,
+  editedNote,
+  CallRefusedError,
+  type AdapterCall,
+  type CallCheck,
+  type CallGate,
+  type CallGateOptions,
+  type CallRun,
+} from './call-gate.ts';
+export { openThreadRun, ADAPTER_STATE_VERSION, type AdapterState, type ThreadRun } from './thread-run.ts';
+export { runOwner, interruptsOf, lastText } from './results.ts';

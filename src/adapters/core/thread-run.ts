@@ -1,0 +1,118 @@
+import { InterlockUsageError } from '../../core/index.ts';
+import type { CheckpointInput, Interlock, PauseItem, PauseResult, ThreadRef } from '../../engine/index.ts';
+
+/** The saved state of an adapter thread: what its framework needs to continue. */
+export interface AdapterState {
+  /** Which adapter wrote it (`ai-sdk`, `openai-agents`). */
+  adapter: string;
+  /** Gated calls the run stopped on: the framework's call id and Interlock's request. */
+  waiting: Array<{ toolCallId: string; requestId: string; approvalId?: string }>;
+  /** Framework state beyond the messages (the OpenAI SDK's serialized RunState). */
+  framework?: unknown;
+}
+
+/** Version of {@link AdapterState}'s layout, kept with each checkpoint. */
+export const ADAPTER_STATE_VERSION = 1;
+
+/** A run of an adapter thread that holds the thread's lease. */
+export interface ThreadRun {
+  readonly ref: ThreadRef;
+  /** The state saved at the last checkpoint (undefined for a new thread). */
+  readonly state: AdapterState | undefined;
+  /** The messages saved so far, oldest first. */
+  readonly messages: unknown[];
+  /** Save new messages and state without pausing; gives the lease back. */
+  finish(newMessages: readonly unknown[], state: AdapterState, status: 'completed' | 'interrupted'): Promise<void>;
+  /** Save new messages and state and open one request per gated call, in one transaction; gives the lease back. */
+  pause(
+    newMessages: readonly unknown[],
+    state: AdapterState,
+    items: PauseItem[],
+    proposer: string,
+  ): Promise<PauseResult>;
+  /** Give the lease back without saving (an error stopped the run; it can run again from the last checkpoint). */
+  release(): Promise<void>;
+}
+
+/**
+ * Take a thread's run lease for an adapter run and load what was saved, or
+ * return `undefined` when another run holds the thread (the caller reports
+ * `busy`). The lease is renewed every third of its length until the run
+ * saves or releases; one run at a time per thread, as for native agents.
+ */
+export async function openThreadRun(
+  il: Interlock,
+  t: { threadId: string; agent: string; version: string; owner: string },
+): Promise<ThreadRun | undefined> {
+  const now = il.now();
+  const { claimed, thread } = await il.threads.claimThread(
+    {
+      id: t.threadId,
+      agent: t.agent,
+      agentVersion: t.version,
+      status: 'running',
+      messageCount: 0,
+      abortRequested: false,
+      metadata: {},
+      createdAt: now,
+      updatedAt: now,
+    },
+    t.owner,
+    now + il.leaseMs,
+    now,
+  );
+  if (!claimed) return undefined;
+  if (thread.agent !== t.agent) {
+    await il.threads.releaseThread(t.threadId, t.owner, il.now());
+    throw new InterlockUsageError(
+      'wrong_agent',
+      `Thread ${t.threadId} belongs to agent "${thread.agent}", not "${t.agent}".`,
+      {
+        details: { threadId: t.threadId },
+        status: 409,
+      },
+    );
+  }
+  const renewal = setInterval(
+    () => void il.threads.renewThreadLease(t.threadId, t.owner, il.now() + il.leaseMs).catch(() => undefined),
+    Math.max(50, il.leaseMs / 3),
+  );
+  renewal.unref();
+  let loaded: Awaited<ReturnType<Interlock['threads']['loadLatest']>>;
+  try {
+    loaded = await il.threads.loadLatest(t.threadId);
+  } catch (err) {
+    clearInterval(renewal);
+    await il.threads.releaseThread(t.threadId, t.owner, il.now());
+    throw err;
+  }
+  const ref: ThreadRef = { id: t.threadId, agent: t.agent, agentVersion: t.version, leaseOwner: t.owner };
+  const cp = (newMessages: readonly unknown[], state: AdapterState): CheckpointInput => ({
+    newMessages,
+    state: state as unknown as Record<string, unknown>,
+    schemaVersion: ADAPTER_STATE_VERSION,
+  });
+  let open = true;
+  const close = () => {
+    open = false;
+    clearInterval(renewal);
+  };
+  return {
+    ref,
+    state: loaded.checkpoint?.state as AdapterState | undefined,
+    messages: loaded.messages,
+    async finish(newMessages, state, status) {
+      close();
+      await il.checkpoint(ref, cp(newMessages, state), status, [], { releaseLease: true });
+    },
+    async pause(newMessages, state, items, proposer) {
+      close();
+      return il.pause({ thread: ref, checkpoint: cp(newMessages, state), items, proposer, releaseLease: true });
+    },
+    async release() {
+      if (!open) return;
+      close();
+      await il.threads.releaseThread(t.threadId, t.owner, il.now());
+    },
+  };
+}

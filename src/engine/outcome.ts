@@ -1,0 +1,80 @@
+import type { ApprovalRequest, TimeoutDecision } from '../core/index.ts';
+
+/**
+ * Where a gated call stands, read from its approval request after following
+ * supersessions (an edit that needed a new request, a timeout that escalated)
+ * to the request that now stands. Native runs and framework adapters read
+ * decisions through this one function, so "what a decision means for the call"
+ * lives in one place.
+ */
+export type CallOutcome =
+  | { state: 'pending'; request: ApprovalRequest }
+  /** Authorized (or already executing / run): `args` are what was authorized, edits included. */
+  | { state: 'approved'; request: ApprovalRequest; args: Record<string, unknown>; by: string; edited: boolean }
+  | { state: 'rejected'; request: ApprovalRequest; message: string | undefined; by: string }
+  | { state: 'responded'; request: ApprovalRequest; message: string; by: string }
+  | { state: 'expired'; request: ApprovalRequest; applied: TimeoutDecision }
+  | { state: 'cancelled'; request: ApprovalRequest };
+
+/** How many hand-overs are followed before the chain is taken as broken (cancelled). */
+const MAX_HOPS = 20;
+
+/**
+ * Follow a request to the one that stands and say what it means for the call.
+ * `read` returns a request by id (the store's or a cache's); a request that is
+ * gone reads as cancelled. `onRead` sees every request read on the way.
+ */
+export async function followRequest(
+  read: (id: string) => Promise<ApprovalRequest | undefined>,
+  requestId: string,
+  onRead?: (req: ApprovalRequest) => void,
+): Promise<CallOutcome> {
+  let id = requestId;
+  for (let hops = 0; hops < MAX_HOPS; hops++) {
+    const req = await read(id);
+    if (!req) return { state: 'cancelled', request: { id } as ApprovalRequest };
+    onRead?.(req);
+    if (req.status === 'superseded' && req.supersededBy) {
+      id = req.supersededBy;
+      continue;
+    }
+    return outcomeOf(req);
+  }
+  return { state: 'cancelled', request: { id } as ApprovalRequest };
+}
+
+/** What a request that is not superseded means for its call. */
+export function outcomeOf(req: ApprovalRequest): CallOutcome {
+  const by = req.resolution?.by ?? 'unknown';
+  switch (req.status) {
+    case 'pending':
+      return { state: 'pending', request: req };
+    case 'authorized':
+    case 'executing':
+    case 'executed':
+    case 'failed':
+      return { state: 'approved', request: req, args: req.args, by, edited: req.resolution?.type === 'edit' };
+    case 'rejected':
+      return { state: 'rejected', request: req, message: req.resolution?.message, by };
+    case 'responded':
+      return { state: 'responded', request: req, message: req.resolution?.message ?? '', by };
+    case 'expired':
+      return { state: 'expired', request: req, applied: req.resolution?.applied ?? req.onTimeout };
+    default:
+      return { state: 'cancelled', request: req };
+  }
+}
+
+/** The text the model gets for a gated call that did not run. */
+export function notRunText(o: Exclude<CallOutcome, { state: 'pending' | 'approved' }>): string {
+  switch (o.state) {
+    case 'rejected':
+      return `A reviewer rejected this action; it was not performed.${o.message ? ` Reviewer's message: ${o.message}` : ''} Offer the customer an alternative or explain.`;
+    case 'responded':
+      return o.message;
+    case 'expired':
+      return 'No reviewer decided before the deadline, so the action was not performed (timeout default: reject). Tell the customer it needs more time or offer an alternative.';
+    default:
+      return 'The approval request was cancelled; the action was not performed.';
+  }
+}
