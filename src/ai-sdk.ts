@@ -12,6 +12,7 @@
  */
 export {
   createAiSdkAgent,
+  interlockRun,
   type AiSdkAgent,
   type AiSdkAgentOptions,
   type AiSdkRunResult,

@@ -11,11 +11,17 @@ const dir = fileURLToPath(new URL('../examples/', import.meta.url));
 const expected: Record<string, RegExp[]> = {
   'engine-quickstart.ts': [/tier: approve/, /execution: succeeded/, /approved by reviewer:sam/, /audit chain ok: true/],
   'agent-quickstart.ts': [/^interrupt - /m, /^end_turn - Your refund of \$850/m, /model calls: 2/],
+  'adapters/ai-sdk.ts': [
+    /^app: interrupt - /m,
+    /^reviewer: authorized over HTTP/m,
+    /refunds at the payment provider: 1$/m,
+  ],
 };
 
 // The README's examples are these files: they must run and print what the README says.
 describe('examples', () => {
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
+  const adapters = readdirSync(join(dir, 'adapters')).map((f) => `adapters/${f}`);
+  for (const file of [...readdirSync(dir), ...adapters].filter((f) => f.endsWith('.ts'))) {
     it(`${file} runs`, async () => {
       const { stdout } = await run(process.execPath, [join(dir, file)], { timeout: 60_000 });
       for (const re of expected[file] ?? []) assert.match(stdout, re);

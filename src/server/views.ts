@@ -26,6 +26,8 @@ export function requestSummary(req: ApprovalRequest) {
   return {
     id: req.id,
     threadId: req.threadId,
+    /** The framework's tool-call id (adapter threads; native calls have one too). */
+    toolCallId: req.toolCallId,
     tool: req.tool,
     args: req.args,
     reason: req.reason,

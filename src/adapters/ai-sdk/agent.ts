@@ -63,6 +63,21 @@ export interface InterlockExecution {
   attempt: number;
 }
 
+/**
+ * What Interlock adds to the execution options of a wrapped tool: the idempotency key to pass to
+ * the external API. Throws when the tool runs outside Interlock (called directly, not through the agent).
+ * @example
+ * execute: async ({ orderId, amount }, options) => payments.refund({ orderId, amount }, { idempotencyKey: interlockRun(options).idempotencyKey })
+ */
+export function interlockRun(options: unknown): InterlockExecution {
+  const run = (options as { interlock?: InterlockExecution } | undefined)?.interlock;
+  if (!run)
+    throw new ConfigError(
+      'This tool ran outside Interlock: no idempotency key. Run it through the agent createAiSdkAgent returns.',
+    );
+  return run;
+}
+
 /** The AI SDK agent behind Interlock. */
 export interface AiSdkAgent extends ThreadRunner {
   /** Start a thread, or continue a finished one, with a user message (or messages). */
