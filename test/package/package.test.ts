@@ -130,6 +130,8 @@ describe('the packed package, installed into another project', () => {
     const ts = JSON.parse(readFileSync(join(ROOT, 'node_modules/typescript/package.json'), 'utf8')) as {
       version: string;
     };
+    // The framework an adapter serves, at the version the repository tests (an optional peer of Interlock).
+    const ai = JSON.parse(readFileSync(join(ROOT, 'node_modules/ai/package.json'), 'utf8')) as { version: string };
     execFileSync(
       'npm',
       [
@@ -140,6 +142,7 @@ describe('the packed package, installed into another project', () => {
         tarball,
         `@types/node@${types.version}`,
         `typescript@${ts.version}`,
+        `ai@${ai.version}`,
       ],
       { cwd: app, stdio: 'pipe' },
     );
@@ -175,6 +178,19 @@ describe('the packed package, installed into another project', () => {
           final: 'end_turn',
           text: 'Refunded.',
           ran: [850],
+        });
+      });
+
+      it('an AI SDK agent behind interlock/ai-sdk pauses, is approved, and runs its tool once', () => {
+        const r = run(node, ['ai-sdk.mjs'], app);
+        assert.equal(r.code, 0, r.err);
+        const out = JSON.parse(r.out.trim().split('\n').pop()!) as Record<string, unknown>;
+        assert.deepEqual(out, {
+          paused: 'interrupt',
+          call: 'c1',
+          final: 'end_turn',
+          text: 'Refunded.',
+          ran: [[850, true]],
         });
       });
 

@@ -13,6 +13,7 @@ import { createPostgresStore } from 'interlock/postgres';
 import { startService } from 'interlock/server';
 import { createNotifier } from 'interlock/notify';
 import { scriptedModel } from 'interlock/testing';
+import { createAiSdkAgent, type AiSdkAgent } from 'interlock/ai-sdk';
 
 const refund: Tool = tool({
   name: 'issue_refund',
@@ -30,4 +31,9 @@ export async function main(): Promise<ApprovalRequest | undefined> {
   const first = await il.listRequests({ status: 'pending', limit: 1 });
   void [refund, createPostgresStore, startService, createNotifier, scriptedModel];
   return first.items[0];
+}
+
+/** The AI SDK adapter's declarations type-check in a consumer (with `ai` installed). */
+export function aiSdkAgent(il: Interlock): AiSdkAgent {
+  return createAiSdkAgent({ name: 'support', interlock: il, tools: {}, generate: () => ({ responseMessages: [] }) });
 }
