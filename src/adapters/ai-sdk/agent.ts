@@ -1,6 +1,6 @@
 import type { ModelMessage, Tool, ToolApprovalStatus, ToolSet, TypedToolCall } from 'ai';
 import { ConfigError, InterlockUsageError, newId, type ApprovalRequest } from '../../core/index.ts';
-import type { Interlock, PauseItem, RunnerResult, ThreadRunner, ToolSchemaEntry } from '../../engine/index.ts';
+import type { Interlock, PauseItem, RunnerResult, ThreadRunner } from '../../engine/index.ts';
 import {
   CallRefusedError,
   createCallGate,
@@ -9,12 +9,16 @@ import {
   lastText,
   openThreadRun,
   runOwner,
+  schemasOf,
   type AdapterCall,
+  type InterlockExecution,
   type AdapterState,
   type CallCheck,
   type CallGateOptions,
   type ThreadRun,
 } from '../core/index.ts';
+
+export { interlockRun, type InterlockExecution } from '../core/index.ts';
 
 /** What Interlock hands your generation call: pass all three to `generateText`. */
 export interface GenerateInput<TOOLS extends ToolSet> {
@@ -55,29 +59,6 @@ export interface AiSdkRunResult extends RunnerResult {
   messages: ModelMessage[];
 }
 
-/** The execution options your tool's `execute` receives, plus what Interlock adds. */
-export interface InterlockExecution {
-  /** Key to pass to the external API so a retried call is deduplicated (request + action hash, or thread + call). */
-  idempotencyKey: string;
-  /** 1 on the first try; more when a crashed process's claim was taken over. */
-  attempt: number;
-}
-
-/**
- * What Interlock adds to the execution options of a wrapped tool: the idempotency key to pass to
- * the external API. Throws when the tool runs outside Interlock (called directly, not through the agent).
- * @example
- * execute: async ({ orderId, amount }, options) => payments.refund({ orderId, amount }, { idempotencyKey: interlockRun(options).idempotencyKey })
- */
-export function interlockRun(options: unknown): InterlockExecution {
-  const run = (options as { interlock?: InterlockExecution } | undefined)?.interlock;
-  if (!run)
-    throw new ConfigError(
-      'This tool ran outside Interlock: no idempotency key. Run it through the agent createAiSdkAgent returns.',
-    );
-  return run;
-}
-
 /** The AI SDK agent behind Interlock. */
 export interface AiSdkAgent extends ThreadRunner {
   /** Start a thread, or continue a finished one, with a user message (or messages). */
@@ -87,23 +68,6 @@ export interface AiSdkAgent extends ThreadRunner {
 }
 
 type Part = { type: string; toolCallId?: string; approvalId?: string; toolName?: string };
-
-/** The zod input schemas of framework tools, for the engine's validation of reviewers' edits. */
-export function schemasOf(
-  tools: Record<string, { inputSchema?: unknown; parameters?: unknown; description?: string }>,
-): Record<string, ToolSchemaEntry> {
-  const out: Record<string, ToolSchemaEntry> = {};
-  for (const [name, t] of Object.entries(tools)) {
-    const schema = t.inputSchema ?? t.parameters;
-    // A zod schema (v3 or v4) parses; a JSON schema does not: edits of that tool are refused with a clear error.
-    if (schema && typeof (schema as { safeParse?: unknown }).safeParse === 'function')
-      out[name] = {
-        schema: schema as ToolSchemaEntry['schema'],
-        ...(typeof t.description === 'string' ? { description: t.description } : {}),
-      };
-  }
-  return out;
-}
 
 /** Whether the call's own tool-call part is in `messages` (the SDK re-checking an approval from the history). */
 function inHistory(messages: readonly ModelMessage[], toolCallId: string): boolean {

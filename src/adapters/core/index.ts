@@ -10,4 +10,4 @@ export {
   type CallRun,
 } from './call-gate.ts';
 export { openThreadRun, ADAPTER_STATE_VERSION, type AdapterState, type ThreadRun } from './thread-run.ts';
-export { runOwner, interruptsOf, lastText } from './results.ts';
+export { runOwner, interruptsOf, lastText, schemasOf, interlockRun, type InterlockExecution } from './results.ts';

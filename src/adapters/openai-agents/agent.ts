@@ -1,0 +1,307 @@
+import type {
+  Agent,
+  FunctionTool,
+  RunContext,
+  RunResult,
+  RunState as RunStateType,
+  RunToolApprovalItem,
+} from '@openai/agents-core';
+import { ConfigError, InterlockUsageError, newId, type ApprovalRequest } from '../../core/index.ts';
+import type { Interlock, PauseItem, RunnerResult, ThreadRunner, ToolSchemaEntry } from '../../engine/index.ts';
+import {
+  createCallGate,
+  editedNote,
+  interruptsOf,
+  openThreadRun,
+  runOwner,
+  schemasOf,
+  type AdapterCall,
+  type AdapterState,
+  type CallGateOptions,
+  type InterlockExecution,
+  type ThreadRun,
+} from '../core/index.ts';
+
+export { interlockRun, type InterlockExecution } from '../core/index.ts';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyAgent = Agent<any, any>;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyResult = RunResult<any, any>;
+
+/** The `RunState` class of the SDK the application uses (import it from `@openai/agents-core` or `@openai/agents`). */
+export interface RunStateClass {
+  fromString(agent: AnyAgent, serialized: string): Promise<RunStateType<unknown, AnyAgent>>;
+}
+
+/** Options of {@link createOpenAIAgentsAgent}. */
+export interface OpenAIAgentsOptions extends Omit<CallGateOptions, 'interlock' | 'proposer'> {
+  /** Threads carry this name; the worker resumes them with the agent of that name (default: the agent's name). */
+  name?: string;
+  /** Stored with each thread (default `1`). */
+  version?: string;
+  interlock: Interlock;
+  /** Your agent, as written; its function tools are gated by Interlock. */
+  agent: AnyAgent;
+  /** `RunState` from the SDK package you use, to restore a paused run. */
+  RunState: RunStateClass;
+  /**
+   * Zod schemas of the tools reviewers may edit, by tool name: the SDK keeps only a tool's JSON schema,
+   * and an edit is validated before it is accepted (a tool without one can be approved, rejected or
+   * answered, not edited).
+   */
+  schemas?: Record<string, ToolSchemaEntry['schema']>;
+  /** One run: your `run(agent, input)` or `runner.run(agent, input)`, with the agent and input Interlock passes. */
+  run: (agent: AnyAgent, input: string | RunStateType<unknown, AnyAgent>) => Promise<AnyResult>;
+}
+
+/** What a run of an adapter thread came to. */
+export interface OpenAIAgentsRunResult extends RunnerResult {
+  /** The SDK's result of this run (undefined when nothing ran: busy, or still waiting). */
+  result?: AnyResult;
+}
+
+/** The OpenAI Agents SDK agent behind Interlock. */
+export interface OpenAIAgentsAgent extends ThreadRunner {
+  invoke(input: string, opts?: { threadId?: string }): Promise<OpenAIAgentsRunResult>;
+  resume(threadId: string): Promise<OpenAIAgentsRunResult>;
+}
+
+type Details = { toolCall?: { callId?: string } } | undefined;
+
+/**
+ * Put Interlock in front of an OpenAI Agents SDK agent's function tools. Each tool's
+ * `needsApproval` is answered by Interlock's policy and recorded decisions, and its
+ * `invoke` runs under the execute-once ledger with the authorized (or edited)
+ * arguments. A gated call interrupts the run the SDK's way and opens a durable
+ * Interlock request; the serialized `RunState` is stored with it, so `resume` —
+ * or the Interlock worker — continues the run in any process.
+ *
+ * @example
+ * const support = createOpenAIAgentsAgent({ interlock, agent, RunState, run: (a, i) => run(a, i) });
+ * const r = await support.invoke('Refund order A-1001');   // r.stopReason: 'interrupt'
+ * await support.resume(r.threadId);                        // after a reviewer decided
+ */
+export function createOpenAIAgentsAgent(o: OpenAIAgentsOptions): OpenAIAgentsAgent {
+  if (!o || typeof o !== 'object')
+    throw new ConfigError('createOpenAIAgentsAgent needs options: { interlock, agent, RunState, run }.');
+  if (!o.interlock) throw new ConfigError('createOpenAIAgentsAgent: "interlock" is required.');
+  if (!o.agent || !Array.isArray(o.agent.tools))
+    throw new ConfigError('createOpenAIAgentsAgent: "agent" must be your Agent (new Agent({ name, tools, ... })).');
+  if (typeof o.RunState?.fromString !== 'function')
+    throw new ConfigError('createOpenAIAgentsAgent: "RunState" must be the RunState class of @openai/agents(-core).');
+  if (typeof o.run !== 'function')
+    throw new ConfigError('createOpenAIAgentsAgent: "run" must be (agent, input) => run(agent, input).');
+  const il = o.interlock;
+  const name = o.name ?? o.agent.name;
+  const version = o.version ?? '1';
+  const functionTools = o.agent.tools.filter((t): t is FunctionTool => t.type === 'function');
+  // The SDK keeps a tool's JSON schema only; the zod schemas passed in `schemas` validate reviewers' edits.
+  const descriptions = new Map(functionTools.map((t) => [t.name, t.description]));
+  il.registerTools(
+    schemasOf(
+      Object.fromEntries(
+        Object.entries(o.schemas ?? {}).map(([k, schema]) => [
+          k,
+          { parameters: schema, ...(descriptions.has(k) ? { description: descriptions.get(k) } : {}) },
+        ]),
+      ),
+    ),
+  );
+  const gate = createCallGate({
+    interlock: il,
+    proposer: `agent:${name}`,
+    ...(o.app ? { app: o.app } : {}),
+    ...(o.evidence ? { evidence: o.evidence } : {}),
+  });
+  // The SDK parses and validates the call's input before it asks; the zod schemas of the tools do the same.
+  const parse = (input: unknown): Record<string, unknown> =>
+    typeof input === 'string'
+      ? (JSON.parse(input || '{}') as Record<string, unknown>)
+      : ((input ?? {}) as Record<string, unknown>);
+
+  /** The user's agent with its function tools behind Interlock, for one thread. */
+  function gated(threadId: string): AnyAgent {
+    const tools = o.agent.tools.map((t) => {
+      if (t.type !== 'function') return t;
+      const ft = t as FunctionTool;
+      const wrapped: FunctionTool = {
+        ...ft,
+        needsApproval: async (_ctx: RunContext, input: unknown, callId?: string) => {
+          if (!callId) return true;
+          const c = await gate.check({ threadId, toolCallId: callId, tool: ft.name, args: parse(input) });
+          // Calls that run (or are refused) without a person go straight to invoke, which says which.
+          return c.kind === 'ask' || c.kind === 'wait' || c.kind === 'approved';
+        },
+        invoke: async (ctx: RunContext, input: string, details?: Details) => {
+          const callId = details?.toolCall?.callId;
+          if (!callId)
+            throw new ConfigError(`Tool ${ft.name} was invoked without a call id; Interlock cannot key its run.`);
+          const call: AdapterCall = { threadId, toolCallId: callId, tool: ft.name, args: parse(input) };
+          const c = await gate.check(call);
+          if (c.kind === 'block') {
+            await gate.recordBlock(call, c);
+            return c.message;
+          }
+          if (c.kind === 'not_run') return c.message;
+          const r = await gate.run(
+            call,
+            async (args, ledger) => {
+              const interlock: InterlockExecution = { idempotencyKey: ledger.idempotencyKey, attempt: ledger.attempt };
+              return await ft.invoke(ctx, JSON.stringify(args), { ...(details ?? {}), interlock } as Parameters<
+                FunctionTool['invoke']
+              >[2]);
+            },
+            c,
+          );
+          if (r.status === 'refused') return `Not run: ${r.message}`;
+          if (r.status === 'failed') return `The tool failed: ${r.error}`;
+          return r.edited
+            ? `${editedNote(r.by, r.args)} Result: ${typeof r.result === 'string' ? r.result : JSON.stringify(r.result)}`
+            : r.result;
+        },
+      };
+      return wrapped;
+    });
+    return o.agent.clone({ tools });
+  }
+
+  async function runAndSave(
+    run: ThreadRun,
+    threadId: string,
+    agent: AnyAgent,
+    input: string | RunStateType<unknown, AnyAgent>,
+    added: unknown[],
+  ): Promise<OpenAIAgentsRunResult> {
+    const result = await o.run(agent, input);
+    const interruptions = result.interruptions ?? [];
+    const waiting: AdapterState['waiting'] = [];
+    const items: PauseItem[] = [];
+    const known: ApprovalRequest[] = [];
+    for (const item of interruptions) {
+      const callId = (item.rawItem as { callId?: string }).callId;
+      if (!callId || !item.name) continue;
+      const call: AdapterCall = { threadId, toolCallId: callId, tool: item.name, args: parse(item.arguments) };
+      const c = await gate.check(call);
+      if (c.kind === 'ask') {
+        const requestId = newId<string>('apr');
+        items.push({ ...(await gate.pauseItem(call, c)), requestId });
+        waiting.push({ toolCallId: callId, requestId });
+      } else if (c.kind === 'wait') {
+        known.push(c.outcome.request);
+        waiting.push({ toolCallId: callId, requestId: c.outcome.request.id });
+      }
+    }
+    // finalOutput exists only when the run ended (the SDK warns when it is read on an interruption).
+    const final: unknown = interruptions.length ? undefined : result.finalOutput;
+    const text = typeof final === 'string' ? final : final === undefined ? '' : JSON.stringify(final);
+    const newMessages = [...added, ...(text && waiting.length === 0 ? [{ role: 'assistant', content: text }] : [])];
+    const state: AdapterState = {
+      adapter: 'openai-agents',
+      waiting,
+      ...(interruptions.length ? { framework: result.state.toString() } : {}),
+    };
+    if (items.length > 0) {
+      const paused = await run.pause(newMessages, state, items, `agent:${name}`);
+      return {
+        threadId,
+        stopReason: 'interrupt',
+        text,
+        interrupts: interruptsOf([...known, ...paused.requests]),
+        result,
+      };
+    }
+    await run.finish(newMessages, state, waiting.length ? 'interrupted' : 'completed');
+    return {
+      threadId,
+      stopReason: waiting.length ? 'interrupt' : 'end_turn',
+      text,
+      interrupts: interruptsOf(known),
+      result,
+    };
+  }
+
+  const hold = (threadId: string) => openThreadRun(il, { threadId, agent: name, version, owner: runOwner(il) });
+  const busy = (threadId: string): OpenAIAgentsRunResult => ({
+    threadId,
+    stopReason: 'busy',
+    text: '',
+    interrupts: [],
+  });
+  async function guarded(run: ThreadRun, fn: () => Promise<OpenAIAgentsRunResult>): Promise<OpenAIAgentsRunResult> {
+    try {
+      return await fn();
+    } catch (err) {
+      await run.release().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  return {
+    name,
+    version,
+    async invoke(input, opts = {}) {
+      if (typeof input !== 'string' || input.length === 0)
+        throw new ConfigError('invoke needs the user message: a non-empty string.');
+      const threadId = opts.threadId ?? newId<string>('thr');
+      const run = await hold(threadId);
+      if (!run) return busy(threadId);
+      return guarded(run, async () => {
+        if (run.state?.waiting.length) {
+          throw new InterlockUsageError(
+            'thread_interrupted',
+            `Thread ${threadId} is waiting on ${run.state.waiting.length} decision(s); decide them, then call resume("${threadId}").`,
+            { details: { threadId }, status: 409 },
+          );
+        }
+        return runAndSave(run, threadId, gated(threadId), input, [{ role: 'user', content: input }]);
+      });
+    },
+    async resume(threadId) {
+      const run = await hold(threadId);
+      if (!run) return busy(threadId);
+      return guarded(run, async () => {
+        const waiting = run.state?.waiting ?? [];
+        const saved = run.state?.framework;
+        if (waiting.length === 0 || typeof saved !== 'string') {
+          await run.release();
+          return { threadId, stopReason: 'end_turn', text: '', interrupts: [] };
+        }
+        const outcomes = await Promise.all(waiting.map((w) => il.callOutcome(threadId, w.toolCallId)));
+        const pending = outcomes.filter((x) => x?.state === 'pending').map((x) => x.request);
+        if (pending.length > 0) {
+          await run.release();
+          return { threadId, stopReason: 'interrupt', text: '', interrupts: interruptsOf(pending) };
+        }
+        const agent = gated(threadId);
+        const state = await o.RunState.fromString(agent, saved);
+        const byCall = new Map<string, RunToolApprovalItem>();
+        for (const item of state.getInterruptions()) {
+          const id = (item.rawItem as { callId?: string }).callId;
+          if (id) byCall.set(id, item);
+        }
+        for (const [i, w] of waiting.entries()) {
+          const item = byCall.get(w.toolCallId);
+          const c = outcomes[i];
+          if (!item || !c) continue;
+          // The SDK asks needsApproval again after restore; Interlock's record answers it, and the wrapped
+          // invoke runs only what was authorized. A rejection's message (or a reviewer's answer) is what the model sees.
+          if (c.state === 'approved') state.approve(item);
+          else if (c.state !== 'pending') {
+            const check = await gate.check({
+              threadId,
+              toolCallId: w.toolCallId,
+              tool: c.request.tool,
+              args: c.request.args,
+            });
+            state.reject(item, { message: check.kind === 'not_run' ? check.message : 'Not run.' });
+          }
+        }
+        return runAndSave(run, threadId, agent, state, []);
+      });
+    },
+    async abort(threadId, by = `agent:${name}`) {
+      return il.threads.abort(threadId, by);
+    },
+  };
+}
