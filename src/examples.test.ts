@@ -11,6 +11,11 @@ const dir = fileURLToPath(new URL('../examples/', import.meta.url));
 const expected: Record<string, RegExp[]> = {
   'engine-quickstart.ts': [/tier: approve/, /execution: succeeded/, /approved by reviewer:sam/, /audit chain ok: true/],
   'agent-quickstart.ts': [/^interrupt - /m, /^end_turn - Your refund of \$850/m, /model calls: 2/],
+  'adapters/openai-agents.ts': [
+    /^app: interrupt - /m,
+    /^resumed in process \d+: end_turn/m,
+    /refunds at the payment provider: 1$/m,
+  ],
   'adapters/ai-sdk.ts': [
     /^app: interrupt - /m,
     /^reviewer: authorized over HTTP/m,

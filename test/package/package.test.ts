@@ -131,7 +131,9 @@ describe('the packed package, installed into another project', () => {
       version: string;
     };
     // The framework an adapter serves, at the version the repository tests (an optional peer of Interlock).
-    const ai = JSON.parse(readFileSync(join(ROOT, 'node_modules/ai/package.json'), 'utf8')) as { version: string };
+    const versionOf = (pkg: string) =>
+      (JSON.parse(readFileSync(join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string })
+        .version;
     execFileSync(
       'npm',
       [
@@ -142,7 +144,10 @@ describe('the packed package, installed into another project', () => {
         tarball,
         `@types/node@${types.version}`,
         `typescript@${ts.version}`,
-        `ai@${ai.version}`,
+        `ai@${versionOf('ai')}`,
+        `@openai/agents-core@${versionOf('@openai/agents-core')}`,
+        // The AI SDK's own declarations refer to these types; a strict project without skipLibCheck needs them.
+        '@types/json-schema',
       ],
       { cwd: app, stdio: 'pipe' },
     );
@@ -183,6 +188,19 @@ describe('the packed package, installed into another project', () => {
 
       it('an AI SDK agent behind interlock/ai-sdk pauses, is approved, and runs its tool once', () => {
         const r = run(node, ['ai-sdk.mjs'], app);
+        assert.equal(r.code, 0, r.err);
+        const out = JSON.parse(r.out.trim().split('\n').pop()!) as Record<string, unknown>;
+        assert.deepEqual(out, {
+          paused: 'interrupt',
+          call: 'c1',
+          final: 'end_turn',
+          text: 'Refunded.',
+          ran: [[850, true]],
+        });
+      });
+
+      it('an OpenAI Agents SDK agent behind interlock/openai-agents pauses, is approved, and runs its tool once', () => {
+        const r = run(node, ['openai-agents.mjs'], app);
         assert.equal(r.code, 0, r.err);
         const out = JSON.parse(r.out.trim().split('\n').pop()!) as Record<string, unknown>;
         assert.deepEqual(out, {

@@ -14,6 +14,7 @@ import { startService } from 'interlock/server';
 import { createNotifier } from 'interlock/notify';
 import { scriptedModel } from 'interlock/testing';
 import { createAiSdkAgent, type AiSdkAgent } from 'interlock/ai-sdk';
+import type { OpenAIAgentsAgent, OpenAIAgentsOptions } from 'interlock/openai-agents';
 
 const refund: Tool = tool({
   name: 'issue_refund',
@@ -37,3 +38,6 @@ export async function main(): Promise<ApprovalRequest | undefined> {
 export function aiSdkAgent(il: Interlock): AiSdkAgent {
   return createAiSdkAgent({ name: 'support', interlock: il, tools: {}, generate: () => ({ responseMessages: [] }) });
 }
+
+/** The OpenAI Agents adapter's declarations type-check too. */
+export type OpenAIAgentsSurface = [OpenAIAgentsAgent['resume'], OpenAIAgentsOptions['schemas']];
