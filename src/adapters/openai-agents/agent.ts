@@ -195,7 +195,11 @@ export function createOpenAIAgentsAgent(o: OpenAIAgentsOptions): OpenAIAgentsAge
     // finalOutput exists only when the run ended (the SDK warns when it is read on an interruption).
     const final: unknown = interruptions.length ? undefined : result.finalOutput;
     const text = typeof final === 'string' ? final : final === undefined ? '' : JSON.stringify(final);
-    const newMessages = [...added, ...(text && waiting.length === 0 ? [{ role: 'assistant', content: text }] : [])];
+    // The thread's messages (what the UI, API and CLI show) in the same part form as native and AI SDK threads.
+    const newMessages = [
+      ...added,
+      ...(text && waiting.length === 0 ? [{ role: 'assistant', content: [{ type: 'text', text }] }] : []),
+    ];
     const state: AdapterState = {
       adapter: 'openai-agents',
       waiting,
@@ -254,7 +258,9 @@ export function createOpenAIAgentsAgent(o: OpenAIAgentsOptions): OpenAIAgentsAge
             { details: { threadId }, status: 409 },
           );
         }
-        return runAndSave(run, threadId, gated(threadId), input, [{ role: 'user', content: input }]);
+        return runAndSave(run, threadId, gated(threadId), input, [
+          { role: 'user', content: [{ type: 'text', text: input }] },
+        ]);
       });
     },
     async resume(threadId) {
