@@ -117,7 +117,7 @@ export function createAgent(opts: AgentOptions): Agent {
       throw new InterlockUsageError(
         'wrong_agent',
         `Thread ${threadId} belongs to agent "${thread.agent}", not "${opts.name}".`,
-        { details: { threadId }, status: 409 },
+        { details: { threadId } },
       );
     }
     let run: Run;
@@ -190,7 +190,7 @@ export function createAgent(opts: AgentOptions): Agent {
           throw new InterlockUsageError(
             'thread_interrupted',
             `Thread ${threadId} is waiting on a person; answer its interrupts (responses) or wait for a decision before sending new input.`,
-            { details: { threadId }, status: 409 },
+            { details: { threadId } },
           );
         }
         started.addUserInput(input);

@@ -84,7 +84,7 @@ export function readState(
     throw new InterlockUsageError(
       'incompatible_agent_version',
       `Thread ${threadId} was checkpointed by agent version ${state.agentVersion}; this is ${agentVersion}. Resume it with a compatible build, or pass "compatibleVersions" to accept it.`,
-      { details: { threadId, from: state.agentVersion, to: agentVersion }, status: 409 },
+      { details: { threadId, from: state.agentVersion, to: agentVersion } },
     );
   }
   return structuredClone(state);

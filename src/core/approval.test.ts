@@ -22,6 +22,7 @@ import {
   StaleVersionError,
   ValidationError,
 } from './errors.ts';
+import { httpStatus } from '../server/errors.ts';
 
 const CREATED = Date.parse('2024-01-15T12:00:00.000Z');
 const EXPIRES = CREATED + 30 * 60_000;
@@ -181,7 +182,7 @@ describe('checkDecision: each refusal has its own class and code', () => {
       const err = refusal(request({ status }), decision());
       assert.ok(err instanceof AlreadyResolvedError, status);
       assert.equal(err.code, 'already_resolved');
-      assert.equal(err.status, 409);
+      assert.equal(httpStatus(err), 409);
       assert.deepEqual(err.details, { requestId: 'req_1', status });
       assert.match(err.message, new RegExp(`req_1 is already ${status}`));
     }
@@ -192,7 +193,7 @@ describe('checkDecision: each refusal has its own class and code', () => {
       const err = refusal(request(), decision(), ALICE, now);
       assert.ok(err instanceof RequestExpiredError);
       assert.equal(err.code, 'request_expired');
-      assert.equal(err.status, 410);
+      assert.equal(httpStatus(err), 410);
       assert.deepEqual(err.details, { requestId: 'req_1', expiresAt: '2024-01-15T12:30:00.000Z' });
       assert.match(err.message, /expired at 2024-01-15T12:30:00\.000Z/);
     }
@@ -203,7 +204,7 @@ describe('checkDecision: each refusal has its own class and code', () => {
       const err = refusal(request(), decision({ expectedVersion }));
       assert.ok(err instanceof StaleVersionError);
       assert.equal(err.code, 'stale_version');
-      assert.equal(err.status, 409);
+      assert.equal(httpStatus(err), 409);
       assert.deepEqual(err.details, { requestId: 'req_1', expectedVersion, actualVersion: 3 });
       assert.match(err.message, /Reload it/);
     }
@@ -214,7 +215,7 @@ describe('checkDecision: each refusal has its own class and code', () => {
     const err = refusal(request(), decision({ actionHash: seen }));
     assert.ok(err instanceof ActionHashMismatchError);
     assert.equal(err.code, 'action_hash_mismatch');
-    assert.equal(err.status, 409);
+    assert.equal(httpStatus(err), 409);
     assert.deepEqual(err.details, { requestId: 'req_1', expectedHash: seen, actualHash: HASH });
     assert.equal(codeOf(request(), decision({ actionHash: '' })), 'action_hash_mismatch');
     assert.equal(codeOf(request(), decision({ actionHash: HASH.toUpperCase() })), 'action_hash_mismatch');
@@ -224,7 +225,7 @@ describe('checkDecision: each refusal has its own class and code', () => {
     const err = refusal(request(), decision(), { id: 'carol', roles: ['support'] });
     assert.ok(err instanceof ForbiddenError);
     assert.equal(err.code, 'forbidden_role');
-    assert.equal(err.status, 403);
+    assert.equal(httpStatus(err), 403);
     assert.deepEqual(err.details, { requestId: 'req_1', requiredRole: 'supervisor' });
     assert.match(err.message, /is for role "supervisor", which reviewer "carol" does not have/);
     assert.equal(codeOf(request(), decision(), { id: 'dave', roles: [] }), 'forbidden_role');
@@ -239,7 +240,7 @@ describe('checkDecision: each refusal has its own class and code', () => {
     const err = refusal(request({ proposer: 'alice' }), decision());
     assert.ok(err instanceof ForbiddenError);
     assert.equal(err.code, 'self_approval');
-    assert.equal(err.status, 403);
+    assert.equal(httpStatus(err), 403);
     assert.deepEqual(err.details, { requestId: 'req_1' });
     // Any decision, not only approve.
     assert.equal(codeOf(request({ proposer: 'alice' }), decision({ type: 'reject' })), 'self_approval');
@@ -250,7 +251,7 @@ describe('checkDecision: each refusal has its own class and code', () => {
     const err = refusal(req, decision(), ALICE, NOW, ['alice']);
     assert.ok(err instanceof ForbiddenError);
     assert.equal(err.code, 'duplicate_reviewer');
-    assert.equal(err.status, 403);
+    assert.equal(httpStatus(err), 403);
     assert.match(err.message, /needs 2 different reviewers/);
     assert.equal(codeOf(req, decision(), ALICE, NOW, ['bob', 'alice']), 'duplicate_reviewer');
     // Counting once is about approvals: an approver may still reject, respond or edit while it is pending.
@@ -268,7 +269,7 @@ describe('checkDecision: each refusal has its own class and code', () => {
       const err = refusal(request(), { ...decision({ type: 'edit' }), args } as unknown as Decision);
       assert.ok(err instanceof ValidationError, String(args));
       assert.equal(err.code, 'invalid_input');
-      assert.equal(err.status, 400);
+      assert.equal(httpStatus(err), 400);
       assert.deepEqual(err.details.issues, [{ path: 'args', message: 'required for edit' }]);
     }
   });
@@ -286,7 +287,7 @@ describe('checkDecision: each refusal has its own class and code', () => {
     const err = refusal(request({ trustable: false }), decision({ trust: true }));
     assert.ok(err instanceof ForbiddenError);
     assert.equal(err.code, 'decision_not_allowed');
-    assert.equal(err.status, 403);
+    assert.equal(httpStatus(err), 403);
     assert.deepEqual(err.details, { requestId: 'req_1' });
     for (const type of ['reject', 'respond', 'edit'] as const) {
       const d = decision({ type, trust: true, message: 'm', args: { amount: 1 } });

@@ -5,6 +5,7 @@ import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { actionHash, canonicalJson, sha256 } from './canonical.ts';
 import { InterlockUsageError, ValidationError, type FieldIssue } from './errors.ts';
+import { httpStatus } from '../server/errors.ts';
 
 /** The same JSON value with every object's keys inserted in a shuffled order. */
 function shuffleKeys(value: unknown, rnd: () => number): unknown {
@@ -59,7 +60,7 @@ function assertNotJson(value: unknown, path: string): void {
       assert.ok(err instanceof ValidationError, `expected ValidationError, got ${String(err)}`);
       assert.ok(err instanceof InterlockUsageError);
       assert.equal(err.code, 'invalid_input');
-      assert.equal(err.status, 400);
+      assert.equal(httpStatus(err), 400);
       assert.match(err.message, new RegExp(`at ${path.replace(/[$.[\]]/g, '\\$&')} is`));
       const issues = err.details.issues as FieldIssue[];
       assert.equal(issues.length, 1);

@@ -63,19 +63,13 @@ export type ErrorCode = (typeof ERROR_CODES)[number] | `${string}_not_found`;
 export class InterlockError extends Error {
   readonly code: ErrorCode;
   readonly details: ErrorDetails;
-  /** Suggested HTTP status; the server maps errors to responses in one place. */
-  readonly status: number;
 
-  constructor(
-    code: ErrorCode,
-    message: string,
-    opts: { details?: ErrorDetails; cause?: unknown; status?: number } = {},
-  ) {
+  /** HTTP is the server's business: src/server/errors.ts maps each code to its status. */
+  constructor(code: ErrorCode, message: string, opts: { details?: ErrorDetails; cause?: unknown } = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = new.target.name;
     this.code = code;
     this.details = opts.details ?? {};
-    this.status = opts.status ?? 500;
   }
 
   toJSON(): { code: ErrorCode; message: string; details?: ErrorDetails } {
@@ -94,7 +88,7 @@ export class InterlockSystemError extends InterlockError {}
 /** Input failed validation; `details.issues` lists each field. */
 export class ValidationError extends InterlockUsageError {
   constructor(message: string, issues: FieldIssue[] = [], details: ErrorDetails = {}) {
-    super('invalid_input', message, { details: { ...details, issues }, status: 400 });
+    super('invalid_input', message, { details: { ...details, issues } });
   }
 }
 
@@ -105,7 +99,7 @@ export class UnknownFieldError extends InterlockUsageError {
     super(
       'unknown_field',
       `The edited arguments of "${tool}" have ${fields.length === 1 ? 'a field' : 'fields'} the tool does not take: ${fields.map((f) => `args.${f}`).join(', ')}. Remove ${fields.length === 1 ? 'it' : 'them'} (nothing else was sent), or ask for the tool to take ${fields.length === 1 ? 'it' : 'them'}.`,
-      { details: { tool, fields: fields.map((f) => `args.${f}`) }, status: 400 },
+      { details: { tool, fields: fields.map((f) => `args.${f}`) } },
     );
     this.fields = fields;
   }
@@ -120,7 +114,7 @@ export interface FieldIssue {
 /** Options or configuration are wrong; raised at creation time, before any side effect. */
 export class ConfigError extends InterlockUsageError {
   constructor(message: string, details: ErrorDetails = {}) {
-    super('invalid_config', message, { details, status: 500 });
+    super('invalid_config', message, { details });
   }
 }
 
@@ -129,7 +123,6 @@ export class NotFoundError extends InterlockUsageError {
   constructor(kind: string, id: string) {
     super(`${kind}_not_found`, `No ${kind.replace('_', ' ')} with id "${id}". Check the id, or list them to find it.`, {
       details: { id },
-      status: 404,
     });
   }
 }
@@ -140,7 +133,7 @@ export class StaleVersionError extends InterlockUsageError {
     super(
       'stale_version',
       `Approval request ${requestId} is at version ${actual}, not ${expected}: it changed since you loaded it. Reload it and decide again.`,
-      { details: { requestId, expectedVersion: expected, actualVersion: actual }, status: 409 },
+      { details: { requestId, expectedVersion: expected, actualVersion: actual } },
     );
   }
 }
@@ -151,7 +144,7 @@ export class ActionHashMismatchError extends InterlockUsageError {
     super(
       'action_hash_mismatch',
       `The action on approval request ${requestId} is not the one you reviewed (hash ${actual}, you sent ${expected}). Reload it and review the current action.`,
-      { details: { requestId, expectedHash: expected, actualHash: actual }, status: 409 },
+      { details: { requestId, expectedHash: expected, actualHash: actual } },
     );
   }
 }
@@ -161,7 +154,6 @@ export class AlreadyResolvedError extends InterlockUsageError {
   constructor(requestId: string, status: string) {
     super('already_resolved', `Approval request ${requestId} is already ${status}; it takes no more decisions.`, {
       details: { requestId, status },
-      status: 409,
     });
   }
 }
@@ -172,7 +164,7 @@ export class RequestExpiredError extends InterlockUsageError {
     super(
       'request_expired',
       `Approval request ${requestId} expired at ${expiresAt}; its timeout default applies. Ask the agent to propose the action again if it is still needed.`,
-      { details: { requestId, expiresAt }, status: 410 },
+      { details: { requestId, expiresAt } },
     );
   }
 }
@@ -184,7 +176,7 @@ export class ForbiddenError extends InterlockUsageError {
     message: string,
     details: ErrorDetails = {},
   ) {
-    super(code, message, { details, status: 403 });
+    super(code, message, { details });
   }
 }
 
@@ -193,7 +185,6 @@ export class PolicyBlockedError extends InterlockUsageError {
   constructor(tool: string, reason: string) {
     super('policy_blocked', `Tool "${tool}" is blocked by policy: ${reason}`, {
       details: { tool, reason },
-      status: 403,
     });
   }
 }
@@ -212,6 +203,6 @@ export class SchemaVersionError extends InterlockSystemError {
 /** The database failed; the operation was rolled back. */
 export class StoreError extends InterlockSystemError {
   constructor(message: string, cause?: unknown) {
-    super('store_error', message, { cause, status: 503 });
+    super('store_error', message, { cause });
   }
 }

@@ -60,7 +60,7 @@ export class IllegalTransitionError extends InterlockUsageError {
     super(
       'illegal_transition',
       `Approval request ${req.id} is ${req.status}; "${event}" is not possible in that state (possible: ${TRANSITIONS[req.status].join(', ') || 'none, it is final'}).`,
-      { details: { requestId: req.id, status: req.status, event }, status: 409 },
+      { details: { requestId: req.id, status: req.status, event } },
     );
   }
 }

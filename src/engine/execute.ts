@@ -89,14 +89,14 @@ export async function executeOnce<T>(
         throw new InterlockUsageError(
           'not_authorized',
           `Approval request ${req.id} is ${req.status}; only an authorized action runs. Wait for a decision.`,
-          { details: { requestId: req.id, status: req.status }, status: 409 },
+          { details: { requestId: req.id, status: req.status } },
         );
       }
       if (req.actionHash !== hash) {
         throw new InterlockUsageError(
           'action_hash_mismatch',
           `The action to run does not match the one authorized on request ${req.id}; run exactly the authorized arguments.`,
-          { details: { requestId: req.id }, status: 409 },
+          { details: { requestId: req.id } },
         );
       }
       const c = await tx.claimExecution(

@@ -28,7 +28,7 @@ function leaseLost(threadId: string): InterlockUsageError {
   return new InterlockUsageError(
     'lease_lost',
     `This run of thread ${threadId} lost its lease to another run (it outlived INTERLOCK_LEASE_MS, or its renewals failed); what it did since its last checkpoint is discarded, and the other run carries on.`,
-    { details: { threadId }, status: 409 },
+    { details: { threadId } },
   );
 }
 

@@ -21,7 +21,6 @@ export class ThreadExistsError extends InterlockUsageError {
       `Thread ${threadId} already exists; a start never changes an existing thread. Start a new thread (omit "threadId" or pick an unused one), or decide its pending requests to let it continue.`,
       {
         details: { threadId },
-        status: 409,
       },
     );
   }
@@ -139,7 +138,6 @@ export function threadOps(ctx: EngineContext): ThreadOps {
       if (!thread)
         throw new InterlockUsageError('thread_not_found', `Thread ${threadId} does not exist.`, {
           details: { threadId },
-          status: 404,
         });
       await store.transaction(async (tx) => {
         if (thread.status === 'interrupted') {

@@ -12,7 +12,6 @@ export class DeliveryError extends InterlockSystemError {
     super('delivery_failed', `${channel}: ${reason}`, {
       details: opts.status === undefined ? { channel } : { channel, httpStatus: opts.status },
       cause: opts.cause,
-      status: 502,
     });
     this.reason = reason;
   }

@@ -25,7 +25,7 @@ export const CSRF_HEADER = 'x-csrf-token';
 /** A write made with a session cookie did not prove it came from this server's own pages. */
 export class CsrfError extends InterlockUsageError {
   constructor(message: string) {
-    super('csrf_failed', message, { status: 403 });
+    super('csrf_failed', message);
   }
 }
 

@@ -6,6 +6,7 @@ import {
   InterlockError,
   InterlockUsageError,
   ValidationError,
+  type ErrorCode,
   type ErrorDetails,
   type FieldIssue,
 } from '../core/index.ts';
@@ -15,6 +16,58 @@ import { isStoreUnavailable } from '../store/index.ts';
  * The HTTP layer's own refusals, and the one place that turns any error into a
  * response: `{ error: { code, message, details? } }`.
  */
+
+/**
+ * The HTTP status of every error code: the one place HTTP meets the error union. A code added to
+ * `ERROR_CODES` without a status here fails the type check. `<kind>_not_found` codes are 404.
+ */
+export const HTTP_STATUS: Readonly<Record<Exclude<ErrorCode, `${string}_not_found`>, number>> = {
+  invalid_input: 400,
+  invalid_config: 500,
+  unknown_field: 400,
+  config_exists: 409,
+  payload_too_large: 413,
+  method_not_allowed: 405,
+  not_found: 404,
+  unauthorized: 401,
+  token_revoked: 401,
+  csrf_failed: 403,
+  forbidden_role: 403,
+  self_approval: 403,
+  duplicate_reviewer: 403,
+  decision_not_allowed: 403,
+  forbidden: 403,
+  policy_blocked: 403,
+  rate_limited: 429,
+  too_many_streams: 429,
+  stale_version: 409,
+  action_hash_mismatch: 409,
+  already_resolved: 409,
+  request_expired: 410,
+  not_authorized: 409,
+  illegal_transition: 409,
+  batch_digest_mismatch: 400,
+  thread_exists: 409,
+  thread_interrupted: 409,
+  wrong_agent: 409,
+  incompatible_agent_version: 409,
+  lease_lost: 409,
+  model_bad_tool_input: 500,
+  unsupported_schema_version: 500,
+  store_error: 503,
+  store_unavailable: 503,
+  not_ready: 503,
+  not_implemented: 501,
+  delivery_failed: 502,
+  internal: 500,
+};
+
+/** The HTTP status an error is answered with (see {@link HTTP_STATUS}). */
+export function httpStatus(err: Pick<InterlockError, 'code'>): number {
+  const known = (HTTP_STATUS as Record<string, number | undefined>)[err.code];
+  if (known !== undefined) return known;
+  return err.code.endsWith('_not_found') ? 404 : 500;
+}
 
 /** Where the server reports faults it hides from clients (500s). */
 export interface ServerLogger {
@@ -27,7 +80,7 @@ export class UnauthorizedError extends InterlockUsageError {
   readonly reviewerId: string | undefined;
 
   constructor(code: 'unauthorized' | 'token_revoked', message: string, reviewerId?: string) {
-    super(code, message, { status: 401 });
+    super(code, message);
     this.reviewerId = reviewerId;
   }
 }
@@ -37,7 +90,6 @@ export class PayloadTooLargeError extends InterlockUsageError {
   constructor(maxBytes: number) {
     super('payload_too_large', `The request body is larger than ${maxBytes} bytes; send a smaller body.`, {
       details: { maxBytes },
-      status: 413,
     });
   }
 }
@@ -47,7 +99,6 @@ export class RateLimitedError extends InterlockUsageError {
   constructor(retryAfterSeconds: number) {
     super('rate_limited', `Too many decisions in a short time; wait ${retryAfterSeconds} s and try again.`, {
       details: { retryAfterSeconds },
-      status: 429,
     });
   }
 }
@@ -55,7 +106,7 @@ export class RateLimitedError extends InterlockUsageError {
 /** A feature this server was started without. */
 export class NotImplementedError extends InterlockUsageError {
   constructor(message: string) {
-    super('not_implemented', message, { status: 501 });
+    super('not_implemented', message);
   }
 }
 
@@ -64,7 +115,6 @@ export class RouteNotFoundError extends InterlockUsageError {
   constructor(method: string, path: string) {
     super('not_found', `No route for ${method} ${path}. See /openapi.json for the routes this server answers.`, {
       details: { method, path },
-      status: 404,
     });
   }
 }
@@ -75,7 +125,7 @@ export class MethodNotAllowedError extends InterlockUsageError {
     super(
       'method_not_allowed',
       `${path} does not answer ${method}; it answers ${allow.join(', ')}. See /openapi.json.`,
-      { details: { method, path, allow }, status: 405 },
+      { details: { method, path, allow } },
     );
   }
 }
@@ -131,15 +181,16 @@ function body(code: string, message: string, details?: ErrorDetails) {
 
 /** Headers a refusal carries: how to authenticate, when to retry. */
 function headersFor(err: InterlockError): Record<string, string> {
-  if (err.status === 401) return { 'WWW-Authenticate': 'Bearer realm="interlock"' };
-  if (err.status === 429 && typeof err.details.retryAfterSeconds === 'number')
+  const status = httpStatus(err);
+  if (status === 401) return { 'WWW-Authenticate': 'Bearer realm="interlock"' };
+  if (status === 429 && typeof err.details.retryAfterSeconds === 'number')
     return { 'Retry-After': String(err.details.retryAfterSeconds) };
   return {};
 }
 
 /**
  * The app's `onError`: every error of every route ends here.
- * - {@link InterlockError}: its status, code and message; details unless it is a system fault.
+ * - {@link InterlockError}: its code's status ({@link HTTP_STATUS}), code and message; details unless it is a system fault.
  * - zod errors: 400 `invalid_input` with per-field issues.
  * - hono's HTTPException: its status, with a code named after it.
  * - the database unreachable, restarting or busy ({@link isStoreUnavailable}): 503 `store_unavailable` with Retry-After.
@@ -148,7 +199,7 @@ function headersFor(err: InterlockError): Record<string, string> {
 export function errorHandler(logger: ServerLogger) {
   return (err: Error, c: Context): Response => {
     if (err instanceof InterlockError) {
-      const status = err.status >= 400 && err.status <= 599 ? err.status : 500;
+      const status = httpStatus(err);
       if (status >= 500 && status !== 501) {
         logger.error('request failed', { method: c.req.method, path: c.req.path, code: err.code, error: err });
         // System faults keep their stable code and message, but not their details (ids, SQL state).

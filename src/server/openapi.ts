@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DECISION_TYPES, REQUEST_STATUSES, TIMEOUT_DECISIONS } from '../core/index.ts';
 import { auditQuery, decisionBody, listQuery, startThreadBody, threadQuery } from './schemas.ts';
+import { HTTP_STATUS } from './errors.ts';
 
 /**
  * The OpenAPI 3.1 document of the HTTP API. Request bodies and query
@@ -43,24 +44,36 @@ const idParam = (what: string) => ({
   description: `Id of the ${what}.`,
 });
 
-const ERROR_TEXT: Record<number, string> = {
-  400: 'invalid_input: the body or query is malformed; details.issues names each field. unknown_field: an edit names fields the tool does not take (details.fields).',
-  401: 'unauthorized / token_revoked: send a valid "Authorization: Bearer <token>".',
-  403: "forbidden_role, self_approval, duplicate_reviewer, decision_not_allowed, policy_blocked; csrf_failed for a session-cookie write without this server's Origin and X-CSRF-Token.",
-  404: 'not_found, approval_request_not_found, thread_not_found.',
-  409: 'stale_version, action_hash_mismatch, already_resolved: reload and review again; thread_exists: a start names a thread id already taken (start a new thread).',
-  410: 'request_expired: the timeout default applies.',
-  413: 'payload_too_large: bodies are limited to 64 KiB.',
-  429: 'rate_limited: wait Retry-After seconds.',
-  501: 'not_implemented: the server runs without a threads adapter.',
-  503: 'not_ready / store_error / store_unavailable: the database does not answer (retry after the Retry-After seconds).',
+/** What to do about each status's refusals; the codes themselves come from HTTP_STATUS (the error union). */
+const ERROR_HINT: Record<number, string> = {
+  400: 'the body or query is malformed: details.issues names each field; an edit naming fields the tool does not take lists them in details.fields.',
+  401: 'send a valid "Authorization: Bearer <token>".',
+  403: "this reviewer may not make this decision; csrf_failed is a session-cookie write without this server's Origin and X-CSRF-Token.",
+  404: 'nothing by that id or path (<kind>_not_found names the kind, e.g. approval_request_not_found, thread_not_found).',
+  409: 'reload and review again (stale_version, action_hash_mismatch, already_resolved); thread_exists: start a new thread.',
+  410: 'the request expired: its timeout default applies.',
+  413: 'bodies are limited to 64 KiB.',
+  429: 'wait Retry-After seconds.',
+  501: 'the server runs without that part (e.g. a threads adapter).',
+  503: 'the database does not answer: retry after the Retry-After seconds.',
 };
+
+/** Each documented status's description: its codes, derived from the one status map, and the hint. */
+const ERROR_TEXT: Record<number, string> = Object.fromEntries(
+  Object.entries(ERROR_HINT).map(([status, hint]) => {
+    const codes = Object.entries(HTTP_STATUS)
+      .filter(([, s]) => s === Number(status))
+      .map(([code]) => code);
+    return [status, `${codes.join(', ')}: ${hint}`];
+  }),
+);
 
 const requestSummary: Json = {
   type: 'object',
   properties: {
     id: { type: 'string' },
     threadId: { type: 'string' },
+    toolCallId: { type: ['string', 'null'], description: "The framework's tool-call id of the call." },
     tool: { type: 'string' },
     args: { type: 'object' },
     reason: { type: 'string' },
@@ -303,7 +316,10 @@ export function openApiDocument(opts: { baseUrl?: string; version?: string } = {
               type: 'object',
               required: ['code', 'message'],
               properties: {
-                code: { type: 'string' },
+                code: {
+                  type: 'string',
+                  description: `One of ${Object.keys(HTTP_STATUS).join(', ')}, or <kind>_not_found.`,
+                },
                 message: { type: 'string' },
                 details: {
                   type: 'object',

@@ -284,7 +284,7 @@ export function createAiSdkAgent<TOOLS extends ToolSet>(o: AiSdkAgentOptions<TOO
           throw new InterlockUsageError(
             'thread_interrupted',
             `Thread ${threadId} is waiting on ${run.state.waiting.length} decision(s); decide them, then call resume("${threadId}").`,
-            { details: { threadId }, status: 409 },
+            { details: { threadId } },
           );
         }
         return generate(run, threadId, added);

@@ -245,7 +245,6 @@ export class CallRefusedError extends InterlockUsageError {
   constructor(call: AdapterCall, refusal: { code: string; message: string }) {
     super('not_authorized', refusal.message, {
       details: { threadId: call.threadId, toolCallId: call.toolCallId, tool: call.tool, reason: refusal.code },
-      status: 409,
     });
   }
 }

@@ -69,7 +69,6 @@ export async function openThreadRun(
       `Thread ${t.threadId} belongs to agent "${thread.agent}", not "${t.agent}".`,
       {
         details: { threadId: t.threadId },
-        status: 409,
       },
     );
   }

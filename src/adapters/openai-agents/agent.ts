@@ -255,7 +255,7 @@ export function createOpenAIAgentsAgent(o: OpenAIAgentsOptions): OpenAIAgentsAge
           throw new InterlockUsageError(
             'thread_interrupted',
             `Thread ${threadId} is waiting on ${run.state.waiting.length} decision(s); decide them, then call resume("${threadId}").`,
-            { details: { threadId }, status: 409 },
+            { details: { threadId } },
           );
         }
         return runAndSave(run, threadId, gated(threadId), input, [

@@ -23,7 +23,7 @@ export class TooManyStreamsError extends InterlockUsageError {
     super(
       'too_many_streams',
       `You already have ${max} live event streams open; close one (a browser tab) and try again.`,
-      { details: { max }, status: 429 },
+      { details: { max } },
     );
   }
 }

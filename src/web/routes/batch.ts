@@ -8,7 +8,7 @@ import {
   type ApprovalRequest,
 } from '../../core/index.ts';
 import { safeEqual, type Principal } from '../../server/auth.ts';
-import { RateLimitedError } from '../../server/errors.ts';
+import { httpStatus, RateLimitedError } from '../../server/errors.ts';
 import { readJson, readQuery } from '../../server/input.ts';
 import type { RateLimiter } from '../../server/rate-limit.ts';
 import type { AppEnv, RouteDeps } from '../../server/types.ts';
@@ -24,7 +24,7 @@ export class BatchDigestError extends InterlockUsageError {
     super(
       'batch_digest_mismatch',
       'The digest does not match the items: a batch approval covers exactly the list that was shown. Reload the batch, review it, and approve again.',
-      { status: 400 },
+      {},
     );
   }
 }
@@ -164,7 +164,7 @@ export function batchRoutes(deps: RouteDeps, limiter: RateLimiter | undefined): 
         results.push({
           id: item.id,
           ok: false as const,
-          error: { code: err.code, message: err.message, status: err.status },
+          error: { code: err.code, message: err.message, status: httpStatus(err) },
         });
       }
     }
