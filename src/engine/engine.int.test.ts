@@ -385,13 +385,19 @@ for (const backend of allBackends()) {
       const keysSeen: string[] = [];
       // A "crashed" first process: it claims, then never finishes (simulated by a different owner whose fn never records).
       const crashed = createInterlock({ store, policy, now: clock.now, owner: 'crashed-process' });
+      // The side effect starts only after the claim committed: its start is the signal.
+      let claimed!: () => void;
+      const started = new Promise<void>((r) => (claimed = r));
       const claimOnly = crashed.executeOnce(
         { key, tool: req.tool, args: req.args, requestId: req.id },
-        () => new Promise<never>(() => undefined),
+        () => {
+          claimed();
+          return new Promise<never>(() => undefined);
+        },
         { leaseMs: 1000 },
       );
       void claimOnly;
-      await new Promise((r) => setTimeout(r, 50));
+      await started;
       const during = await il.executeOnce(
         { key, tool: req.tool, args: req.args, requestId: req.id },
         async () => 'should not run',

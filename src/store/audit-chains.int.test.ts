@@ -168,6 +168,8 @@ describe('audit chains on PostgreSQL: appenders lock only their own chain', () =
     );
     const outcome = await Promise.race([
       second.then(() => 'finished' as const),
+      // Time is the point here: the second append either commits while the first holds its chain or
+      // it does not; 1.5 s is far longer than a commit takes, and no signal says "will never finish".
       new Promise<'waited'>((r) => setTimeout(() => r('waited'), 1500)),
     ]);
     release();
