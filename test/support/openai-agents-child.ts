@@ -6,6 +6,7 @@
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { Agent, RunState, tool } from '@openai/agents-core';
 import { createInterlock, openStore } from '../../src/index.ts';
+import { refundPolicy } from './adapter-policy.ts';
 import { createOpenAIAgentsAgent, interlockRun } from '../../src/openai-agents.ts';
 import { refundSchema, runner, supportModel } from './openai-agents-model.ts';
 
@@ -13,20 +14,7 @@ const [verb, threadId, ledger] = process.argv.slice(2) as [string, string, strin
 const store = await openStore();
 const il = createInterlock({
   store,
-  policy: {
-    tools: {
-      issue_refund: [
-        {
-          id: 'large',
-          tier: 'approve',
-          role: 'supervisor',
-          reason: 'refund over $500',
-          when: ({ args }) => Number(args.amount) > 500,
-        },
-        { id: 'small', tier: 'auto', reason: 'small refund' },
-      ],
-    },
-  },
+  policy: refundPolicy,
   leaseMs: 500,
 });
 const agent = new Agent({

@@ -1,5 +1,5 @@
 import type { ModelMessage, Tool, ToolApprovalStatus, ToolSet, TypedToolCall } from 'ai';
-import { ConfigError, InterlockUsageError, newId, type ApprovalRequest } from '../../core/index.ts';
+import { ConfigError, newId, type ApprovalRequest } from '../../core/index.ts';
 import type { Interlock, PauseItem, RunnerResult, ThreadRunner } from '../../engine/index.ts';
 import {
   CallRefusedError,
@@ -7,8 +7,8 @@ import {
   editedNote,
   interruptsOf,
   lastText,
-  openThreadRun,
-  runOwner,
+  withThreadRun,
+  busyResult,
   schemasOf,
   type AdapterCall,
   type InterlockExecution,
@@ -248,27 +248,13 @@ export function createAiSdkAgent<TOOLS extends ToolSet>(o: AiSdkAgentOptions<TOO
     return { threadId, stopReason, text: lastText(messages), interrupts: interruptsOf(pending), messages };
   }
 
-  async function hold(threadId: string): Promise<ThreadRun | undefined> {
-    return openThreadRun(il, { threadId, agent: o.name, version, owner: runOwner(il) });
-  }
-
-  const busy = (threadId: string): AiSdkRunResult => ({
-    threadId,
-    stopReason: 'busy',
-    text: '',
-    interrupts: [],
-    messages: [],
-  });
-
-  async function guarded(run: ThreadRun, fn: () => Promise<AiSdkRunResult>): Promise<AiSdkRunResult> {
-    try {
-      return await fn();
-    } catch (err) {
-      // Nothing since the last checkpoint is kept; the thread can run again from it.
-      await run.release().catch(() => undefined);
-      throw err;
-    }
-  }
+  const held = (threadId: string, fresh: boolean, fn: (run: ThreadRun) => Promise<AiSdkRunResult>) =>
+    withThreadRun(
+      il,
+      { threadId, agent: o.name, version, fresh },
+      () => ({ ...busyResult(threadId), messages: [] }),
+      fn,
+    );
 
   return {
     name: o.name,
@@ -277,23 +263,12 @@ export function createAiSdkAgent<TOOLS extends ToolSet>(o: AiSdkAgentOptions<TOO
       const threadId = opts.threadId ?? newId<string>('thr');
       const added: ModelMessage[] = typeof input === 'string' ? [{ role: 'user', content: input }] : [...input];
       if (added.length === 0) throw new ConfigError('invoke needs a user message: a non-empty string or messages.');
-      const run = await hold(threadId);
-      if (!run) return busy(threadId);
-      return guarded(run, async () => {
-        if (run.state?.waiting.length) {
-          throw new InterlockUsageError(
-            'thread_interrupted',
-            `Thread ${threadId} is waiting on ${run.state.waiting.length} decision(s); decide them, then call resume("${threadId}").`,
-            { details: { threadId } },
-          );
-        }
+      return held(threadId, true, async (run) => {
         return generate(run, threadId, added);
       });
     },
     async resume(threadId) {
-      const run = await hold(threadId);
-      if (!run) return busy(threadId);
-      return guarded(run, async () => {
+      return held(threadId, false, async (run) => {
         const waiting = run.state?.waiting ?? [];
         if (waiting.length === 0) {
           await run.release();

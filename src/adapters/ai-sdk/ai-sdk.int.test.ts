@@ -4,33 +4,13 @@ import { generateText, stepCountIs } from 'ai';
 import { allBackends } from '../../testing/backends.ts';
 import { manualClock } from '../../testing/clock.ts';
 import { createInterlock, type Interlock } from '../../engine/index.ts';
-import type { PolicyConfig, Reviewer } from '../../core/index.ts';
+import type { Reviewer } from '../../core/index.ts';
+import { refundPolicy } from '../../../test/support/adapter-policy.ts';
 import type { Store } from '../../store/types.ts';
 import { createAiSdkAgent, type AiSdkAgent } from './agent.ts';
 import { lastResults, plan, supportModel, supportTools, type RefundLog } from '../../../test/support/ai-sdk-model.ts';
 
-const policy: PolicyConfig = {
-  tools: {
-    lookup_order: [{ id: 'read', tier: 'auto', reason: 'read-only' }],
-    issue_refund: [
-      { id: 'small', tier: 'auto', reason: 'small refund' },
-      {
-        id: 'large',
-        tier: 'approve',
-        role: 'supervisor',
-        timeout: '30m',
-        reason: 'refund over $500',
-        when: ({ args }) => Number(args.amount) > 500,
-      },
-      {
-        id: 'huge',
-        tier: 'block',
-        reason: 'refunds over $5,000 are not done by agents',
-        when: ({ args }) => Number(args.amount) > 5000,
-      },
-    ],
-  },
-};
+const policy = refundPolicy;
 
 const sam: Reviewer = { id: 'sam', roles: ['supervisor'] };
 

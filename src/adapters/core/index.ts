@@ -9,5 +9,12 @@ export {
   type CallGateOptions,
   type CallRun,
 } from './call-gate.ts';
-export { openThreadRun, ADAPTER_STATE_VERSION, type AdapterState, type ThreadRun } from './thread-run.ts';
+export {
+  openThreadRun,
+  withThreadRun,
+  busyResult,
+  ADAPTER_STATE_VERSION,
+  type AdapterState,
+  type ThreadRun,
+} from './thread-run.ts';
 export { runOwner, interruptsOf, lastText, schemasOf, interlockRun, type InterlockExecution } from './results.ts';

@@ -1,5 +1,13 @@
 import { InterlockUsageError } from '../../core/index.ts';
-import type { CheckpointInput, Interlock, PauseItem, PauseResult, ThreadRef } from '../../engine/index.ts';
+import type {
+  CheckpointInput,
+  Interlock,
+  PauseItem,
+  PauseResult,
+  RunnerResult,
+  ThreadRef,
+} from '../../engine/index.ts';
+import { runOwner } from './results.ts';
 
 /** The saved state of an adapter thread: what its framework needs to continue. */
 export interface AdapterState {
@@ -114,4 +122,38 @@ export async function openThreadRun(
       await il.threads.releaseThread(t.threadId, t.owner, il.now());
     },
   };
+}
+
+/** What a run returns when another run holds the thread. */
+export function busyResult(threadId: string): RunnerResult {
+  return { threadId, stopReason: 'busy', text: '', interrupts: [] };
+}
+
+/**
+ * Run `fn` holding the thread's lease: `busy` (as `onBusy` builds it) when another run holds it;
+ * with `fresh`, a thread still waiting on decisions is refused (`thread_interrupted`: resume it
+ * instead). An error gives the lease back — nothing since the last checkpoint is kept, and the
+ * thread can run again from it.
+ */
+export async function withThreadRun<R>(
+  il: Interlock,
+  t: { threadId: string; agent: string; version: string; fresh?: boolean },
+  onBusy: () => R,
+  fn: (run: ThreadRun) => Promise<R>,
+): Promise<R> {
+  const run = await openThreadRun(il, { ...t, owner: runOwner(il) });
+  if (!run) return onBusy();
+  try {
+    if (t.fresh && run.state?.waiting.length) {
+      throw new InterlockUsageError(
+        'thread_interrupted',
+        `Thread ${t.threadId} is waiting on ${run.state.waiting.length} decision(s); decide them, then call resume("${t.threadId}").`,
+        { details: { threadId: t.threadId } },
+      );
+    }
+    return await fn(run);
+  } catch (err) {
+    await run.release().catch(() => undefined);
+    throw err;
+  }
 }

@@ -6,14 +6,14 @@ import type {
   RunState as RunStateType,
   RunToolApprovalItem,
 } from '@openai/agents-core';
-import { ConfigError, InterlockUsageError, newId, type ApprovalRequest } from '../../core/index.ts';
+import { ConfigError, newId, type ApprovalRequest } from '../../core/index.ts';
 import type { Interlock, PauseItem, RunnerResult, ThreadRunner, ToolSchemaEntry } from '../../engine/index.ts';
 import {
   createCallGate,
   editedNote,
   interruptsOf,
-  openThreadRun,
-  runOwner,
+  withThreadRun,
+  busyResult,
   schemasOf,
   type AdapterCall,
   type AdapterState,
@@ -225,21 +225,8 @@ export function createOpenAIAgentsAgent(o: OpenAIAgentsOptions): OpenAIAgentsAge
     };
   }
 
-  const hold = (threadId: string) => openThreadRun(il, { threadId, agent: name, version, owner: runOwner(il) });
-  const busy = (threadId: string): OpenAIAgentsRunResult => ({
-    threadId,
-    stopReason: 'busy',
-    text: '',
-    interrupts: [],
-  });
-  async function guarded(run: ThreadRun, fn: () => Promise<OpenAIAgentsRunResult>): Promise<OpenAIAgentsRunResult> {
-    try {
-      return await fn();
-    } catch (err) {
-      await run.release().catch(() => undefined);
-      throw err;
-    }
-  }
+  const held = (threadId: string, fresh: boolean, fn: (run: ThreadRun) => Promise<OpenAIAgentsRunResult>) =>
+    withThreadRun<OpenAIAgentsRunResult>(il, { threadId, agent: name, version, fresh }, () => busyResult(threadId), fn);
 
   return {
     name,
@@ -248,25 +235,14 @@ export function createOpenAIAgentsAgent(o: OpenAIAgentsOptions): OpenAIAgentsAge
       if (typeof input !== 'string' || input.length === 0)
         throw new ConfigError('invoke needs the user message: a non-empty string.');
       const threadId = opts.threadId ?? newId<string>('thr');
-      const run = await hold(threadId);
-      if (!run) return busy(threadId);
-      return guarded(run, async () => {
-        if (run.state?.waiting.length) {
-          throw new InterlockUsageError(
-            'thread_interrupted',
-            `Thread ${threadId} is waiting on ${run.state.waiting.length} decision(s); decide them, then call resume("${threadId}").`,
-            { details: { threadId } },
-          );
-        }
+      return held(threadId, true, async (run) => {
         return runAndSave(run, threadId, gated(threadId), input, [
           { role: 'user', content: [{ type: 'text', text: input }] },
         ]);
       });
     },
     async resume(threadId) {
-      const run = await hold(threadId);
-      if (!run) return busy(threadId);
-      return guarded(run, async () => {
+      return held(threadId, false, async (run) => {
         const waiting = run.state?.waiting ?? [];
         const saved = run.state?.framework;
         if (waiting.length === 0 || typeof saved !== 'string') {

@@ -4,7 +4,8 @@ import { RunState } from '@openai/agents-core';
 import { allBackends } from '../../testing/backends.ts';
 import { manualClock } from '../../testing/clock.ts';
 import { createInterlock, type Interlock } from '../../engine/index.ts';
-import type { PolicyConfig, Reviewer } from '../../core/index.ts';
+import type { Reviewer } from '../../core/index.ts';
+import { refundPolicy } from '../../../test/support/adapter-policy.ts';
 import type { Store } from '../../store/types.ts';
 import { createOpenAIAgentsAgent, type OpenAIAgentsAgent } from './agent.ts';
 import {
@@ -16,28 +17,7 @@ import {
   type RefundLog,
 } from '../../../test/support/openai-agents-model.ts';
 
-const policy: PolicyConfig = {
-  tools: {
-    lookup_order: [{ id: 'read', tier: 'auto', reason: 'read-only' }],
-    issue_refund: [
-      { id: 'small', tier: 'auto', reason: 'small refund' },
-      {
-        id: 'large',
-        tier: 'approve',
-        role: 'supervisor',
-        timeout: '30m',
-        reason: 'refund over $500',
-        when: ({ args }) => Number(args.amount) > 500,
-      },
-      {
-        id: 'huge',
-        tier: 'block',
-        reason: 'refunds over $5,000 are not done by agents',
-        when: ({ args }) => Number(args.amount) > 5000,
-      },
-    ],
-  },
-};
+const policy = refundPolicy;
 const sam: Reviewer = { id: 'sam', roles: ['supervisor'] };
 
 for (const backend of allBackends()) {
