@@ -277,7 +277,8 @@ export function createAiSdkAgent<TOOLS extends ToolSet>(o: AiSdkAgentOptions<TOO
         const pending: ApprovalRequest[] = [];
         const parts: unknown[] = [];
         for (const w of waiting) {
-          const c = await gate.check({ threadId, toolCallId: w.toolCallId, tool: '', args: {} });
+          const c = await gate.decision(threadId, w.toolCallId);
+          if (!c) continue;
           if (c.kind === 'wait') pending.push(c.outcome.request);
           else if (c.kind === 'approved')
             parts.push({ type: 'tool-approval-response', approvalId: w.approvalId, approved: true });

@@ -67,6 +67,15 @@ export type CallRun<T> =
 export interface CallGate {
   /** Where the call stands: its request (by thread + call id) if it has one, else the policy's verdict. */
   check(call: AdapterCall): Promise<CallCheck>;
+  /**
+   * Where a paused call's decision stands (its request by thread + call id), whatever arguments the
+   * framework now holds: `undefined` if the call never paused. For resuming: which calls to approve,
+   * deny or answer.
+   */
+  decision(
+    threadId: string,
+    toolCallId: string,
+  ): Promise<Extract<CallCheck, { kind: 'wait' | 'approved' | 'not_run' }> | undefined>;
   /** A pause item for a call whose check is `ask`. */
   pauseItem(call: AdapterCall, check: Extract<CallCheck, { kind: 'ask' }>): Promise<PauseItem>;
   /**
@@ -110,14 +119,18 @@ export function createCallGate(o: CallGateOptions): CallGate {
     return { kind: 'run', verdict };
   }
 
-  function fromOutcome(call: AdapterCall, outcome: CallOutcome): CallCheck {
+  function fromOutcome(
+    call: AdapterCall | undefined,
+    outcome: CallOutcome,
+  ): Extract<CallCheck, { kind: 'wait' | 'approved' | 'not_run' }> {
     switch (outcome.state) {
       case 'pending':
         return { kind: 'wait', outcome };
       case 'approved': {
         // An edit authorizes the reviewer's arguments, whatever the framework's history says; an
         // approval authorizes exactly the arguments asked about, so other ones must not run.
-        const mismatch = !outcome.edited && actionHash(call.tool, call.args) !== outcome.request.actionHash;
+        const mismatch =
+          call !== undefined && !outcome.edited && actionHash(call.tool, call.args) !== outcome.request.actionHash;
         return { kind: 'approved', outcome, args: outcome.args, mismatch };
       }
       default:
@@ -127,6 +140,10 @@ export function createCallGate(o: CallGateOptions): CallGate {
 
   return {
     check,
+    async decision(threadId, toolCallId) {
+      const outcome = await il.callOutcome(threadId, toolCallId);
+      return outcome ? fromOutcome(undefined, outcome) : undefined;
+    },
     async pauseItem(call, c) {
       const app = (await o.app?.(call.threadId)) ?? {};
       const evidence = await o.evidence?.(call);

@@ -249,8 +249,8 @@ export function createOpenAIAgentsAgent(o: OpenAIAgentsOptions): OpenAIAgentsAge
           await run.release();
           return { threadId, stopReason: 'end_turn', text: '', interrupts: [] };
         }
-        const outcomes = await Promise.all(waiting.map((w) => il.callOutcome(threadId, w.toolCallId)));
-        const pending = outcomes.filter((x) => x?.state === 'pending').map((x) => x.request);
+        const decisions = await Promise.all(waiting.map((w) => gate.decision(threadId, w.toolCallId)));
+        const pending = decisions.flatMap((d) => (d?.kind === 'wait' ? [d.outcome.request] : []));
         if (pending.length > 0) {
           await run.release();
           return { threadId, stopReason: 'interrupt', text: '', interrupts: interruptsOf(pending) };
@@ -264,20 +264,12 @@ export function createOpenAIAgentsAgent(o: OpenAIAgentsOptions): OpenAIAgentsAge
         }
         for (const [i, w] of waiting.entries()) {
           const item = byCall.get(w.toolCallId);
-          const c = outcomes[i];
-          if (!item || !c) continue;
+          const d = decisions[i];
+          if (!item || !d) continue;
           // The SDK asks needsApproval again after restore; Interlock's record answers it, and the wrapped
           // invoke runs only what was authorized. A rejection's message (or a reviewer's answer) is what the model sees.
-          if (c.state === 'approved') state.approve(item);
-          else if (c.state !== 'pending') {
-            const check = await gate.check({
-              threadId,
-              toolCallId: w.toolCallId,
-              tool: c.request.tool,
-              args: c.request.args,
-            });
-            state.reject(item, { message: check.kind === 'not_run' ? check.message : 'Not run.' });
-          }
+          if (d.kind === 'approved') state.approve(item);
+          else if (d.kind === 'not_run') state.reject(item, { message: d.message });
         }
         return runAndSave(run, threadId, agent, state, []);
       });
