@@ -123,11 +123,8 @@ export interface AggregateQuery {
   outcome: 'executed' | 'failed';
 }
 
-/**
- * Operations inside one transaction. Every method either joins the caller's
- * transaction or, on {@link Store}, runs in its own.
- */
-export interface StoreTx {
+/** Threads, their run leases, messages and checkpoints (src/store/sql/threads.ts). */
+export interface ThreadStoreOps {
   // threads and checkpoints
   insertThread(t: Omit<ThreadRow, 'leaseOwner' | 'leaseUntil'>): Promise<void>;
   getThread(id: string): Promise<ThreadRow | undefined>;
@@ -178,7 +175,10 @@ export interface StoreTx {
   /** The latest checkpoint and the messages it covers, in one read (what a run starts from). */
   loadLatest(threadId: string): Promise<{ checkpoint: CheckpointRow | undefined; messages: unknown[] }>;
   getCheckpoint(id: string): Promise<CheckpointRow | undefined>;
+}
 
+/** Approval requests, quorum votes and trust grants (src/store/sql/requests.ts). */
+export interface RequestStoreOps {
   // approval requests
   insertRequest(r: ApprovalRequest): Promise<void>;
   getRequest(id: string, opts?: { forUpdate?: boolean }): Promise<ApprovalRequest | undefined>;
@@ -218,7 +218,10 @@ export interface StoreTx {
     tool: string,
     ruleId: string,
   ): Promise<{ reviewer: string; requestId: string; createdAt: number } | undefined>;
+}
 
+/** The execute-once ledger and its aggregates (src/store/sql/ledger.ts). */
+export interface LedgerStoreOps {
   // execute-once ledger
   /**
    * Claim execution under `key`. Returns the existing row when it finished or
@@ -239,7 +242,10 @@ export interface StoreTx {
   getExecution(key: string): Promise<ExecutionRow | undefined>;
   listExecutionsForRequest(requestId: string): Promise<ExecutionRow[]>;
   aggregate(q: AggregateQuery): Promise<number>;
+}
 
+/** Work items: resume and notify jobs on leases (src/store/sql/jobs.ts). */
+export interface JobStoreOps {
   // jobs (resume, notify, …)
   enqueueJob(j: Omit<JobRow, 'status' | 'attempts' | 'leaseOwner' | 'leaseUntil' | 'lastError'>): Promise<void>;
   /** Claim up to `limit` ready jobs of the kinds given, leased to `owner` until `leaseUntil`. */
@@ -260,7 +266,10 @@ export interface StoreTx {
   /** Jobs of a kind created since `since`, counted by status (for resume-success metrics). */
   countJobs(kind: string, since: number): Promise<Record<JobRow['status'], number>>;
   listJobs(filter: { threadId?: string; requestId?: string; kind?: string }): Promise<JobRow[]>;
+}
 
+/** The hash-chained audit log (src/store/sql/audit.ts). */
+export interface AuditStoreOps {
   // audit
   /** Append events to the hash chain; returns them with seq and hash. */
   appendAudit(events: readonly AuditEventInput[], now: number): Promise<AuditEvent[]>;
@@ -272,14 +281,20 @@ export interface StoreTx {
   }): Promise<AuditEvent[]>;
   /** Every audit chain's recorded head (last position and hash). */
   getAuditHeads(): Promise<ChainHead[]>;
+}
 
+/** Reviewer accounts (src/store/sql/reviewers.ts). */
+export interface ReviewerStoreOps {
   // reviewers
   insertReviewer(r: ReviewerRow): Promise<void>;
   getReviewerByTokenHash(tokenHash: string): Promise<ReviewerRow | undefined>;
   getReviewer(id: string): Promise<ReviewerRow | undefined>;
   listReviewers(): Promise<ReviewerRow[]>;
   revokeReviewer(id: string): Promise<boolean>;
+}
 
+/** Browser sessions of the web UI (src/store/sql/sessions.ts). */
+export interface SessionStoreOps {
   // browser sessions (web UI)
   insertSession(s: SessionRow): Promise<void>;
   getSession(idHash: string): Promise<SessionRow | undefined>;
@@ -288,6 +303,20 @@ export interface StoreTx {
   /** Drop sessions that expired at or before `now`; returns how many. */
   deleteExpiredSessions(now: number): Promise<number>;
 }
+
+/**
+ * Operations inside one transaction. Every method either joins the caller's
+ * transaction or, on {@link Store}, runs in its own.
+ */
+export interface StoreTx
+  extends
+    ThreadStoreOps,
+    RequestStoreOps,
+    LedgerStoreOps,
+    JobStoreOps,
+    AuditStoreOps,
+    ReviewerStoreOps,
+    SessionStoreOps {}
 
 /** Named differences between backends, so callers never test `if (postgres)`. */
 export interface StoreCapabilities {

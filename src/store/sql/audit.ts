@@ -6,7 +6,7 @@ import {
   type AuditEventInput,
   type ChainHead,
 } from '../../core/index.ts';
-import type { StoreTx } from '../types.ts';
+import type { AuditStoreOps } from '../types.ts';
 import { fromJson, num, strOrNull, type Dialect, type Row, type SqlExecutor, where, type OpShape } from './executor.ts';
 
 function toEvent(r: Row): AuditEvent {
@@ -27,7 +27,7 @@ function toEvent(r: Row): AuditEvent {
 }
 
 /** The hash-chained audit log: several chains, one head row each (see migration 3). */
-export function auditOps(db: SqlExecutor, d: Dialect): Pick<StoreTx, 'appendAudit' | 'listAudit' | 'getAuditHeads'> {
+export function auditOps(db: SqlExecutor, d: Dialect): AuditStoreOps {
   async function appendToChain(
     chain: number,
     inputs: readonly AuditEventInput[],

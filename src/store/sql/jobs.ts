@@ -1,4 +1,4 @@
-import type { JobRow, StoreTx } from '../types.ts';
+import type { JobRow, JobStoreOps } from '../types.ts';
 import {
   fromJson,
   num,
@@ -30,22 +30,7 @@ function toJob(r: Row): JobRow {
 }
 
 /** Durable jobs with leases: resume workers and notification delivery claim from here. */
-export function jobOps(
-  db: SqlExecutor,
-  d: Dialect,
-): Pick<
-  StoreTx,
-  | 'enqueueJob'
-  | 'claimJobs'
-  | 'completeJob'
-  | 'deferJob'
-  | 'renewJobs'
-  | 'settleResumeJobs'
-  | 'failJob'
-  | 'getJob'
-  | 'listJobs'
-  | 'countJobs'
-> {
+export function jobOps(db: SqlExecutor, d: Dialect): JobStoreOps {
   return {
     async enqueueJob(j) {
       await db.run(

@@ -1,5 +1,5 @@
 import { ValidationError } from '../../core/index.ts';
-import type { ExecutionRow, StoreTx } from '../types.ts';
+import type { ExecutionRow, LedgerStoreOps } from '../types.ts';
 import {
   fromJson,
   num,
@@ -33,13 +33,7 @@ function toExecution(r: Row): ExecutionRow {
 const FIELD = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** The execute-once ledger: a side effect runs under a key at most once. */
-export function ledgerOps(
-  db: SqlExecutor,
-  d: Dialect,
-): Pick<
-  StoreTx,
-  'claimExecution' | 'renewExecution' | 'finishExecution' | 'getExecution' | 'listExecutionsForRequest' | 'aggregate'
-> {
+export function ledgerOps(db: SqlExecutor, d: Dialect): LedgerStoreOps {
   return {
     async claimExecution(e, now) {
       const inserted = await db.all(

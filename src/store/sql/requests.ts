@@ -1,6 +1,6 @@
 import type { ApprovalRequest } from '../../core/index.ts';
 import { ValidationError } from '../../core/index.ts';
-import type { StoreTx } from '../types.ts';
+import type { RequestStoreOps } from '../types.ts';
 import {
   fromJson,
   num,
@@ -65,24 +65,7 @@ function decodeCursor(c: string, order: 'newest' | 'expiry'): [number, string] {
 }
 
 /** Approval requests, quorum votes and trust grants. */
-export function requestOps(
-  db: SqlExecutor,
-  d: Dialect,
-): Pick<
-  StoreTx,
-  | 'insertRequest'
-  | 'getRequest'
-  | 'setRequestStatus'
-  | 'updateRequest'
-  | 'listRequests'
-  | 'listRequestsForCall'
-  | 'claimExpired'
-  | 'insertVote'
-  | 'listVoters'
-  | 'countPendingByRole'
-  | 'insertTrust'
-  | 'getTrust'
-> {
+export function requestOps(db: SqlExecutor, d: Dialect): RequestStoreOps {
   return {
     async insertRequest(r) {
       await db.run(

@@ -1,4 +1,4 @@
-import type { ReviewerRow, StoreTx } from '../types.ts';
+import type { ReviewerRow, ReviewerStoreOps } from '../types.ts';
 import { fromJson, num, type Row, type SqlExecutor, type OpShape } from './executor.ts';
 
 function toReviewer(r: Row): ReviewerRow {
@@ -13,9 +13,7 @@ function toReviewer(r: Row): ReviewerRow {
 }
 
 /** Reviewers and the hashes of their tokens. */
-export function reviewerOps(
-  db: SqlExecutor,
-): Pick<StoreTx, 'insertReviewer' | 'getReviewerByTokenHash' | 'getReviewer' | 'listReviewers' | 'revokeReviewer'> {
+export function reviewerOps(db: SqlExecutor): ReviewerStoreOps {
   return {
     async insertReviewer(r) {
       await db.run(

@@ -1,4 +1,4 @@
-import type { SessionRow, StoreTx } from '../types.ts';
+import type { SessionRow, SessionStoreOps } from '../types.ts';
 import { num, type Row, type SqlExecutor, type OpShape } from './executor.ts';
 
 function toSession(r: Row): SessionRow {
@@ -11,9 +11,7 @@ function toSession(r: Row): SessionRow {
 }
 
 /** Browser sessions of the web UI, by the hash of their cookie value. */
-export function sessionOps(
-  db: SqlExecutor,
-): Pick<StoreTx, 'insertSession' | 'getSession' | 'deleteSession' | 'deleteExpiredSessions'> {
+export function sessionOps(db: SqlExecutor): SessionStoreOps {
   return {
     async insertSession(s) {
       await db.run(`INSERT INTO il_sessions (id_hash, reviewer_id, created_at, expires_at) VALUES ($1, $2, $3, $4)`, [

@@ -1,4 +1,4 @@
-import type { CheckpointRow, StoreTx, ThreadRow } from '../types.ts';
+import type { CheckpointRow, ThreadStoreOps, ThreadRow } from '../types.ts';
 import { fromJson, num, numOrNull, strOrNull, type Row, type SqlExecutor, type OpShape } from './executor.ts';
 
 function toThread(r: Row): ThreadRow {
@@ -38,24 +38,7 @@ const PATCH_COLUMNS = {
 } as const;
 
 /** Threads, messages and checkpoints. */
-export function threadOps(
-  db: SqlExecutor,
-): Pick<
-  StoreTx,
-  | 'insertThread'
-  | 'getThread'
-  | 'updateThread'
-  | 'claimThread'
-  | 'renewThreadLease'
-  | 'releaseThread'
-  | 'appendMessages'
-  | 'listMessages'
-  | 'advanceThread'
-  | 'insertCheckpoint'
-  | 'getLatestCheckpoint'
-  | 'loadLatest'
-  | 'getCheckpoint'
-> {
+export function threadOps(db: SqlExecutor): ThreadStoreOps {
   return {
     async insertThread(t) {
       await db.run(
