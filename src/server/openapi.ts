@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { DECISION_TYPES, REQUEST_STATUSES, TIMEOUT_DECISIONS } from '../core/index.ts';
-import { auditQuery, decisionBody, listQuery, startThreadBody, threadQuery } from './schemas.ts';
+import { DECISION_TYPES } from '../core/index.ts';
+import { auditQuery, decisionBody, listQuery, requestSummarySchema, startThreadBody, threadQuery } from './schemas.ts';
 import { HTTP_STATUS } from './errors.ts';
 
 /**
@@ -68,34 +68,8 @@ const ERROR_TEXT: Record<number, string> = Object.fromEntries(
   }),
 );
 
-const requestSummary: Json = {
-  type: 'object',
-  properties: {
-    id: { type: 'string' },
-    threadId: { type: 'string' },
-    toolCallId: { type: ['string', 'null'], description: "The framework's tool-call id of the call." },
-    tool: { type: 'string' },
-    args: { type: 'object' },
-    reason: { type: 'string' },
-    ruleId: { type: 'string' },
-    tier: { enum: ['approve', 'escalate'] },
-    requiredRole: { type: 'string' },
-    approvalsRequired: { type: 'integer' },
-    approvalsReceived: { type: 'integer' },
-    status: { enum: [...REQUEST_STATUSES] },
-    version: { type: 'integer', description: 'Send back as expectedVersion.' },
-    actionHash: { type: 'string', description: 'Send back as actionHash.' },
-    proposer: { type: 'string' },
-    createdAt: { type: 'string', format: 'date-time' },
-    expiresAt: { type: 'string', format: 'date-time' },
-    updatedAt: { type: 'string', format: 'date-time' },
-    resolvedAt: { type: ['string', 'null'], format: 'date-time' },
-    onTimeout: { enum: [...TIMEOUT_DECISIONS] },
-    resolution: { type: ['object', 'null'] },
-    parentId: { type: ['string', 'null'] },
-    supersededBy: { type: ['string', 'null'] },
-  },
-};
+// The request's shape is declared once, as a zod schema (server/schemas.ts).
+const { $schema: _schemaDialect, ...requestSummary } = z.toJSONSchema(requestSummarySchema, { io: 'output' }) as Json;
 
 const reviewPacket: Json = {
   allOf: [

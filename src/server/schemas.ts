@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { DECISION_TYPES, REQUEST_STATUSES } from '../core/index.ts';
+// Straight from the modules, not the core index: the browser client's types import this file too.
+import { DECISION_TYPES, REQUEST_STATUSES } from '../core/approval.ts';
+import { TIERS, TIMEOUT_DECISIONS } from '../core/tiers.ts';
 
 /**
  * Inputs of the API, as zod schemas: validated in the routes and turned into
@@ -75,3 +77,46 @@ export const threadQuery = z.strictObject({
     .enum(['0', '1'], { message: 'raw must be 1 (show personal data unmasked; operators only, audited) or 0' })
     .optional(),
 });
+
+/** A decision as the API shows it (`at` as an ISO time). */
+export const resolutionView = z.object({
+  type: z.string().describe('approve | edit | reject | respond | timeout'),
+  by: z.string(),
+  at: z.iso.datetime(),
+  message: z.string().optional(),
+  originalArgs: z.record(z.string(), z.unknown()).optional(),
+  trust: z.boolean().optional(),
+  applied: z.string().optional(),
+});
+
+/**
+ * An approval request as the API returns it (the queue, a decision's result, a story): the one
+ * declaration of its shape. The server's view is typed by it, the OpenAPI document is generated
+ * from it, and the browser client's type derives from it.
+ */
+export const requestSummarySchema = z.object({
+  id: z.string(),
+  threadId: z.string(),
+  toolCallId: z.string().nullable().describe("The framework's tool-call id of the call (null if it had none)."),
+  tool: z.string(),
+  args: z.record(z.string(), z.unknown()),
+  reason: z.string(),
+  ruleId: z.string(),
+  tier: z.enum(TIERS),
+  requiredRole: z.string(),
+  approvalsRequired: z.number().int(),
+  approvalsReceived: z.number().int(),
+  status: z.enum(REQUEST_STATUSES),
+  version: z.number().int().describe('Send back as expectedVersion.'),
+  actionHash: z.string().describe('Send back as actionHash.'),
+  proposer: z.string(),
+  createdAt: z.iso.datetime(),
+  expiresAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
+  resolvedAt: z.iso.datetime().nullable(),
+  onTimeout: z.enum(TIMEOUT_DECISIONS),
+  resolution: resolutionView.nullable(),
+  parentId: z.string().nullable(),
+  supersededBy: z.string().nullable(),
+});
+export type RequestSummary = z.infer<typeof requestSummarySchema>;

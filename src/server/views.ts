@@ -8,6 +8,7 @@ import {
 import { canSeeRole, type Principal } from './auth.ts';
 import type { ThreadRow } from '../store/types.ts';
 import type { ThreadView } from './types.ts';
+import type { RequestSummary } from './schemas.ts';
 
 /**
  * What the API shows of a request. Times are ISO strings; the application
@@ -22,11 +23,10 @@ function resolutionView(r: Resolution | null) {
 }
 
 /** A request as listed in the queue. */
-export function requestSummary(req: ApprovalRequest) {
+export function requestSummary(req: ApprovalRequest): RequestSummary {
   return {
     id: req.id,
     threadId: req.threadId,
-    /** The framework's tool-call id (adapter threads; native calls have one too). */
     toolCallId: req.toolCallId,
     tool: req.tool,
     args: req.args,

@@ -1,6 +1,6 @@
 import type { ApprovalRequest } from '../core/index.ts';
 import type { Interlock } from '../engine/index.ts';
-import type { Rollup } from '../engine/rollup.ts';
+import type { DashboardData } from './dashboard-types.ts';
 
 /** Windows the metrics page offers, in milliseconds. */
 export const DASHBOARD_WINDOWS = {
@@ -10,25 +10,16 @@ export const DASHBOARD_WINDOWS = {
   '30d': 30 * 86_400_000,
 } as const;
 export type DashboardWindow = keyof typeof DASHBOARD_WINDOWS;
+// The page's window names and the API's declared ones are the same list.
+const _sameWindows: DashboardWindow = '' as DashboardData['window'];
+void _sameWindows;
 
 /** How far before the window a request may have been created and still be pending in it. */
 const LOOKBACK_MS = 7 * 86_400_000;
 /** Requests read at most to draw the queue depth (newest first). */
 const MAX_SCANNED = 20_000;
 
-/** What the metrics page draws. */
-export interface DashboardData {
-  window: DashboardWindow;
-  since: string;
-  until: string;
-  rollup: Omit<Rollup, 'since' | 'until'>;
-  /** Pending requests at evenly spaced instants across the window, oldest first. */
-  queueDepth: Array<{ at: string; depth: number }>;
-  /** Pending now. */
-  pendingNow: number;
-  /** True when more requests existed than were read for the depth series. */
-  truncated: boolean;
-}
+export type { DashboardData } from './dashboard-types.ts';
 
 /**
  * Pending requests at each of `points` instants between `since` and `until`:

@@ -3,19 +3,12 @@ import { rateBars, stackedBars, timeLine } from './charts.ts';
 import { byId, debounce, h, put } from './dom.ts';
 import { live } from './live.ts';
 import { startShell } from './shell.ts';
-import type { Rollup } from '../../engine/rollup-types.ts';
+import type { DashboardData } from '../dashboard-types.ts';
 
 /** The metrics page: charts of GET /api/v1/dashboard, refreshed as decisions happen. */
 
-interface Dashboard {
-  window: string;
-  since: string;
-  until: string;
-  rollup: Omit<Rollup, 'since' | 'until'>;
-  queueDepth: Array<{ at: string; depth: number }>;
-  pendingNow: number;
-  truncated: boolean;
-}
+/** The API's answer, declared once in web/dashboard-types.ts. */
+type Dashboard = DashboardData;
 
 const root = byId('dashboard');
 const select = byId<HTMLSelectElement>('window');

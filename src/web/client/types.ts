@@ -1,3 +1,4 @@
+import type { RequestSummary as ServerRequestSummary } from '../../server/schemas.ts';
 /** Shapes of the API answers the pages read (see /openapi.json). */
 
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -13,31 +14,14 @@ export interface Resolution {
   applied?: string;
 }
 
-/** A request as the queue lists it. */
-export interface RequestSummary {
-  id: string;
-  threadId: string;
-  tool: string;
+/**
+ * A request as the queue lists it: the API's one declaration (server/schemas.ts), with `args` and
+ * the resolution read as JSON values by the browser code.
+ */
+export type RequestSummary = Omit<ServerRequestSummary, 'args' | 'resolution'> & {
   args: Args;
-  reason: string;
-  ruleId: string;
-  tier: string;
-  requiredRole: string;
-  approvalsRequired: number;
-  approvalsReceived: number;
-  status: string;
-  version: number;
-  actionHash: string;
-  proposer: string;
-  createdAt: string;
-  expiresAt: string;
-  updatedAt: string;
-  resolvedAt: string | null;
-  onTimeout: string;
   resolution: Resolution | null;
-  parentId: string | null;
-  supersededBy: string | null;
-}
+};
 
 /** A JSON Schema, as far as the edit form reads it. */
 export interface JsonSchema {
