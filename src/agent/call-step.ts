@@ -1,0 +1,240 @@
+import { tierRank } from '../core/index.ts';
+import { idempotencyKey } from '../engine/index.ts';
+import type { ToolOutput } from './messages.ts';
+import type { PendingCall } from './state.ts';
+import { ToolInterrupt, type InterruptRequest } from './tool.ts';
+import { notRunText, toAnswer } from './waits.ts';
+import { RunBase } from './run-base.ts';
+import { toJson, toolEvidence, type NewWait } from './new-waits.ts';
+
+/**
+ * One tool call of a run, from the model's proposal to its result: a decision that came in, the
+ * `beforeToolCall` hook, argument validation, the policy gate, the idempotency key, and the
+ * execution under the ledger, with a pause raised inside the tool. The loop itself (src/agent/run.ts)
+ * steps through calls with it.
+ */
+export abstract class CallStep extends RunBase {
+  protected done(call: PendingCall, output: ToolOutput): void {
+    call.status = 'done';
+    call.output = output;
+    call.wait = undefined;
+    this.dirty = true;
+  }
+
+  /** Apply the outcome of a call's wait; returns 'waiting' if nobody decided yet. */
+  protected async resolveCallWait(call: PendingCall): Promise<'waiting' | 'todo' | 'done'> {
+    const wait = call.wait!;
+    const o = await this.resolve(wait);
+    if (o.state === 'pending') return 'waiting';
+    this.dirty = true;
+    if (wait.kind === 'tool') {
+      call.answers.push(toAnswer(o));
+      call.status = 'todo';
+      call.wait = undefined;
+      return 'todo';
+    }
+    if (o.state !== 'approved') {
+      this.done(call, { type: 'text', value: notRunText(o) });
+      return 'done';
+    }
+    call.status = 'todo';
+    call.wait = undefined;
+    if (wait.kind === 'hook') {
+      call.hookCleared = true;
+      call.args = o.args;
+    } else {
+      // A trust grant was audited (`trusted`) by the decision that made it; the run only uses it.
+      call.authorizedBy = o.request.id;
+      call.args = o.args;
+    }
+    return 'todo';
+  }
+
+  /** Hooks, validation, gate, execution of one call. */
+  protected async runCall(call: PendingCall, fresh: NewWait[]): Promise<'done' | 'waiting' | 'busy'> {
+    const tool = this.rt.tools.get(call.toolName);
+    if (!tool) {
+      this.done(call, {
+        type: 'error-text',
+        value: `Unknown tool "${call.toolName}". Use one of: ${[...this.rt.tools.keys()].join(', ')}.`,
+      });
+      return 'done';
+    }
+    const hook = this.rt.opts.hooks?.beforeToolCall;
+    if (hook && !call.hookCleared && !call.authorizedBy) {
+      const r = await hook(
+        { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args },
+        { threadId: this.threadId, appState: this.state.appState },
+      );
+      if (r && 'cancel' in r) {
+        this.done(call, { type: 'text', value: r.cancel });
+        return 'done';
+      }
+      if (r && 'interrupt' in r) {
+        const i = r.interrupt;
+        const w = this.newWait(
+          'hook',
+          i.name,
+          { tool: call.toolName, args: call.args, toolCallId: call.toolCallId, evidence: i.details },
+          {
+            id: `hook:${i.name}`,
+            reason: i.reason,
+            role: i.role ?? this.rt.interruptRole,
+            ...(i.timeout ? { timeout: i.timeout } : {}),
+            ...(i.onTimeout ? { onTimeout: i.onTimeout } : {}),
+          },
+        );
+        this.wait(call, w, fresh);
+        return 'waiting';
+      }
+      if (r && 'rewrite' in r) {
+        this.audit.push({
+          type: 'edited',
+          actor: `hook:${this.rt.opts.name}`,
+          threadId: this.threadId,
+          payload: { tool: call.toolName, originalArgs: call.args, args: r.rewrite, by: 'beforeToolCall' },
+        });
+        call.args = r.rewrite;
+      }
+      call.hookCleared = true;
+      this.dirty = true;
+    }
+    const parsed = tool.schema.safeParse(call.args);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(args)'}: ${i.message}`).join('; ');
+      this.done(call, {
+        type: 'error-text',
+        value: `Invalid arguments for ${call.toolName}: ${issues}. Fix them and call again.`,
+      });
+      return 'done';
+    }
+    const args = parsed.data;
+
+    let key: string;
+    let requestId: string | null = null;
+    let why: Record<string, unknown>;
+    let notifyRole: string | null = null;
+    if (call.authorizedBy) {
+      const req = this.seen.get(call.authorizedBy) ?? (await this.il.getRequestOrThrow(call.authorizedBy));
+      requestId = req.id;
+      key = idempotencyKey(req.id, req.actionHash);
+      why = { tier: req.tier, ruleId: req.ruleId, authorizedBy: req.resolution?.by ?? null };
+    } else {
+      const verdict = await this.il.gate(
+        { tool: call.toolName, args },
+        { threadId: this.threadId, proposer: this.rt.identity, app: this.state.appState },
+      );
+      if (verdict.tier === 'block') {
+        this.audit.push({
+          type: 'refused',
+          actor: 'system:policy',
+          threadId: this.threadId,
+          payload: { tool: call.toolName, args, ruleId: verdict.ruleId, reason: verdict.reason },
+        });
+        this.done(call, {
+          type: 'error-text',
+          value: `Blocked by policy: ${verdict.reason}. Do not retry this action; tell the customer it cannot be done here.`,
+        });
+        return 'done';
+      }
+      if (tierRank(verdict.tier) >= tierRank('approve')) {
+        const w = this.newWaitFromVerdict(call, args, verdict, await toolEvidence(tool, args, this.threadId));
+        this.wait(call, w, fresh);
+        return 'waiting';
+      }
+      key = `${this.threadId}:${call.toolCallId}${call.answers.length ? `:a${call.answers.length}` : ''}`;
+      why = {
+        tier: verdict.tier,
+        ruleId: verdict.ruleId,
+        reason: verdict.reason,
+        ...(verdict.trustedBy ? { trustedBy: verdict.trustedBy } : {}),
+      };
+      if (verdict.tier === 'notify') notifyRole = verdict.role;
+    }
+
+    const checkpoint = this.pendingCheckpoint();
+    const answers = call.answers;
+    let next = 0;
+    try {
+      const out = await this.il.executeOnce(
+        {
+          key,
+          tool: call.toolName,
+          args,
+          threadId: this.threadId,
+          requestId,
+          auditType: requestId ? 'executed' : 'auto_executed',
+          auditPayload: why,
+          notifyRole,
+        },
+        async ({ idempotencyKey: k, attempt }) => {
+          // The first unanswered question pauses the call whatever the tool does with the throw:
+          // a tool that catches it (a try/catch around its body) or returns a fallback still pauses,
+          // and nothing it returned is recorded as the call's result.
+          let asked: ToolInterrupt | undefined;
+          const interrupt = (request: InterruptRequest) => {
+            const a = answers[next++];
+            if (a) return a;
+            asked ??= new ToolInterrupt(request);
+            throw asked;
+          };
+          let result: unknown;
+          try {
+            result = await tool.execute(args, {
+              threadId: this.threadId,
+              toolCallId: call.toolCallId,
+              idempotencyKey: k,
+              attempt,
+              appState: this.state.appState,
+              interrupt,
+            });
+          } catch (err) {
+            throw asked ?? err;
+          }
+          if (asked) throw asked;
+          return result;
+        },
+        {
+          abandonIf: (e) => e instanceof ToolInterrupt,
+          ...(this.rt.opts.leaseMs ? { leaseMs: this.rt.opts.leaseMs } : {}),
+          ...(checkpoint ? { checkpoint } : {}),
+        },
+      );
+      if (checkpoint) this.saved();
+      if (out.status === 'in_progress') return 'busy';
+      this.state.usage.toolCalls++;
+      this.done(
+        call,
+        out.status === 'succeeded'
+          ? { type: 'json', value: toJson(out.result) }
+          : { type: 'error-text', value: `The tool failed: ${out.error}` },
+      );
+      return 'done';
+    } catch (err) {
+      // Any other error abandons this run (the caller gives the lease back); what it did not commit is redone.
+      if (!(err instanceof ToolInterrupt)) throw err;
+      // An interrupt is raised inside the tool, after the claim (and the checkpoint with it) committed.
+      if (checkpoint) this.saved();
+      const q = err.request;
+      const w = this.newWait(
+        'tool',
+        q.name,
+        {
+          tool: call.toolName,
+          args: { question: q.reason, ...(q.details ?? {}) },
+          toolCallId: call.toolCallId,
+          evidence: q.details,
+        },
+        {
+          id: `tool:${q.name}`,
+          reason: q.reason,
+          role: q.role ?? this.rt.interruptRole,
+          ...(q.timeout ? { timeout: q.timeout } : {}),
+          ...(q.onTimeout ? { onTimeout: q.onTimeout } : {}),
+        },
+      );
+      this.wait(call, w, fresh);
+      return 'waiting';
+    }
+  }
+}
