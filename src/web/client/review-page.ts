@@ -1,7 +1,7 @@
 import { api, ApiError } from './api.ts';
 import { confirmStep } from './confirm.ts';
 import { diffArgs, diffTable } from './diff.ts';
-import { byId, h, put, type Child } from './dom.ts';
+import { byId, h, put } from './dom.ts';
 import { evidencePanel } from './evidence.ts';
 import { exactJson, roleChip, statusPill, tierBadge } from './format.ts';
 import { addShortcuts } from './keys.ts';
@@ -9,10 +9,11 @@ import { live } from './live.ts';
 import { CONFLICT_CODES, expiredText, refusalText } from './refusals.ts';
 import { reveal } from './reveal.ts';
 import { actionSection, whyNot } from './review-card.ts';
-import { schemaForm, type SchemaForm } from './schema-form.ts';
+import type { SchemaForm } from './schema-form.ts';
+import * as ui from './review-panels.ts';
 import { pendingRequests, startShell } from './shell.ts';
 import { countdown } from './time.ts';
-import { me, type Args, type DecisionAnswer, type ReviewPacket } from './types.ts';
+import { me, type DecisionAnswer, type ReviewPacket } from './types.ts';
 
 /**
  * The review card: exactly what will run, why it needs a person, the
@@ -22,8 +23,6 @@ import { me, type Args, type DecisionAnswer, type ReviewPacket } from './types.t
  */
 
 type Panel = 'edit' | 'reject' | 'respond' | null;
-type Banner = { kind: 'ok' | 'warn' | 'error'; text: string; links?: Array<{ href: string; label: string }> };
-type DecisionBody = { type: 'approve' | 'edit' | 'reject' | 'respond'; args?: Args; message?: string; trust?: boolean };
 
 const root = byId('card');
 const requestId = byId('main').dataset.id ?? '';
@@ -31,7 +30,7 @@ const myself = me();
 
 let packet: ReviewPacket | undefined;
 let panel: Panel = null;
-let banner: Banner | undefined;
+let banner: ui.Banner | undefined;
 let busy = false;
 /** Until when live "decided" events for this request are our own decision echoing back. */
 let ownUntil = 0;
@@ -41,11 +40,6 @@ const panels = new Map<string, HTMLElement>();
 
 /** The open confirm dialog's way to learn that its decision no longer applies. */
 let confirming: AbortController | undefined;
-
-/** Past its expiry by this page's clock: the server would refuse, so nothing is sent. */
-function expired(p: ReviewPacket): boolean {
-  return Date.parse(p.expiresAt) <= Date.now();
-}
 
 /** Close the door on an open confirm dialog: `why` is shown in it, and Confirm can no longer send. */
 function staleConfirm(why: string): void {
@@ -73,37 +67,12 @@ async function load(): Promise<void> {
   render();
 }
 
-function canDecide(type: DecisionBody['type']): boolean {
-  return !busy && packet !== undefined && !expired(packet) && packet.allowedDecisions.includes(type);
-}
-
-function bannerEl(): Child {
-  if (!banner) return null;
-  return h(
-    'div',
-    {
-      class: `alert alert-${banner.kind}`,
-      role: banner.kind === 'ok' ? 'status' : 'alert',
-      id: 'banner',
-      tabindex: '-1',
-    },
-    h('p', null, banner.text),
-    banner.links?.length
-      ? h(
-          'p',
-          { class: 'alert-links' },
-          banner.links.map((l) => h('a', { href: l.href, class: 'btn btn-small' }, l.label)),
-        )
-      : null,
-  );
-}
-
-function keyHint(k: string): HTMLElement {
-  return h('kbd', { 'aria-hidden': 'true' }, k);
+function canDecide(type: ui.DecisionBody['type']): boolean {
+  return !busy && packet !== undefined && !ui.expired(packet) && packet.allowedDecisions.includes(type);
 }
 
 function decisionSection(p: ReviewPacket): HTMLElement {
-  const allowed = expired(p) ? [] : p.allowedDecisions;
+  const allowed = ui.expired(p) ? [] : p.allowedDecisions;
   if (allowed.length === 0) {
     return h(
       'section',
@@ -113,7 +82,7 @@ function decisionSection(p: ReviewPacket): HTMLElement {
     );
   }
   const trust = p.trustable ? h('input', { type: 'checkbox', id: 'trust', name: 'trust' }) : null;
-  const button = (type: DecisionBody['type'], label: string, key: string, cls: string, onClick: () => void) =>
+  const button = (type: ui.DecisionBody['type'], label: string, key: string, cls: string, onClick: () => void) =>
     h(
       'button',
       {
@@ -127,7 +96,7 @@ function decisionSection(p: ReviewPacket): HTMLElement {
       },
       label,
       ' ',
-      keyHint(key.toUpperCase()),
+      ui.keyHint(key.toUpperCase()),
     );
   return h(
     'section',
@@ -164,129 +133,14 @@ function cachedPanel(p: ReviewPacket, which: Exclude<Panel, null>): HTMLElement 
   let el = panels.get(key);
   if (!el) {
     panels.clear();
-    el = which === 'edit' ? editPanel(p) : messagePanel(which);
+    const ctx = { busy: () => busy, cancel: () => openPanel(null) };
+    el =
+      which === 'edit'
+        ? ui.editPanel(p, { ...ctx, onForm: (form) => (editForm = form), submit: () => void submitEdit() })
+        : ui.messagePanel(which, p.tool, { ...ctx, decide: (step, body) => void decideWithConfirm(step, body) });
     panels.set(key, el);
   }
   return el;
-}
-
-function editPanel(p: ReviewPacket): HTMLElement {
-  const diffBox = h('div', { id: 'edit-diff', 'aria-live': 'polite' });
-  const submit = h(
-    'button',
-    { type: 'submit', class: 'btn btn-primary', id: 'edit-submit', disabled: true },
-    'Review edit…',
-  );
-  const update = () => {
-    const { args, problems } = editForm!.read();
-    const changes = diffArgs(p.args, args);
-    editForm!.showIssues(problems);
-    put(diffBox, diffTable(changes));
-    submit.disabled = busy || problems.length > 0 || changes.length === 0;
-    submit.textContent = changes.length
-      ? `Review edit (${changes.length} change${changes.length === 1 ? '' : 's'})…`
-      : 'Review edit…';
-  };
-  editForm = schemaForm(p.argsSchema, p.args, update);
-  const form = h(
-    'form',
-    { class: 'panel', id: 'panel-edit', 'aria-labelledby': 'h-edit', novalidate: true },
-    h('h3', { id: 'h-edit' }, 'Edit the arguments'),
-    h(
-      'p',
-      { class: 'muted small' },
-      'The edited call is checked against the tool’s schema and the policy again. It can keep or raise the tier, never lower it.',
-    ),
-    editForm.element,
-    h('h4', null, 'Difference from the proposal'),
-    diffBox,
-    h(
-      'div',
-      { class: 'panel-actions' },
-      submit,
-      h('button', { type: 'button', class: 'btn', onClick: () => openPanel(null) }, 'Cancel'),
-    ),
-  );
-  form.addEventListener('submit', (e) => {
-    e.preventDefault();
-    void submitEdit();
-  });
-  queueMicrotask(update);
-  return form;
-}
-
-function messagePanel(type: 'reject' | 'respond'): HTMLElement {
-  const id = `${type}-message`;
-  const text = h('textarea', {
-    id,
-    rows: 3,
-    'aria-required': type === 'respond' ? 'true' : null,
-    'aria-describedby': `${id}-hint`,
-  });
-  const form = h(
-    'form',
-    { class: 'panel', id: `panel-${type}`, 'aria-labelledby': `h-${type}`, novalidate: true },
-    h('h3', { id: `h-${type}` }, type === 'reject' ? 'Reject' : 'Respond instead of running the tool'),
-    h('label', { for: id }, type === 'reject' ? 'Message to the agent (optional)' : 'Answer'),
-    text,
-    h(
-      'p',
-      { class: 'field-hint', id: `${id}-hint` },
-      type === 'reject'
-        ? 'The action does not run. The agent gets the rejection and your message, and re-plans.'
-        : 'The tool does not run. The agent receives this text as the tool’s result.',
-    ),
-    h('p', { class: 'field-error', id: `${id}-error` }),
-    h(
-      'div',
-      { class: 'panel-actions' },
-      h(
-        'button',
-        {
-          type: 'submit',
-          class: `btn ${type === 'reject' ? 'btn-danger' : 'btn-primary'}`,
-          id: `${type}-submit`,
-          disabled: busy,
-        },
-        type === 'reject' ? 'Reject…' : 'Send answer…',
-      ),
-      h('button', { type: 'button', class: 'btn', onClick: () => openPanel(null) }, 'Cancel'),
-    ),
-  );
-  form.addEventListener('submit', (e) => {
-    e.preventDefault();
-    const message = text.value.trim();
-    if (type === 'respond' && message === '') {
-      byId(`${id}-error`).textContent = 'Write the answer the agent should receive.';
-      text.setAttribute('aria-invalid', 'true');
-      text.focus();
-      return;
-    }
-    void decideWithConfirm(
-      type === 'reject'
-        ? {
-            title: 'Reject this action?',
-            body: [
-              h('p', null, h('code', null, packet!.tool), ' will not run.'),
-              message
-                ? h('p', null, 'Message to the agent: ', h('q', { class: 'user-text' }, message))
-                : h('p', { class: 'muted' }, 'No message.'),
-            ],
-            confirm: 'Reject',
-            danger: true,
-          }
-        : {
-            title: 'Send this answer?',
-            body: [
-              h('p', null, h('code', null, packet!.tool), ' will not run. The agent receives:'),
-              h('pre', { class: 'mono user-text' }, message),
-            ],
-            confirm: 'Send answer',
-          },
-      type === 'reject' ? { type, ...(message ? { message } : {}) } : { type, message },
-    );
-  });
-  return form;
 }
 
 function render(): void {
@@ -321,7 +175,7 @@ function render(): void {
             : null,
         ),
       ),
-      bannerEl(),
+      ui.bannerEl(banner),
       // On a phone the columns stack in this order: the action, the evidence, then the decision.
       h(
         'div',
@@ -410,7 +264,7 @@ async function submitEdit(): Promise<void> {
   );
 }
 
-async function decideWithConfirm(step: Parameters<typeof confirmStep>[0], body: DecisionBody): Promise<void> {
+async function decideWithConfirm(step: Parameters<typeof confirmStep>[0], body: ui.DecisionBody): Promise<void> {
   if (!canDecide(body.type)) return;
   confirming?.abort();
   const ctl = new AbortController();
@@ -448,10 +302,10 @@ async function nextLink(): Promise<Array<{ href: string; label: string }>> {
   }
 }
 
-async function submit(body: DecisionBody): Promise<void> {
+async function submit(body: ui.DecisionBody): Promise<void> {
   const p = packet;
   if (!p || busy) return;
-  if (expired(p)) {
+  if (ui.expired(p)) {
     // The time ran out while the dialog was open: the server would refuse, so nothing is sent.
     banner = { kind: 'warn', text: `${expiredText(p)} Your decision was not sent.` };
     panel = null;

@@ -1,0 +1,191 @@
+import type { confirmStep } from './confirm.ts';
+import { diffArgs, diffTable } from './diff.ts';
+import { byId, h, put, type Child } from './dom.ts';
+import { schemaForm, type SchemaForm } from './schema-form.ts';
+import type { Args, ReviewPacket } from './types.ts';
+
+/**
+ * The review card's decision panels (edit, reject, respond): built from the packet and handed
+ * what they may do, so the page keeps its state in one place (review-page.ts).
+ */
+
+/** A decision as the card sends it. */
+export type DecisionBody = {
+  type: 'approve' | 'edit' | 'reject' | 'respond';
+  args?: Args;
+  message?: string;
+  trust?: boolean;
+};
+/** What the card's banner says. */
+export type Banner = { kind: 'ok' | 'warn' | 'error'; text: string; links?: Array<{ href: string; label: string }> };
+
+/** The confirm dialog's content. */
+export type ConfirmStep = Parameters<typeof confirmStep>[0];
+
+/** What a panel reads and does through the page. */
+export interface PanelContext {
+  /** A decision is being sent: buttons stay disabled. */
+  busy: () => boolean;
+  /** Close the panel. */
+  cancel: () => void;
+}
+
+/** The edit panel: a form from the tool's schema, the difference from the proposal, and a submit once something changed. */
+export function editPanel(
+  p: ReviewPacket,
+  ctx: PanelContext & { onForm: (form: SchemaForm) => void; submit: () => void },
+): HTMLElement {
+  const diffBox = h('div', { id: 'edit-diff', 'aria-live': 'polite' });
+  const submit = h(
+    'button',
+    { type: 'submit', class: 'btn btn-primary', id: 'edit-submit', disabled: true },
+    'Review edit…',
+  );
+  const update = () => {
+    const { args, problems } = editForm.read();
+    const changes = diffArgs(p.args, args);
+    editForm.showIssues(problems);
+    put(diffBox, diffTable(changes));
+    submit.disabled = ctx.busy() || problems.length > 0 || changes.length === 0;
+    submit.textContent = changes.length
+      ? `Review edit (${changes.length} change${changes.length === 1 ? '' : 's'})…`
+      : 'Review edit…';
+  };
+  const editForm = schemaForm(p.argsSchema, p.args, update);
+  ctx.onForm(editForm);
+  const form = h(
+    'form',
+    { class: 'panel', id: 'panel-edit', 'aria-labelledby': 'h-edit', novalidate: true },
+    h('h3', { id: 'h-edit' }, 'Edit the arguments'),
+    h(
+      'p',
+      { class: 'muted small' },
+      'The edited call is checked against the tool’s schema and the policy again. It can keep or raise the tier, never lower it.',
+    ),
+    editForm.element,
+    h('h4', null, 'Difference from the proposal'),
+    diffBox,
+    h(
+      'div',
+      { class: 'panel-actions' },
+      submit,
+      h('button', { type: 'button', class: 'btn', onClick: ctx.cancel }, 'Cancel'),
+    ),
+  );
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    ctx.submit();
+  });
+  queueMicrotask(update);
+  return form;
+}
+
+/** The reject or respond panel: the message, checked (an answer is required), sent behind a confirm step. */
+export function messagePanel(
+  type: 'reject' | 'respond',
+  tool: string,
+  ctx: PanelContext & { decide: (step: ConfirmStep, body: DecisionBody) => void },
+): HTMLElement {
+  const id = `${type}-message`;
+  const text = h('textarea', {
+    id,
+    rows: 3,
+    'aria-required': type === 'respond' ? 'true' : null,
+    'aria-describedby': `${id}-hint`,
+  });
+  const form = h(
+    'form',
+    { class: 'panel', id: `panel-${type}`, 'aria-labelledby': `h-${type}`, novalidate: true },
+    h('h3', { id: `h-${type}` }, type === 'reject' ? 'Reject' : 'Respond instead of running the tool'),
+    h('label', { for: id }, type === 'reject' ? 'Message to the agent (optional)' : 'Answer'),
+    text,
+    h(
+      'p',
+      { class: 'field-hint', id: `${id}-hint` },
+      type === 'reject'
+        ? 'The action does not run. The agent gets the rejection and your message, and re-plans.'
+        : 'The tool does not run. The agent receives this text as the tool’s result.',
+    ),
+    h('p', { class: 'field-error', id: `${id}-error` }),
+    h(
+      'div',
+      { class: 'panel-actions' },
+      h(
+        'button',
+        {
+          type: 'submit',
+          class: `btn ${type === 'reject' ? 'btn-danger' : 'btn-primary'}`,
+          id: `${type}-submit`,
+          disabled: ctx.busy(),
+        },
+        type === 'reject' ? 'Reject…' : 'Send answer…',
+      ),
+      h('button', { type: 'button', class: 'btn', onClick: ctx.cancel }, 'Cancel'),
+    ),
+  );
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const message = text.value.trim();
+    if (type === 'respond' && message === '') {
+      byId(`${id}-error`).textContent = 'Write the answer the agent should receive.';
+      text.setAttribute('aria-invalid', 'true');
+      text.focus();
+      return;
+    }
+    ctx.decide(
+      type === 'reject'
+        ? {
+            title: 'Reject this action?',
+            body: [
+              h('p', null, h('code', null, tool), ' will not run.'),
+              message
+                ? h('p', null, 'Message to the agent: ', h('q', { class: 'user-text' }, message))
+                : h('p', { class: 'muted' }, 'No message.'),
+            ],
+            confirm: 'Reject',
+            danger: true,
+          }
+        : {
+            title: 'Send this answer?',
+            body: [
+              h('p', null, h('code', null, tool), ' will not run. The agent receives:'),
+              h('pre', { class: 'mono user-text' }, message),
+            ],
+            confirm: 'Send answer',
+          },
+      type === 'reject' ? { type, ...(message ? { message } : {}) } : { type, message },
+    );
+  });
+  return form;
+}
+
+/** Past its expiry by this page's clock: the server would refuse, so nothing is sent. */
+export function expired(p: ReviewPacket): boolean {
+  return Date.parse(p.expiresAt) <= Date.now();
+}
+
+/** The card's banner: what just happened, with links onward. */
+export function bannerEl(banner: Banner | undefined): Child {
+  if (!banner) return null;
+  return h(
+    'div',
+    {
+      class: `alert alert-${banner.kind}`,
+      role: banner.kind === 'ok' ? 'status' : 'alert',
+      id: 'banner',
+      tabindex: '-1',
+    },
+    h('p', null, banner.text),
+    banner.links?.length
+      ? h(
+          'p',
+          { class: 'alert-links' },
+          banner.links.map((l) => h('a', { href: l.href, class: 'btn btn-small' }, l.label)),
+        )
+      : null,
+  );
+}
+
+export function keyHint(k: string): HTMLElement {
+  return h('kbd', { 'aria-hidden': 'true' }, k);
+}
