@@ -17,4 +17,12 @@ export {
   type AdapterState,
   type ThreadRun,
 } from './thread-run.ts';
-export { runOwner, interruptsOf, lastText, schemasOf, interlockRun, type InterlockExecution } from './results.ts';
+export {
+  runOwner,
+  interruptsOf,
+  lastText,
+  schemasOf,
+  interlockRun,
+  withExecution,
+  type InterlockExecution,
+} from './results.ts';

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import { ConfigError, type ApprovalRequest } from '../../core/index.ts';
 import type { Interlock, RunnerInterrupt, ToolSchemaEntry } from '../../engine/index.ts';
@@ -67,11 +68,19 @@ export interface InterlockExecution {
  * @example
  * execute: async ({ orderId, amount }, options) => payments.refund({ orderId, amount }, { idempotencyKey: interlockRun(options).idempotencyKey })
  */
-export function interlockRun(options: unknown): InterlockExecution {
-  const run = (options as { interlock?: InterlockExecution } | undefined)?.interlock;
+export function interlockRun(options?: unknown): InterlockExecution {
+  const run = (options as { interlock?: InterlockExecution } | undefined)?.interlock ?? current.getStore();
   if (!run)
     throw new ConfigError(
       'This tool ran outside Interlock: no idempotency key. Run it through the agent an Interlock adapter returns.',
     );
   return run;
+}
+
+/** The execution in progress, for frameworks that cannot pass Interlock's options to the tool (LangChain). */
+const current = new AsyncLocalStorage<InterlockExecution>();
+
+/** Run `fn` with `run` as the execution {@link interlockRun} returns inside it. */
+export function withExecution<T>(run: InterlockExecution, fn: () => T): T {
+  return current.run(run, fn);
 }

@@ -1,0 +1,256 @@
+import { createMiddleware, ToolMessage } from 'langchain';
+import { Command, interrupt } from '@langchain/langgraph';
+import { ConfigError, type ApprovalRequest } from '../../core/index.ts';
+import type { Interlock, RunnerResult, ThreadRunner } from '../../engine/index.ts';
+import {
+  createCallGate,
+  editedNote,
+  interruptsOf,
+  schemasOf,
+  withExecution,
+  type AdapterCall,
+  type CallCheck,
+  type CallGateOptions,
+} from '../core/index.ts';
+
+export { interlockRun, type InterlockExecution } from '../core/index.ts';
+
+/** Options of {@link interlockMiddleware}. */
+export interface InterlockMiddlewareOptions extends Omit<CallGateOptions, 'interlock' | 'proposer'> {
+  interlock: Interlock;
+  /** The agent's name: Interlock threads carry it, and the worker resumes them with the runner of that name. */
+  name: string;
+  /** Stored with each thread (default `1`). */
+  version?: string;
+  /** The agent's tools: their zod schemas validate reviewers' edits (a tool without one can't be edited). */
+  tools?: ReadonlyArray<{ name: string; schema?: unknown; description?: string }>;
+}
+
+/** What the middleware's `interrupt()` carries: LangChain's HITL request shape plus Interlock's request. */
+export interface InterlockInterrupt {
+  actionRequests: Array<{ name: string; args: Record<string, unknown>; description: string }>;
+  reviewConfigs: Array<{ actionName: string; allowedDecisions: Array<'approve' | 'edit' | 'reject'> }>;
+  interlock: {
+    requestId: string;
+    version: number;
+    actionHash: string;
+    toolCallId: string;
+    role: string;
+    expiresAt: string;
+  };
+}
+
+type ToolCallLike = { id?: string; name: string; args: Record<string, unknown> };
+type ToolResultJson = { content: unknown; status?: 'success' | 'error' };
+
+/** The interrupt payload of a pending request. */
+function payload(req: ApprovalRequest): InterlockInterrupt {
+  return {
+    actionRequests: [{ name: req.tool, args: req.args, description: `${req.reason} (needs a ${req.role})` }],
+    reviewConfigs: [{ actionName: req.tool, allowedDecisions: ['approve', 'edit', 'reject'] }],
+    interlock: {
+      requestId: req.id,
+      version: req.version,
+      actionHash: req.actionHash,
+      toolCallId: req.toolCallId ?? '',
+      role: req.role,
+      expiresAt: new Date(req.expiresAt).toISOString(),
+    },
+  };
+}
+
+/**
+ * Interlock in front of a LangChain `createAgent` agent's tools, in place of
+ * `humanInTheLoopMiddleware`. Each tool call is gated by Interlock's policy:
+ * `auto`/`notify` run under the execute-once ledger; `block` answers with the
+ * rule's reason; `approve`/`escalate` open a durable Interlock request and
+ * `interrupt()` with LangChain's HITL shape plus the request's id, version and
+ * hash. On resume the call follows Interlock's recorded decision, never the
+ * resume value: approve runs the authorized arguments once, edit the reviewer's
+ * (re-validated and re-gated under the original tool's policy), reject and
+ * respond answer with a ToolMessage. The graph's checkpointer stays yours.
+ *
+ * @example
+ * const agent = createAgent({ model, tools, checkpointer,
+ *   middleware: [interlockMiddleware({ interlock, name: 'order-support' })] });
+ */
+export function interlockMiddleware(o: InterlockMiddlewareOptions) {
+  if (!o?.interlock) throw new ConfigError('interlockMiddleware needs { interlock, name }.');
+  if (typeof o.name !== 'string' || !o.name)
+    throw new ConfigError('interlockMiddleware: "name" must be a non-empty string.');
+  const il = o.interlock;
+  const version = o.version ?? '1';
+  const proposer = `agent:${o.name}`;
+  il.registerTools(
+    schemasOf(
+      Object.fromEntries((o.tools ?? []).map((t) => [t.name, { parameters: t.schema, description: t.description }])),
+    ),
+  );
+  const gate = createCallGate({
+    interlock: il,
+    proposer,
+    ...(o.app ? { app: o.app } : {}),
+    ...(o.evidence ? { evidence: o.evidence } : {}),
+  });
+  const message = (tc: ToolCallLike, content: unknown, status: 'success' | 'error' = 'success') =>
+    new ToolMessage({ content: content as string, tool_call_id: tc.id ?? '', name: tc.name, status });
+
+  async function settle(call: AdapterCall, c: CallCheck): Promise<CallCheck> {
+    if (c.kind !== 'ask') return c;
+    // Durable before the interrupt: Interlock holds the request (with its audit and notifications),
+    // the graph's checkpointer holds the graph.
+    await il.pause({
+      thread: { id: call.threadId, agent: o.name, agentVersion: version },
+      items: [await gate.pauseItem(call, c)],
+      proposer,
+    });
+    return gate.check(call);
+  }
+
+  return createMiddleware({
+    name: 'InterlockMiddleware',
+    wrapToolCall: async (request, handler) => {
+      const tc = request.toolCall as ToolCallLike;
+      const threadId = request.runtime.configurable?.thread_id;
+      if (!threadId || !tc.id)
+        throw new ConfigError(
+          'interlockMiddleware needs a thread: run the agent with a checkpointer and { configurable: { thread_id } }.',
+        );
+      const call: AdapterCall = { threadId, toolCallId: tc.id, tool: tc.name, args: tc.args };
+      let c = await settle(call, await gate.check(call));
+      // Each pass asks again: the resume value is not a decision, Interlock's record is.
+      for (let asks = 0; c.kind === 'wait'; asks++) {
+        interrupt(payload(c.outcome.request));
+        c = await gate.check(call);
+        if (asks > 8) break;
+      }
+      if (c.kind === 'block') {
+        await gate.recordBlock(call, c);
+        return message(tc, c.message, 'error');
+      }
+      if (c.kind === 'not_run') return message(tc, c.message, c.answered ? 'success' : 'error');
+      const r = await gate.run<ToolResultJson>(
+        call,
+        async (args, ledger) => {
+          const out = await withExecution({ idempotencyKey: ledger.idempotencyKey, attempt: ledger.attempt }, () =>
+            handler({ ...request, toolCall: { ...request.toolCall, args } }),
+          );
+          if (!ToolMessage.isInstance(out))
+            throw new ConfigError(`Tool ${tc.name} returned a Command; Interlock runs tools that return a result.`);
+          return { content: out.content, ...(out.status ? { status: out.status } : {}) };
+        },
+        c,
+      );
+      if (r.status === 'refused') return message(tc, `Not run: ${r.message}`, 'error');
+      if (r.status === 'failed') return message(tc, `The tool failed: ${r.error}`, 'error');
+      const content =
+        r.edited && typeof r.result.content === 'string'
+          ? `${editedNote(r.by, r.args)} Result: ${r.result.content}`
+          : r.result.content;
+      return message(tc, content, r.result.status ?? 'success');
+    },
+    afterAgent: async (_state, runtime) => {
+      const threadId = runtime.configurable?.thread_id;
+      // The turn ended: the Interlock thread (if the run paused before) is completed.
+      if (threadId && (await il.threads.getThread(threadId)))
+        await il.checkpoint({ id: threadId, agent: o.name, agentVersion: version }, undefined, 'completed');
+      return undefined;
+    },
+  });
+}
+
+/** A compiled `createAgent` agent (or LangGraph graph) as the runner needs it. */
+export interface ResumableGraph {
+  invoke(input: unknown, config: { configurable: { thread_id: string } }): Promise<unknown>;
+  getState(config: { configurable: { thread_id: string } }): Promise<{
+    tasks: ReadonlyArray<{ interrupts?: ReadonlyArray<{ id?: string; value?: unknown }> }>;
+  }>;
+}
+
+/** What a run of a LangChain thread came to. */
+export interface LangChainRunResult extends RunnerResult {
+  /** The graph's result (undefined when nothing ran). */
+  result?: unknown;
+}
+
+/**
+ * Run and resume a `createAgent` agent (with {@link interlockMiddleware}) on Interlock's threads, and
+ * let the Interlock worker resume them after decisions: register it in `interlock.config.ts`.
+ * `resume` turns Interlock's decisions into `Command({ resume })`, matched to each interrupt by id.
+ */
+export function createLangChainRunner(o: {
+  name: string;
+  version?: string;
+  interlock: Interlock;
+  agent: ResumableGraph;
+}): ThreadRunner & {
+  invoke(input: string, opts?: { threadId?: string }): Promise<LangChainRunResult>;
+  resume(threadId: string): Promise<LangChainRunResult>;
+} {
+  const il = o.interlock;
+  const config = (threadId: string) => ({ configurable: { thread_id: threadId } });
+
+  async function pendingOf(threadId: string) {
+    const state = await o.agent.getState(config(threadId));
+    const open: Array<{ id: string; req: ApprovalRequest | undefined; payload: InterlockInterrupt }> = [];
+    for (const task of state.tasks)
+      for (const i of task.interrupts ?? []) {
+        const p = i.value as InterlockInterrupt | undefined;
+        if (!i.id || !p?.interlock) continue;
+        const outcome = await il.callOutcome(threadId, p.interlock.toolCallId);
+        open.push({ id: i.id, req: outcome?.state === 'pending' ? outcome.request : undefined, payload: p });
+      }
+    return open;
+  }
+
+  async function after(threadId: string, result: unknown): Promise<LangChainRunResult> {
+    const open = await pendingOf(threadId);
+    const pending = open.flatMap((x) => (x.req ? [x.req] : []));
+    const messages = (result as { messages?: Array<{ content?: unknown }> } | undefined)?.messages ?? [];
+    const last = messages.at(-1)?.content;
+    return {
+      threadId,
+      stopReason: open.length ? 'interrupt' : 'end_turn',
+      text: open.length || typeof last !== 'string' ? '' : last,
+      interrupts: interruptsOf(pending),
+      result,
+    };
+  }
+
+  return {
+    name: o.name,
+    version: o.version ?? '1',
+    async invoke(input, opts = {}) {
+      const threadId = opts.threadId ?? `thr_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+      const result = await o.agent.invoke({ messages: [{ role: 'user', content: input }] }, config(threadId));
+      return after(threadId, result);
+    },
+    async resume(threadId) {
+      const open = await pendingOf(threadId);
+      if (open.length === 0) return { threadId, stopReason: 'end_turn', text: '', interrupts: [] };
+      const waiting = open.flatMap((x) => (x.req ? [x.req] : []));
+      if (waiting.length) return { threadId, stopReason: 'interrupt', text: '', interrupts: interruptsOf(waiting) };
+      // Each interrupt gets LangChain's decision shape, by id; the middleware follows Interlock's record.
+      const resume: Record<string, unknown> = {};
+      for (const x of open) {
+        const outcome = await il.callOutcome(threadId, x.payload.interlock.toolCallId);
+        const r = outcome?.request;
+        resume[x.id] = {
+          decisions: [
+            outcome?.state === 'approved'
+              ? outcome.edited
+                ? { type: 'edit', editedAction: { name: r!.tool, args: outcome.args } }
+                : { type: 'approve' }
+              : { type: 'reject', message: r?.resolution?.message ?? outcome?.state ?? 'cancelled' },
+          ],
+          interlock: { requestId: r?.id, status: r?.status },
+        };
+      }
+      const result = await o.agent.invoke(new Command({ resume }), config(threadId));
+      return after(threadId, result);
+    },
+    async abort(threadId, by = `agent:${o.name}`) {
+      return il.threads.abort(threadId, by);
+    },
+  };
+}
