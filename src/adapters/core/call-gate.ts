@@ -224,19 +224,26 @@ export function createCallGate(o: CallGateOptions): CallGate {
             message: `Call ${call.toolCallId} of ${call.tool} needs a reviewer's decision first; nothing ran.${c.kind === 'ask' ? " Pass the adapter's approval hook to the framework so the call pauses." : ''}`,
           };
       }
-      const out = await il.executeOnce(
-        {
-          key,
-          tool: call.tool,
-          args,
-          threadId: call.threadId,
-          requestId,
-          auditType: requestId ? 'executed' : 'auto_executed',
-          auditPayload: why,
-          notifyRole,
-        },
-        (run) => fn(args, run),
-      );
+      const input = {
+        key,
+        tool: call.tool,
+        args,
+        threadId: call.threadId,
+        requestId,
+        auditType: requestId ? ('executed' as const) : ('auto_executed' as const),
+        auditPayload: why,
+        notifyRole,
+      };
+      let out = await il.executeOnce(input, (run) => fn(args, run));
+      // Another process holds the claim: it finishes (and this one replays its outcome), or it died
+      // and its lease runs out (and this one takes the claim over, same key). Wait for either; a
+      // framework given "not run" here would carry on without the call's result.
+      const until = il.now() + 3 * il.leaseMs;
+      while (out.status === 'in_progress' && il.now() < until) {
+        const wait = Math.min(Math.max((out.leaseUntil ?? il.now()) - il.now(), 0) + 25, il.leaseMs);
+        await new Promise((r) => setTimeout(r, wait));
+        out = await il.executeOnce(input, (run) => fn(args, run));
+      }
       if (out.status === 'in_progress') {
         return {
           status: 'refused',
