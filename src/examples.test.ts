@@ -16,6 +16,11 @@ const expected: Record<string, RegExp[]> = {
     /^resumed in process \d+: end_turn/m,
     /refunds at the payment provider: 1$/m,
   ],
+  'adapters/langchain.ts': [
+    /^reviewer: edited to \$600/m,
+    /^resumed in process \d+: end_turn/m,
+    /refunds at the payment provider: 1 \(\$600\)$/m,
+  ],
   'adapters/ai-sdk.ts': [
     /^app: interrupt - /m,
     /^reviewer: authorized over HTTP/m,
