@@ -12,6 +12,8 @@
 export {
   interlockMiddleware,
   createLangChainRunner,
+  interlockGraphGate,
+  type GraphOutcome,
   interlockRun,
   type InterlockMiddlewareOptions,
   type InterlockInterrupt,

@@ -10,6 +10,7 @@ import {
   withExecution,
   type AdapterCall,
   type CallCheck,
+  type CallGate,
   type CallGateOptions,
 } from '../core/index.ts';
 
@@ -60,6 +61,36 @@ function payload(req: ApprovalRequest): InterlockInterrupt {
 }
 
 /**
+ * Gate a call and, when it needs a person, make its request durable (once: a re-run finds it by
+ * thread + call id) and `interrupt()` until Interlock has a decision. Each pass asks Interlock again:
+ * the resume value is not a decision, Interlock's record is. Shared by the middleware and the graph helper.
+ */
+async function decideCall(
+  il: Interlock,
+  gate: CallGate,
+  who: { name: string; version: string; proposer: string },
+  call: AdapterCall,
+): Promise<Exclude<CallCheck, { kind: 'ask' | 'wait' }>> {
+  let c = await gate.check(call);
+  if (c.kind === 'ask') {
+    // Durable before the interrupt: Interlock holds the request (with its audit and notifications),
+    // the graph's checkpointer holds the graph.
+    await il.pause({
+      thread: { id: call.threadId, agent: who.name, agentVersion: who.version },
+      items: [await gate.pauseItem(call, c)],
+      proposer: who.proposer,
+    });
+    c = await gate.check(call);
+  }
+  while (c.kind === 'wait') {
+    interrupt(payload(c.outcome.request));
+    c = await gate.check(call);
+  }
+  if (c.kind === 'ask') throw new ConfigError(`Call ${call.toolCallId} needs a request and has none; nothing ran.`);
+  return c;
+}
+
+/**
  * Interlock in front of a LangChain `createAgent` agent's tools, in place of
  * `humanInTheLoopMiddleware`. Each tool call is gated by Interlock's policy:
  * `auto`/`notify` run under the execute-once ledger; `block` answers with the
@@ -95,18 +126,6 @@ export function interlockMiddleware(o: InterlockMiddlewareOptions) {
   const message = (tc: ToolCallLike, content: unknown, status: 'success' | 'error' = 'success') =>
     new ToolMessage({ content: content as string, tool_call_id: tc.id ?? '', name: tc.name, status });
 
-  async function settle(call: AdapterCall, c: CallCheck): Promise<CallCheck> {
-    if (c.kind !== 'ask') return c;
-    // Durable before the interrupt: Interlock holds the request (with its audit and notifications),
-    // the graph's checkpointer holds the graph.
-    await il.pause({
-      thread: { id: call.threadId, agent: o.name, agentVersion: version },
-      items: [await gate.pauseItem(call, c)],
-      proposer,
-    });
-    return gate.check(call);
-  }
-
   return createMiddleware({
     name: 'InterlockMiddleware',
     wrapToolCall: async (request, handler) => {
@@ -117,13 +136,7 @@ export function interlockMiddleware(o: InterlockMiddlewareOptions) {
           'interlockMiddleware needs a thread: run the agent with a checkpointer and { configurable: { thread_id } }.',
         );
       const call: AdapterCall = { threadId, toolCallId: tc.id, tool: tc.name, args: tc.args };
-      let c = await settle(call, await gate.check(call));
-      // Each pass asks again: the resume value is not a decision, Interlock's record is.
-      for (let asks = 0; c.kind === 'wait'; asks++) {
-        interrupt(payload(c.outcome.request));
-        c = await gate.check(call);
-        if (asks > 8) break;
-      }
+      const c = await decideCall(il, gate, { name: o.name, version, proposer }, call);
       if (c.kind === 'block') {
         await gate.recordBlock(call, c);
         return message(tc, c.message, 'error');
@@ -159,6 +172,65 @@ export function interlockMiddleware(o: InterlockMiddlewareOptions) {
   });
 }
 
+/** Where a proposed action of a graph node stands once Interlock decided (see {@link interlockGraphGate}). */
+export type GraphOutcome<T> =
+  | { ran: true; result: T; args: Record<string, unknown>; edited: boolean; replayed: boolean }
+  | { ran: false; message: string; reason: string };
+
+/**
+ * For hand-written LangGraph graphs: Interlock's gate around one proposed action inside a node, in
+ * place of a bare `interrupt()`. `act` gates the action; when it needs a person it opens the durable
+ * request (or, when LangGraph re-runs the node from its top, finds it by thread + action id) and
+ * interrupts until Interlock has a decision; then it runs the action once under the ledger, with the
+ * authorized (or edited) arguments and an idempotency key. Parallel nodes interrupt separately and are
+ * resumed by id ({@link createLangChainRunner}).
+ * @example
+ * const gate = interlockGraphGate({ interlock, name: 'payments' });
+ * async function wireNode(state, config) {
+ *   const r = await gate.act(config, { id: `wire-${state.orderId}`, tool: 'wire', args: state.wire },
+ *     (args, { idempotencyKey }) => bank.wire(args, idempotencyKey));
+ *   return { log: r.ran ? `wired ${JSON.stringify(r.result)}` : r.message };
+ * }
+ */
+export function interlockGraphGate(o: InterlockMiddlewareOptions) {
+  if (!o?.interlock) throw new ConfigError('interlockGraphGate needs { interlock, name }.');
+  const il = o.interlock;
+  const who = { name: o.name, version: o.version ?? '1', proposer: `agent:${o.name}` };
+  il.registerTools(
+    schemasOf(
+      Object.fromEntries((o.tools ?? []).map((t) => [t.name, { parameters: t.schema, description: t.description }])),
+    ),
+  );
+  const gate = createCallGate({
+    interlock: il,
+    proposer: who.proposer,
+    ...(o.app ? { app: o.app } : {}),
+    ...(o.evidence ? { evidence: o.evidence } : {}),
+  });
+  return {
+    async act<T>(
+      config: { configurable?: { thread_id?: string } },
+      action: { id: string; tool: string; args: Record<string, unknown> },
+      fn: (args: Record<string, unknown>, run: { idempotencyKey: string; attempt: number }) => Promise<T>,
+    ): Promise<GraphOutcome<T>> {
+      const threadId = config?.configurable?.thread_id;
+      if (!threadId)
+        throw new ConfigError("interlockGraphGate.act needs the node's config with configurable.thread_id.");
+      const call: AdapterCall = { threadId, toolCallId: action.id, tool: action.tool, args: action.args };
+      const c = await decideCall(il, gate, who, call);
+      if (c.kind === 'block') {
+        await gate.recordBlock(call, c);
+        return { ran: false, message: c.message, reason: 'blocked' };
+      }
+      if (c.kind === 'not_run') return { ran: false, message: c.message, reason: c.outcome.state };
+      const r = await gate.run(call, (args, ledger) => withExecution(ledger, () => fn(args, ledger)), c);
+      if (r.status === 'refused') return { ran: false, message: r.message, reason: r.code };
+      if (r.status === 'failed') throw new Error(r.error);
+      return { ran: true, result: r.result, args: r.args, edited: r.edited, replayed: r.replayed };
+    },
+  };
+}
+
 /** A compiled `createAgent` agent (or LangGraph graph) as the runner needs it. */
 export interface ResumableGraph {
   invoke(input: unknown, config: { configurable: { thread_id: string } }): Promise<unknown>;
@@ -183,7 +255,9 @@ export function createLangChainRunner(o: {
   version?: string;
   interlock: Interlock;
   agent: ResumableGraph;
-}): ThreadRunner & {
+  /** The graph's input for a user message (default `{ messages: [{ role: 'user', content }] }`, as createAgent takes). */
+  input?: (text: string) => unknown;
+}): Omit<ThreadRunner, 'invoke' | 'resume'> & {
   invoke(input: string, opts?: { threadId?: string }): Promise<LangChainRunResult>;
   resume(threadId: string): Promise<LangChainRunResult>;
 } {
@@ -222,7 +296,8 @@ export function createLangChainRunner(o: {
     version: o.version ?? '1',
     async invoke(input, opts = {}) {
       const threadId = opts.threadId ?? `thr_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
-      const result = await o.agent.invoke({ messages: [{ role: 'user', content: input }] }, config(threadId));
+      const graphInput = o.input ? o.input(input) : { messages: [{ role: 'user', content: input }] };
+      const result = await o.agent.invoke(graphInput, config(threadId));
       return after(threadId, result);
     },
     async resume(threadId) {

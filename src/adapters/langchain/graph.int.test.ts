@@ -1,0 +1,96 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { Annotation, END, MemorySaver, START, StateGraph } from '@langchain/langgraph';
+import { allBackends } from '../../testing/backends.ts';
+import { createInterlock, type Interlock } from '../../engine/index.ts';
+import type { Reviewer } from '../../core/index.ts';
+import { refundPolicy } from '../../../test/support/adapter-policy.ts';
+import { createLangChainRunner, interlockGraphGate, type ResumableGraph } from './middleware.ts';
+
+const sam: Reviewer = { id: 'sam', roles: ['supervisor'] };
+
+for (const backend of allBackends()) {
+  describe(`a hand-written LangGraph graph with interlockGraphGate on ${backend.name}`, () => {
+    let il: Interlock;
+    const paid: Array<{ orderId: string; amount: number; key: string }> = [];
+    let nodeRuns = 0;
+    let graph: ResumableGraph;
+    let runner: ReturnType<typeof createLangChainRunner>;
+
+    before(async () => {
+      il = createInterlock({ store: await backend.create(), policy: refundPolicy });
+      const gate = interlockGraphGate({ interlock: il, name: 'refunds' });
+      const State = Annotation.Root({
+        orderId: Annotation<string>(),
+        log: Annotation<string[]>({ reducer: (a, b) => [...a, ...b], default: () => [] }),
+      });
+      // Two refunds proposed in parallel nodes of one step; each pauses on its own.
+      const refundNode = (amount: number) => async (state: typeof State.State, config: unknown) => {
+        nodeRuns++; // LangGraph re-runs an interrupted node from its top: this line runs again, the refund does not
+        const r = await gate.act(
+          config as { configurable?: { thread_id?: string } },
+          { id: `refund-${amount}`, tool: 'issue_refund', args: { orderId: state.orderId, amount } },
+          async (args, { idempotencyKey }) => {
+            paid.push({ orderId: String(args.orderId), amount: Number(args.amount), key: idempotencyKey });
+            return `refunded ${String(args.amount)}`;
+          },
+        );
+        return { log: [r.ran ? String(r.result) : `not run: ${r.message}`] };
+      };
+      graph = new StateGraph(State)
+        .addNode('small', refundNode(850))
+        .addNode('large', refundNode(900))
+        .addEdge(START, 'small')
+        .addEdge(START, 'large')
+        .addEdge('small', END)
+        .addEdge('large', END)
+        .compile({ checkpointer: new MemorySaver() });
+      runner = createLangChainRunner({
+        name: 'refunds',
+        interlock: il,
+        agent: graph,
+        input: (orderId) => ({ orderId }),
+      });
+    });
+    after(() => backend.destroy());
+
+    it('two parallel interrupts, decided apart and resumed by id: the approved refund runs once, the rejected one never', async () => {
+      const t = `graph-${backend.name}`;
+      const first = await runner.invoke('A-7', { threadId: t });
+      assert.equal(first.stopReason, 'interrupt');
+      assert.equal(first.interrupts.length, 2);
+      const [a, b] = await Promise.all(first.interrupts.map((i) => il.getRequestOrThrow(i.id)));
+      const approve = a!.args.amount === 850 ? a! : b!;
+      const reject = approve === a ? b! : a!;
+      await il.decide(
+        approve.id,
+        { type: 'approve', expectedVersion: approve.version, actionHash: approve.actionHash },
+        sam,
+      );
+      // One decided, one pending: still waiting, nothing ran, no second request on the re-check.
+      assert.equal((await runner.resume(t)).stopReason, 'interrupt');
+      assert.equal(paid.length, 0);
+      await il.decide(
+        reject.id,
+        { type: 'reject', expectedVersion: reject.version, actionHash: reject.actionHash, message: 'too much' },
+        sam,
+      );
+      const done = await runner.resume(t);
+      assert.equal(done.stopReason, 'end_turn');
+      assert.deepEqual(
+        paid.map((p) => [p.amount, p.key]),
+        [[850, `${approve.id}:${approve.actionHash}`]],
+      );
+      const log = (done.result as { log: string[] }).log;
+      assert.ok(log.includes('refunded 850'), log.join(' | '));
+      assert.ok(
+        log.some((l) => /not run: .*too much/.test(l)),
+        log.join(' | '),
+      );
+      assert.ok(nodeRuns >= 4, 'the nodes ran again from their top on resume');
+      assert.equal((await il.listRequests({ threadId: t })).items.length, 2);
+      assert.equal((await runner.resume(t)).stopReason, 'end_turn');
+      assert.equal(paid.length, 1);
+    });
+  });
+}
