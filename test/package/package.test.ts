@@ -146,6 +146,9 @@ describe('the packed package, installed into another project', () => {
         `typescript@${ts.version}`,
         `ai@${versionOf('ai')}`,
         `@openai/agents-core@${versionOf('@openai/agents-core')}`,
+        `langchain@${versionOf('langchain')}`,
+        `@langchain/core@${versionOf('@langchain/core')}`,
+        `@langchain/langgraph@${versionOf('@langchain/langgraph')}`,
         // The AI SDK's own declarations refer to these types; a strict project without skipLibCheck needs them.
         '@types/json-schema',
       ],
@@ -201,6 +204,19 @@ describe('the packed package, installed into another project', () => {
 
       it('an OpenAI Agents SDK agent behind interlock/openai-agents pauses, is approved, and runs its tool once', () => {
         const r = run(node, ['openai-agents.mjs'], app);
+        assert.equal(r.code, 0, r.err);
+        const out = JSON.parse(r.out.trim().split('\n').pop()!) as Record<string, unknown>;
+        assert.deepEqual(out, {
+          paused: 'interrupt',
+          call: 'c1',
+          final: 'end_turn',
+          text: 'Refunded.',
+          ran: [[850, true]],
+        });
+      });
+
+      it('a LangChain createAgent agent with interlock/langchain pauses, is approved, and runs its tool once', () => {
+        const r = run(node, ['langchain.mjs'], app);
         assert.equal(r.code, 0, r.err);
         const out = JSON.parse(r.out.trim().split('\n').pop()!) as Record<string, unknown>;
         assert.deepEqual(out, {

@@ -15,6 +15,7 @@ import { createNotifier } from 'interlock/notify';
 import { scriptedModel } from 'interlock/testing';
 import { createAiSdkAgent, type AiSdkAgent } from 'interlock/ai-sdk';
 import type { OpenAIAgentsAgent, OpenAIAgentsOptions } from 'interlock/openai-agents';
+import type { InterlockInterrupt, GraphOutcome } from 'interlock/langchain';
 
 const refund: Tool = tool({
   name: 'issue_refund',
@@ -41,3 +42,6 @@ export function aiSdkAgent(il: Interlock): AiSdkAgent {
 
 /** The OpenAI Agents adapter's declarations type-check too. */
 export type OpenAIAgentsSurface = [OpenAIAgentsAgent['resume'], OpenAIAgentsOptions['schemas']];
+
+/** The LangChain adapter's declarations type-check too. */
+export type LangChainSurface = [InterlockInterrupt['interlock'], GraphOutcome<string>];
