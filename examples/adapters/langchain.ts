@@ -3,15 +3,15 @@
 // process resumes the graph from its checkpointer, and the refund runs once, at $600.
 // Run: node examples/adapters/langchain.ts
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AIMessage, createAgent, tool } from 'langchain';
 import { fakeModel } from '@langchain/core/testing';
-import { MemorySaver } from '@langchain/langgraph';
 import { z } from 'zod';
 import { createInterlock, openStore, type PolicyConfig } from '../../src/index.ts';
 import { createLangChainRunner, interlockMiddleware, interlockRun } from '../../src/langchain.ts';
+import { FileSaver } from '../../test/support/file-saver.ts';
 
 const policy: PolicyConfig = {
   tools: {
@@ -31,39 +31,8 @@ const policy: PolicyConfig = {
 const [role, dir = mkdtempSync(join(tmpdir(), 'interlock-langchain-'))] = process.argv.slice(2);
 const ledger = join(dir, 'payments.jsonl');
 
-/**
- * The graph's checkpointer stays yours (PostgresSaver, SqliteSaver…). This example keeps it in a file
- * so it runs anywhere: LangGraph's MemorySaver, saved after every write.
- */
-class FileSaver extends MemorySaver {
-  private readonly file: string;
-  constructor(file: string) {
-    super();
-    this.file = file;
-    if (existsSync(file))
-      Object.assign(
-        this,
-        JSON.parse(readFileSync(file, 'utf8'), (_k, v: unknown) =>
-          v && typeof v === 'object' && '$b64' in v ? new Uint8Array(Buffer.from(String(v.$b64), 'base64')) : v,
-        ),
-      );
-  }
-  private save(): void {
-    const bytes = (_k: string, v: unknown) =>
-      v instanceof Uint8Array ? { $b64: Buffer.from(v).toString('base64') } : v;
-    writeFileSync(this.file, JSON.stringify({ storage: this.storage, writes: this.writes }, bytes));
-  }
-  override async put(...a: Parameters<MemorySaver['put']>) {
-    const r = await super.put(...a);
-    this.save();
-    return r;
-  }
-  override async putWrites(...a: Parameters<MemorySaver['putWrites']>) {
-    await super.putWrites(...a);
-    this.save();
-  }
-}
-
+// The graph's checkpointer stays yours (PostgresSaver, SqliteSaver…). This example keeps it in a file so
+// it runs anywhere: LangGraph's MemorySaver, saved after every write (test/support/file-saver.ts).
 // LangChain's own offline model: it proposes the refund, then reads the tool's answer back.
 const model = fakeModel();
 for (let i = 0; i < 4; i++)

@@ -13,12 +13,12 @@ import { startServerFixture, type ServerFixture } from '../../test/support/serve
 const children = {
   'AI SDK': fileURLToPath(new URL('../../test/support/ai-sdk-child.ts', import.meta.url)),
   'OpenAI Agents SDK': fileURLToPath(new URL('../../test/support/openai-agents-child.ts', import.meta.url)),
-  // LangGraph keeps the graph in its own checkpointer: PostgresSaver, so PostgreSQL only.
+  // LangGraph keeps the graph in its own checkpointer (PostgresSaver on PostgreSQL, a file on SQLite).
   LangChain: fileURLToPath(new URL('../../test/support/langchain-child.ts', import.meta.url)),
 };
 
 for (const [framework, child] of Object.entries(children))
-  for (const backend of allBackends().filter((b) => framework !== 'LangChain' || b.name === 'postgres')) {
+  for (const backend of allBackends()) {
     describe(`${framework} adapter across processes on ${backend.name}`, () => {
       let il: Interlock;
       const dir = mkdtempSync(join(tmpdir(), 'interlock-ai-proc-'));
