@@ -1,0 +1,157 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { allBackends } from '../../testing/backends.ts';
+import { createInterlock, type Interlock } from '../../engine/index.ts';
+import type { PolicyConfig, Reviewer } from '../../core/index.ts';
+import { connectInMemory, filesServer } from '../../../test/support/mcp-upstream.ts';
+import { createMcpGateway } from './gateway.ts';
+
+const policy: PolicyConfig = {
+  tools: {
+    read_file: [{ id: 'read', tier: 'auto', reason: 'read-only' }],
+    delete_file: [{ id: 'delete', tier: 'approve', role: 'supervisor', timeout: '30m', reason: 'deletes a file' }],
+    crash: [{ id: 'crash', tier: 'auto', reason: 'test' }],
+  },
+};
+const sam: Reviewer = { id: 'sam', roles: ['supervisor'] };
+type Result = {
+  content: Array<{ type: string; text?: string }>;
+  isError?: boolean;
+  structuredContent?: Record<string, unknown>;
+};
+const textOf = (r: Result) => r.content.map((c) => c.text ?? '').join(' ');
+
+for (const backend of allBackends()) {
+  describe(`MCP gateway on ${backend.name}`, () => {
+    let il: Interlock;
+    let client: Client;
+    let upstream: ReturnType<typeof filesServer>;
+    const files = new Map<string, string>();
+
+    before(async () => {
+      il = createInterlock({ store: await backend.create(), policy });
+      upstream = filesServer(files);
+      const upstreamClient = await connectInMemory(upstream.server, 'gateway');
+      const { server } = await createMcpGateway({ interlock: il, upstreams: { files: upstreamClient }, holdMs: 300 });
+      client = await connectInMemory(server, 'agent');
+    });
+    after(() => backend.destroy());
+
+    const call = (name: string, args: Record<string, unknown>) =>
+      client.callTool({ name, arguments: args }) as Promise<Result>;
+    const reached = (tool: string, path: string) =>
+      upstream.calls.filter((c) => c.tool === tool && c.args.path === path).length;
+    async function pending(path: string) {
+      const r = await call('delete_file', { path });
+      assert.equal(r.structuredContent?.status, 'awaiting_approval', textOf(r));
+      return il.getRequestOrThrow(String(r.structuredContent.requestId));
+    }
+
+    it('lists the upstream tools with their schemas', async () => {
+      const { tools } = await client.listTools();
+      assert.deepEqual(tools.map((t) => t.name).sort(), ['crash', 'delete_file', 'read_file']);
+      assert.deepEqual(Object.keys(tools.find((t) => t.name === 'read_file')!.inputSchema.properties ?? {}), ['path']);
+    });
+
+    it('auto: forwards every call, a repeat included', async () => {
+      files.set('/a', 'hello');
+      assert.equal(textOf(await call('read_file', { path: '/a' })), 'hello');
+      assert.equal(textOf(await call('read_file', { path: '/a' })), 'hello');
+      assert.equal(reached('read_file', '/a'), 2);
+    });
+
+    it('approve: held, answered as awaiting approval; the repeat after approval forwards once', async () => {
+      files.set('/b', 'x');
+      const req = await pending('/b');
+      assert.equal(reached('delete_file', '/b'), 0);
+      // Repeated before a decision: the same request, still waiting.
+      assert.equal((await pending('/b')).id, req.id);
+      await il.decide(req.id, { type: 'approve', expectedVersion: req.version, actionHash: req.actionHash }, sam);
+      assert.equal(textOf(await call('delete_file', { path: '/b' })), 'deleted /b');
+      assert.equal(reached('delete_file', '/b'), 1);
+      assert.equal((await il.getRequestOrThrow(req.id)).status, 'executed');
+      // The outcome was answered: the same call again is a new action with a new request.
+      const again = await pending('/b');
+      assert.notEqual(again.id, req.id);
+    });
+
+    it('a decision during the hold is answered in the same call', async () => {
+      files.set('/c', 'x');
+      const decided = new Promise<void>((resolve) => {
+        const off = il.on((e) => {
+          if (e.type !== 'approval.created') return;
+          off();
+          void il
+            .getRequestOrThrow(e.requestId)
+            .then((r) =>
+              il.decide(r.id, { type: 'approve', expectedVersion: r.version, actionHash: r.actionHash }, sam),
+            )
+            .then(() => resolve());
+        });
+      });
+      const r = await call('delete_file', { path: '/c' });
+      await decided;
+      assert.equal(textOf(r), 'deleted /c');
+    });
+
+    it('reject: a tool error with the message; respond: the answer; neither reaches upstream', async () => {
+      files.set('/d', 'x');
+      files.set('/e', 'x');
+      const d = await pending('/d');
+      await il.decide(
+        d.id,
+        { type: 'reject', expectedVersion: d.version, actionHash: d.actionHash, message: 'keep it' },
+        sam,
+      );
+      const rd = await call('delete_file', { path: '/d' });
+      assert.equal(rd.isError, true);
+      assert.match(textOf(rd), /keep it/);
+      const e = await pending('/e');
+      await il.decide(
+        e.id,
+        { type: 'respond', expectedVersion: e.version, actionHash: e.actionHash, message: 'Archived instead.' },
+        sam,
+      );
+      const re = await call('delete_file', { path: '/e' });
+      assert.equal(re.isError, false);
+      assert.equal(textOf(re), 'Archived instead.');
+      assert.equal(reached('delete_file', '/d') + reached('delete_file', '/e'), 0);
+    });
+
+    it("edit: the edited arguments, validated against the upstream tool's schema, are forwarded", async () => {
+      files.set('/f', 'x');
+      files.set('/f.bak', 'x');
+      const req = await pending('/f');
+      await assert.rejects(
+        il.decide(
+          req.id,
+          { type: 'edit', expectedVersion: req.version, actionHash: req.actionHash, args: { path: 7 } },
+          sam,
+        ),
+        { code: 'invalid_input' },
+      );
+      await il.decide(
+        req.id,
+        { type: 'edit', expectedVersion: req.version, actionHash: req.actionHash, args: { path: '/f.bak' } },
+        sam,
+      );
+      const r = await call('delete_file', { path: '/f' });
+      assert.match(textOf(r), /changed the arguments.*deleted \/f\.bak/);
+      assert.equal(reached('delete_file', '/f'), 0);
+      assert.ok(files.has('/f') && !files.has('/f.bak'));
+    });
+
+    it('an upstream error is a tool error, not a crash', async () => {
+      const r = await call('crash', {});
+      assert.equal(r.isError, true);
+      assert.match(textOf(r), /upstream exploded/);
+    });
+
+    it('an unknown tool is a protocol error and changes nothing', async () => {
+      const before = (await il.listRequests({})).items.length;
+      await assert.rejects(call('format_disk', {}), /Unknown tool "format_disk"/);
+      assert.equal((await il.listRequests({})).items.length, before);
+    });
+  });
+}

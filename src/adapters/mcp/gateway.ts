@@ -1,0 +1,233 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode as McpErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+  type Tool as McpTool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { actionHash, ConfigError, newId, type ApprovalRequest } from '../../core/index.ts';
+import type { Interlock, ToolSchemaEntry } from '../../engine/index.ts';
+import { createCallGate, type AdapterCall, type CallCheck, type CallGateOptions } from '../core/index.ts';
+
+/** Options of {@link createMcpGateway}. */
+export interface McpGatewayOptions extends Omit<CallGateOptions, 'interlock' | 'proposer'> {
+  interlock: Interlock;
+  /** Connected MCP clients of the upstream servers, by a short name (used to namespace clashing tools). */
+  upstreams: Record<string, Client>;
+  /** Threads and audit name the gateway by this (default `mcp-gateway`). */
+  name?: string;
+  /** Who is calling (the MCP client's user): requests of different principals are apart (default `local`). */
+  principal?: (extra: { authInfo?: { clientId?: string } }) => string;
+  /**
+   * How long a gated call is held open waiting for a decision before the gateway answers that it awaits
+   * approval (default 20 000 ms; keep it under the client's request timeout, 60 s by default).
+   */
+  holdMs?: number;
+  /**
+   * How long a decided outcome is answered to a repeat of the same call after a gateway restart (its
+   * answered-once memory is per process), in ms (default 10 minutes).
+   */
+  repeatWindowMs?: number;
+}
+
+type Route = { upstream: string; client: Client; tool: McpTool; name: string };
+
+const text = (s: string, isError = false): CallToolResult => ({ content: [{ type: 'text', text: s }], isError });
+
+/**
+ * An MCP server that proxies upstream MCP servers' tools through Interlock. Every `tools/call` is gated
+ * by the policy (tool names as the gateway lists them): `auto`/`notify` forward, `block` answers a tool
+ * error with the rule's reason, `approve`/`escalate` open a durable request and hold the call briefly;
+ * if nobody decided by then, the answer says it awaits approval, and the client's repeat of the same
+ * call (same principal, tool and arguments, or the same `_meta.callId`) gets the decided outcome. An
+ * approved forward is claimed in the ledger under the request's key, so it reaches upstream once.
+ * Connect the returned server to any transport (stdio, Streamable HTTP, in-memory).
+ */
+export async function createMcpGateway(o: McpGatewayOptions): Promise<{ server: Server; tools: McpTool[] }> {
+  if (!o?.interlock) throw new ConfigError('createMcpGateway needs { interlock, upstreams }.');
+  if (!o.upstreams || Object.keys(o.upstreams).length === 0)
+    throw new ConfigError('createMcpGateway needs at least one upstream: { upstreams: { name: client } }.');
+  const il = o.interlock;
+  const name = o.name ?? 'mcp-gateway';
+  const holdMs = o.holdMs ?? 20_000;
+  const repeatWindowMs = o.repeatWindowMs ?? 10 * 60_000;
+  const gate = createCallGate({
+    interlock: il,
+    proposer: `agent:${name}`,
+    ...(o.app ? { app: o.app } : {}),
+    ...(o.evidence ? { evidence: o.evidence } : {}),
+  });
+
+  // The tools, namespaced `<upstream>__<tool>` where two upstreams share a name.
+  const listed = await Promise.all(
+    Object.entries(o.upstreams).map(async ([upstream, client]) => ({
+      upstream,
+      client,
+      tools: (await client.listTools()).tools,
+    })),
+  );
+  const count = new Map<string, number>();
+  for (const u of listed) for (const t of u.tools) count.set(t.name, (count.get(t.name) ?? 0) + 1);
+  const routes = new Map<string, Route>();
+  for (const u of listed)
+    for (const t of u.tools) {
+      const exposed = (count.get(t.name) ?? 0) > 1 ? `${u.upstream}__${t.name}` : t.name;
+      routes.set(exposed, { upstream: u.upstream, client: u.client, tool: t, name: exposed });
+    }
+  const tools = [...routes.values()].map((r) => ({ ...r.tool, name: r.name }));
+  // Reviewers' edits are validated against the upstream tool's own JSON Schema.
+  const schemas: Record<string, ToolSchemaEntry> = {};
+  for (const r of routes.values()) {
+    try {
+      schemas[r.name] = {
+        schema: z.fromJSONSchema(
+          r.tool.inputSchema as Parameters<typeof z.fromJSONSchema>[0],
+        ) as ToolSchemaEntry['schema'],
+        ...(r.tool.description ? { description: r.tool.description } : {}),
+      };
+    } catch {
+      // A schema zod cannot read: the tool can be approved, rejected or answered, not edited.
+    }
+  }
+  il.registerTools(schemas);
+
+  /** Outcomes already answered by this process (a repeat after that is a new call). */
+  const answered = new Set<string>();
+
+  async function forward(route: Route, call: AdapterCall, c: CallCheck): Promise<CallToolResult> {
+    const r = await gate.run<CallToolResult>(
+      call,
+      async (args) => (await route.client.callTool({ name: route.tool.name, arguments: args })) as CallToolResult,
+      c,
+    );
+    if (r.status === 'refused') return text(r.message, true);
+    if (r.status === 'failed') return text(`The upstream tool failed: ${r.error}`, true);
+    return r.edited
+      ? {
+          ...r.result,
+          content: [
+            { type: 'text', text: `A reviewer changed the arguments before this ran: ${JSON.stringify(r.args)}.` },
+            ...r.result.content,
+          ],
+        }
+      : r.result;
+  }
+
+  function pendingAnswer(req: ApprovalRequest): CallToolResult {
+    return {
+      content: [
+        {
+          type: 'text',
+          text: `This action awaits approval by a ${req.role} (request ${req.id}, ${req.reason}); it has not run. Call the tool again with the same arguments after the decision to get its outcome (the request expires ${new Date(req.expiresAt).toISOString()}).`,
+        },
+      ],
+      structuredContent: {
+        status: 'awaiting_approval',
+        requestId: req.id,
+        role: req.role,
+        expiresAt: new Date(req.expiresAt).toISOString(),
+      },
+      isError: false,
+    };
+  }
+
+  /** Wait up to `holdMs` for a decision on the call, sending progress when the client asked for it. */
+  async function hold(call: AdapterCall, progress: (() => Promise<void>) | undefined): Promise<CallCheck> {
+    const until = Date.now() + holdMs;
+    let c = await gate.check(call);
+    while (c.kind === 'wait' && Date.now() < until) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, Math.min(1000, Math.max(0, until - Date.now())));
+        const off = il.on((e) => {
+          if (e.type === 'approval.decided' || e.type === 'approval.expired') done();
+        });
+        function done() {
+          clearTimeout(timer);
+          off();
+          resolve();
+        }
+      });
+      await progress?.();
+      c = await gate.check(call);
+    }
+    return c;
+  }
+
+  async function answer(route: Route, call: AdapterCall, c: CallCheck): Promise<CallToolResult> {
+    switch (c.kind) {
+      case 'wait':
+        return pendingAnswer(c.outcome.request);
+      case 'approved':
+        answered.add(c.outcome.request.id);
+        return forward(route, call, c);
+      case 'not_run':
+        answered.add(c.outcome.request.id);
+        return text(c.message, !c.answered);
+      default:
+        return text('Not run.', true);
+    }
+  }
+
+  const server = new Server({ name: 'interlock-mcp-gateway', version: '1' }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const route = routes.get(request.params.name);
+    if (!route)
+      throw new McpError(
+        McpErrorCode.InvalidParams,
+        `Unknown tool "${request.params.name}"; tools/list names the tools this gateway serves.`,
+      );
+    const args = (request.params.arguments ?? {});
+    const principal = o.principal?.(extra) ?? 'local';
+    const threadId = `mcp:${name}:${principal}`;
+    const meta = request.params._meta as { callId?: unknown; progressToken?: string | number } | undefined;
+    const base =
+      typeof meta?.callId === 'string' && meta.callId ? `c:${meta.callId}` : `h:${actionHash(route.name, args)}`;
+    const progressToken = meta?.progressToken;
+    let ticks = 0;
+    const progress =
+      progressToken === undefined
+        ? undefined
+        : () =>
+            extra.sendNotification({
+              method: 'notifications/progress',
+              params: { progressToken, progress: ++ticks, message: 'waiting for a reviewer' },
+            });
+    // The call's slot: the first id of this call whose outcome was not answered yet.
+    for (let k = 0; k < 1000; k++) {
+      const call: AdapterCall = { threadId, toolCallId: k ? `${base}#${k}` : base, tool: route.name, args };
+      const existing = await gate.decision(threadId, call.toolCallId);
+      if (existing) {
+        const req = existing.outcome.request;
+        const fresh = req.resolvedAt === null || il.now() - req.resolvedAt < repeatWindowMs;
+        if (existing.kind === 'wait') return answer(route, call, await hold(call, progress));
+        if (!answered.has(req.id) && fresh) return answer(route, call, await gate.check(call));
+        continue; // answered already: a repeat of an action that ran is a new action
+      }
+      const c = await gate.check(call);
+      if (c.kind === 'block') {
+        await gate.recordBlock(call, c);
+        return text(c.message, true);
+      }
+      if (c.kind === 'run') {
+        // An automatic call is forwarded every time it is made: a fresh key per call.
+        return forward(route, { ...call, toolCallId: newId('mcp') }, c);
+      }
+      if (c.kind === 'ask') {
+        await il.pause({
+          thread: { id: threadId, agent: name, agentVersion: '1' },
+          items: [await gate.pauseItem(call, c)],
+          proposer: `agent:${name}`,
+        });
+        return answer(route, call, await hold(call, progress));
+      }
+      return answer(route, call, c);
+    }
+    throw new McpError(McpErrorCode.InternalError, 'Too many repeats of this call.');
+  });
+  return { server, tools };
+}
