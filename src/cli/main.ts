@@ -24,6 +24,9 @@ usage: interlock <command> [options]
                                                    no longer holds the heads an earlier --json saved
   audit show --thread ID | --request ID
   metrics [--window 24h] [--json]                  per-tool roll-up
+  mcp [--config FILE] [--upstream NAME=COMMAND|URL]… [--http PORT] [--hold-ms N]
+                                                   an MCP server that serves upstream MCP servers' tools
+                                                   through the policy (stdio; Streamable HTTP with --http)
 
 Database: DATABASE_URL=postgres://… or the embedded SQLite under INTERLOCK_DATA_DIR (./data).
 Exit codes: 0 ok, 1 check failed, 2 usage error, 3 refused, 4 system error.`;
@@ -53,6 +56,9 @@ export async function main(argv: string[], raw: Io = processIo): Promise<number>
         return await commands.audit(rest, io);
       case 'metrics':
         return await commands.metrics(rest, io);
+      case 'mcp':
+        // Loaded only here: the MCP SDK is an optional peer dependency.
+        return await (await import('./mcp.ts')).mcp(rest, io);
       case undefined:
       case 'help':
       case '--help':

@@ -25,7 +25,17 @@ export interface InterlockConfig {
   };
   /** Printed on start: what runs and how to use it. */
   describe?: () => string;
+  /** The MCP gateway (`interlock mcp`): the upstream MCP servers whose tools it serves through the policy. */
+  mcp?: {
+    /** By a short name: a command to start over stdio, or a Streamable HTTP URL. */
+    upstreams: Record<string, McpUpstream>;
+    /** How long a gated call is held open for a decision (ms; default 20 000, keep it under the client's timeout). */
+    holdMs?: number;
+  };
 }
+
+/** An upstream MCP server of the gateway. */
+export type McpUpstream = { command: string; args?: string[]; env?: Record<string, string> } | { url: string };
 
 /**
  * Declare a configuration with type checking.
@@ -56,6 +66,22 @@ const configSchema = z.object({
     })
     .optional(),
   describe: z.custom<() => string>((v) => typeof v === 'function').optional(),
+  mcp: z
+    .object({
+      upstreams: z.record(
+        z.string().regex(/^[a-z][a-z0-9_-]*$/i, 'upstream names are letters, digits, _ and -'),
+        z.union([
+          z.strictObject({
+            command: z.string().min(1),
+            args: z.array(z.string()).optional(),
+            env: z.record(z.string(), z.string()).optional(),
+          }),
+          z.strictObject({ url: z.url() }),
+        ]),
+      ),
+      holdMs: z.number().int().min(0).max(600_000).optional(),
+    })
+    .optional(),
 });
 
 /** The bundled example, served in Interlock's own repository when there is no `interlock.config.ts` (the package does not ship it). */

@@ -1,3 +1,3 @@
-export { defineConfig, loadConfig, DEFAULT_CONFIG_PATH, type InterlockConfig } from './config.ts';
+export { defineConfig, loadConfig, DEFAULT_CONFIG_PATH, type InterlockConfig, type McpUpstream } from './config.ts';
 export { startService, type Service, type ServiceOptions } from './service.ts';
 export { createThreadsAdapter, ThreadExistsError } from './threads.ts';

@@ -47,7 +47,9 @@ const text = (s: string, isError = false): CallToolResult => ({ content: [{ type
  * approved forward is claimed in the ledger under the request's key, so it reaches upstream once.
  * Connect the returned server to any transport (stdio, Streamable HTTP, in-memory).
  */
-export async function createMcpGateway(o: McpGatewayOptions): Promise<{ server: Server; tools: McpTool[] }> {
+export async function createMcpGateway(
+  o: McpGatewayOptions,
+): Promise<{ server: Server; tools: McpTool[]; newServer: () => Server }> {
   if (!o?.interlock) throw new ConfigError('createMcpGateway needs { interlock, upstreams }.');
   if (!o.upstreams || Object.keys(o.upstreams).length === 0)
     throw new ConfigError('createMcpGateway needs at least one upstream: { upstreams: { name: client } }.');
@@ -172,62 +174,66 @@ export async function createMcpGateway(o: McpGatewayOptions): Promise<{ server: 
     }
   }
 
-  const server = new Server({ name: 'interlock-mcp-gateway', version: '1' }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const route = routes.get(request.params.name);
-    if (!route)
-      throw new McpError(
-        McpErrorCode.InvalidParams,
-        `Unknown tool "${request.params.name}"; tools/list names the tools this gateway serves.`,
-      );
-    const args = (request.params.arguments ?? {});
-    const principal = o.principal?.(extra) ?? 'local';
-    const threadId = `mcp:${name}:${principal}`;
-    const meta = request.params._meta as { callId?: unknown; progressToken?: string | number } | undefined;
-    const base =
-      typeof meta?.callId === 'string' && meta.callId ? `c:${meta.callId}` : `h:${actionHash(route.name, args)}`;
-    const progressToken = meta?.progressToken;
-    let ticks = 0;
-    const progress =
-      progressToken === undefined
-        ? undefined
-        : () =>
-            extra.sendNotification({
-              method: 'notifications/progress',
-              params: { progressToken, progress: ++ticks, message: 'waiting for a reviewer' },
-            });
-    // The call's slot: the first id of this call whose outcome was not answered yet.
-    for (let k = 0; k < 1000; k++) {
-      const call: AdapterCall = { threadId, toolCallId: k ? `${base}#${k}` : base, tool: route.name, args };
-      const existing = await gate.decision(threadId, call.toolCallId);
-      if (existing) {
-        const req = existing.outcome.request;
-        const fresh = req.resolvedAt === null || il.now() - req.resolvedAt < repeatWindowMs;
-        if (existing.kind === 'wait') return answer(route, call, await hold(call, progress));
-        if (!answered.has(req.id) && fresh) return answer(route, call, await gate.check(call));
-        continue; // answered already: a repeat of an action that ran is a new action
+  /** A protocol server over this gateway (one per transport: stateless HTTP makes one per request). */
+  function newServer(): Server {
+    const server = new Server({ name: 'interlock-mcp-gateway', version: '1' }, { capabilities: { tools: {} } });
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
+    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+      const route = routes.get(request.params.name);
+      if (!route)
+        throw new McpError(
+          McpErrorCode.InvalidParams,
+          `Unknown tool "${request.params.name}"; tools/list names the tools this gateway serves.`,
+        );
+      const args = request.params.arguments ?? {};
+      const principal = o.principal?.(extra) ?? 'local';
+      const threadId = `mcp:${name}:${principal}`;
+      const meta = request.params._meta as { callId?: unknown; progressToken?: string | number } | undefined;
+      const base =
+        typeof meta?.callId === 'string' && meta.callId ? `c:${meta.callId}` : `h:${actionHash(route.name, args)}`;
+      const progressToken = meta?.progressToken;
+      let ticks = 0;
+      const progress =
+        progressToken === undefined
+          ? undefined
+          : () =>
+              extra.sendNotification({
+                method: 'notifications/progress',
+                params: { progressToken, progress: ++ticks, message: 'waiting for a reviewer' },
+              });
+      // The call's slot: the first id of this call whose outcome was not answered yet.
+      for (let k = 0; k < 1000; k++) {
+        const call: AdapterCall = { threadId, toolCallId: k ? `${base}#${k}` : base, tool: route.name, args };
+        const existing = await gate.decision(threadId, call.toolCallId);
+        if (existing) {
+          const req = existing.outcome.request;
+          const fresh = req.resolvedAt === null || il.now() - req.resolvedAt < repeatWindowMs;
+          if (existing.kind === 'wait') return answer(route, call, await hold(call, progress));
+          if (!answered.has(req.id) && fresh) return answer(route, call, await gate.check(call));
+          continue; // answered already: a repeat of an action that ran is a new action
+        }
+        const c = await gate.check(call);
+        if (c.kind === 'block') {
+          await gate.recordBlock(call, c);
+          return text(c.message, true);
+        }
+        if (c.kind === 'run') {
+          // An automatic call is forwarded every time it is made: a fresh key per call.
+          return forward(route, { ...call, toolCallId: newId('mcp') }, c);
+        }
+        if (c.kind === 'ask') {
+          await il.pause({
+            thread: { id: threadId, agent: name, agentVersion: '1' },
+            items: [await gate.pauseItem(call, c)],
+            proposer: `agent:${name}`,
+          });
+          return answer(route, call, await hold(call, progress));
+        }
+        return answer(route, call, c);
       }
-      const c = await gate.check(call);
-      if (c.kind === 'block') {
-        await gate.recordBlock(call, c);
-        return text(c.message, true);
-      }
-      if (c.kind === 'run') {
-        // An automatic call is forwarded every time it is made: a fresh key per call.
-        return forward(route, { ...call, toolCallId: newId('mcp') }, c);
-      }
-      if (c.kind === 'ask') {
-        await il.pause({
-          thread: { id: threadId, agent: name, agentVersion: '1' },
-          items: [await gate.pauseItem(call, c)],
-          proposer: `agent:${name}`,
-        });
-        return answer(route, call, await hold(call, progress));
-      }
-      return answer(route, call, c);
-    }
-    throw new McpError(McpErrorCode.InternalError, 'Too many repeats of this call.');
-  });
-  return { server, tools };
+      throw new McpError(McpErrorCode.InternalError, 'Too many repeats of this call.');
+    });
+    return server;
+  }
+  return { server: newServer(), tools, newServer };
 }
