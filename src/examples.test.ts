@@ -21,6 +21,12 @@ const expected: Record<string, RegExp[]> = {
     /^resumed in process \d+: end_turn/m,
     /refunds at the payment provider: 1 \(\$600\)$/m,
   ],
+  'adapters/mcp-gateway.ts': [
+    /^read_file: remember the milk/m,
+    /^delete_file: This action awaits approval/m,
+    /^delete_file again: deleted \/old\.log/m,
+    /reached the files server: 1$/m,
+  ],
   'adapters/ai-sdk.ts': [
     /^app: interrupt - /m,
     /^reviewer: authorized over HTTP/m,
