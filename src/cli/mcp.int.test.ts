@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { allBackends } from '../testing/backends.ts';
 import { createInterlock, type Interlock } from '../engine/index.ts';
 
@@ -30,6 +31,7 @@ for (const backend of allBackends()) {
         `export default {
   policy: { tools: {
     read_file: [{ id: 'read', tier: 'auto', reason: 'read-only' }],
+    die: [{ id: 'die', tier: 'auto', reason: 'test' }],
     delete_file: [{ id: 'delete', tier: 'approve', role: 'supervisor', reason: 'deletes a file' }],
   } },
   agents: () => [],
@@ -64,6 +66,7 @@ for (const backend of allBackends()) {
         assert.deepEqual((await client.listTools()).tools.map((t) => t.name).sort(), [
           'crash',
           'delete_file',
+          'die',
           'read_file',
         ]);
         assert.equal(
@@ -85,6 +88,65 @@ for (const backend of allBackends()) {
         const crash = (await client.callTool({ name: 'crash', arguments: {} })) as Result;
         assert.equal(crash.isError, true);
         assert.equal(forwarded().filter((c) => c.tool === 'crash').length, 0);
+      } finally {
+        await client.close();
+      }
+    });
+
+    /** A real MCP client connected to `interlock mcp` over stdio. */
+    async function connectGateway(): Promise<Client> {
+      const client = new Client({ name: 'agent', version: '1' });
+      await client.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: [main, 'mcp', '--config', config],
+          env: env(),
+          stderr: 'pipe',
+        }),
+      );
+      return client;
+    }
+
+    it('killed after the approval: a restarted gateway forwards the repeat once, and only once', async () => {
+      const a = await connectGateway();
+      const first = (await a.callTool({ name: 'delete_file', arguments: { path: '/notes.txt' } })) as Result;
+      const req = await il.getRequestOrThrow(String(first.structuredContent!.requestId));
+      await il.decide(
+        req.id,
+        { type: 'approve', expectedVersion: req.version, actionHash: req.actionHash },
+        { id: 'sam', roles: ['supervisor'] },
+      );
+      await a.close(); // the gateway process ends with its client
+      const b = await connectGateway();
+      try {
+        const done = (await b.callTool({ name: 'delete_file', arguments: { path: '/notes.txt' } })) as Result;
+        assert.equal(textOf(done), 'deleted /notes.txt');
+        const again = (await b.callTool({ name: 'delete_file', arguments: { path: '/notes.txt' } })) as Result;
+        assert.equal(again.structuredContent?.status, 'awaiting_approval', 'a repeat after the answer is a new action');
+        assert.equal(
+          forwarded().filter((c) => c.tool === 'delete_file' && JSON.stringify(c).includes('notes')).length,
+          1,
+        );
+      } finally {
+        await b.close();
+      }
+    });
+
+    it('malformed requests get protocol errors and change nothing; an upstream that dies mid-call is a tool error', async () => {
+      const client = await connectGateway();
+      try {
+        const before = (await il.listRequests({})).items.length;
+        await assert.rejects(client.callTool({ name: 'no_such_tool', arguments: {} }), /Unknown tool/);
+        await assert.rejects(
+          client.request({ method: 'tools/call', params: { arguments: { path: '/x' } } }, CallToolResultSchema),
+          /Invalid|invalid|name/,
+        );
+        assert.equal((await il.listRequests({})).items.length, before);
+        const died = (await client.callTool({ name: 'die', arguments: {} })) as Result;
+        assert.equal(died.isError, true);
+        assert.match(textOf(died), /upstream tool failed/i);
+        // The gateway itself lives on and still answers.
+        assert.ok((await client.listTools()).tools.length > 0);
       } finally {
         await client.close();
       }

@@ -16,4 +16,6 @@ calls.push = (...items) => {
   for (const c of items) appendFileSync(callsFile, JSON.stringify(c) + '\n');
   return push(...items);
 };
+// A tool whose server dies in the middle of the call: the gateway must answer an error, not crash.
+server.registerTool('die', { description: 'The server exits mid-call', inputSchema: {} }, () => process.exit(3));
 await server.connect(new StdioServerTransport());
