@@ -1,6 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { allBackends } from '../../testing/backends.ts';
 import { createInterlock, type Interlock } from '../../engine/index.ts';
 import type { PolicyConfig, Reviewer } from '../../core/index.ts';
@@ -146,6 +148,69 @@ for (const backend of allBackends()) {
       const r = await call('crash', {});
       assert.equal(r.isError, true);
       assert.match(textOf(r), /upstream exploded/);
+    });
+
+    it("elicitation: a rule of the user's own role is confirmed by that user; declined rejects; another role is never asked", async () => {
+      // A gateway whose delete rule names the client's own user, and a client that answers elicitation.
+      const mine = createInterlock({
+        store: await backend.create('mcp-elicit'),
+        policy: {
+          tools: {
+            delete_file: [{ id: 'own', tier: 'approve', role: 'mcp-user', reason: 'your own file' }],
+          },
+        },
+      });
+      const up = filesServer(files);
+      const { server } = await createMcpGateway({
+        interlock: mine,
+        upstreams: { files: await connectInMemory(up.server, 'gw2') },
+        holdMs: 100,
+      });
+      let answer: { action: 'accept' | 'decline'; content?: { confirm: boolean } } = {
+        action: 'accept',
+        content: { confirm: true },
+      };
+      const asked: string[] = [];
+      const [a, b] = InMemoryTransport.createLinkedPair();
+      const user = new Client({ name: 'desktop', version: '1' }, { capabilities: { elicitation: {} } });
+      user.setRequestHandler(ElicitRequestSchema, (req) => {
+        asked.push(String(req.params.message));
+        return answer;
+      });
+      await Promise.all([server.connect(a), user.connect(b)]);
+      files.set('/g', 'x');
+      files.set('/h', 'x');
+      const ok = (await user.callTool({ name: 'delete_file', arguments: { path: '/g' } })) as Result;
+      assert.equal(textOf(ok), 'deleted /g');
+      assert.match(asked[0]!, /delete_file/);
+      const audit = await mine.audit.listAudit({});
+      assert.ok(
+        audit.some((e) => e.type === 'approved' && e.actor === 'reviewer:mcp-user:local'),
+        'recorded like any decision',
+      );
+      answer = { action: 'decline' };
+      const no = (await user.callTool({ name: 'delete_file', arguments: { path: '/h' } })) as Result;
+      assert.equal(no.isError, true);
+      assert.match(textOf(no), /declined by the user/);
+      assert.ok(files.has('/h'));
+      // The supervisor rule of the first gateway is never put to the user, even by an eliciting client.
+      const [c, d] = InMemoryTransport.createLinkedPair();
+      const other = new Client({ name: 'desktop2', version: '1' }, { capabilities: { elicitation: {} } });
+      let askedOther = 0;
+      other.setRequestHandler(ElicitRequestSchema, () => {
+        askedOther++;
+        return { action: 'accept', content: { confirm: true } };
+      });
+      const first = await createMcpGateway({
+        interlock: il,
+        upstreams: { files: await connectInMemory(filesServer(files).server, 'gw3') },
+        holdMs: 100,
+      });
+      await Promise.all([first.server.connect(c), other.connect(d)]);
+      files.set('/i', 'x');
+      const held = (await other.callTool({ name: 'delete_file', arguments: { path: '/i' } })) as Result;
+      assert.equal(held.structuredContent?.status, 'awaiting_approval');
+      assert.equal(askedOther, 0);
     });
 
     it('an unknown tool is a protocol error and changes nothing', async () => {

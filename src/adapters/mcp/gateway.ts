@@ -28,6 +28,12 @@ export interface McpGatewayOptions extends Omit<CallGateOptions, 'interlock' | '
    */
   holdMs?: number;
   /**
+   * The role of the MCP client's own user (default `mcp-user`). A rule whose role is this one may be
+   * confirmed by that user through MCP elicitation, when the client supports it; it never satisfies a
+   * rule of any other role (those need another person).
+   */
+  userRole?: string;
+  /**
    * How long a decided outcome is answered to a repeat of the same call after a gateway restart (its
    * answered-once memory is per process), in ms (default 10 minutes).
    */
@@ -57,6 +63,7 @@ export async function createMcpGateway(
   const name = o.name ?? 'mcp-gateway';
   const holdMs = o.holdMs ?? 20_000;
   const repeatWindowMs = o.repeatWindowMs ?? 10 * 60_000;
+  const userRole = o.userRole ?? 'mcp-user';
   const gate = createCallGate({
     interlock: il,
     proposer: `agent:${name}`,
@@ -174,6 +181,37 @@ export async function createMcpGateway(
     }
   }
 
+  /**
+   * Ask the client's own user to confirm (MCP elicitation) and record their answer as a decision of
+   * the user role, like any other: accepted with the box ticked approves, anything else rejects.
+   */
+  async function confirmByUser(server: Server, req: ApprovalRequest, principal: string): Promise<void> {
+    let approved = false;
+    let why = 'declined by the user';
+    try {
+      const r = await server.elicitInput({
+        mode: 'form',
+        message: `Run ${req.tool} with ${JSON.stringify(req.args)}? (${req.reason})`,
+        requestedSchema: {
+          type: 'object',
+          properties: { confirm: { type: 'boolean', title: 'Run it', description: `Let ${req.tool} run once` } },
+          required: ['confirm'],
+        },
+      });
+      approved = r.action === 'accept' && r.content?.confirm === true;
+      if (r.action === 'cancel') why = 'cancelled by the user';
+    } catch (err) {
+      why = `the user could not be asked: ${err instanceof Error ? err.message : String(err)}`;
+    }
+    const reviewer = { id: `${userRole}:${principal}`, roles: [userRole] };
+    const guard = { expectedVersion: req.version, actionHash: req.actionHash };
+    await il.decide(
+      req.id,
+      approved ? { type: 'approve', ...guard } : { type: 'reject', ...guard, message: why },
+      reviewer,
+    );
+  }
+
   /** A protocol server over this gateway (one per transport: stateless HTTP makes one per request). */
   function newServer(): Server {
     const server = new Server({ name: 'interlock-mcp-gateway', version: '1' }, { capabilities: { tools: {} } });
@@ -222,11 +260,16 @@ export async function createMcpGateway(
           return forward(route, { ...call, toolCallId: newId('mcp') }, c);
         }
         if (c.kind === 'ask') {
-          await il.pause({
+          const { requests } = await il.pause({
             thread: { id: threadId, agent: name, agentVersion: '1' },
             items: [await gate.pauseItem(call, c)],
             proposer: `agent:${name}`,
           });
+          // A rule of the client's own user: that user confirms, in the client, when it can ask them.
+          if (requests[0]?.role === userRole && server.getClientCapabilities()?.elicitation) {
+            await confirmByUser(server, requests[0], principal);
+            return answer(route, call, await gate.check(call));
+          }
           return answer(route, call, await hold(call, progress));
         }
         return answer(route, call, c);
