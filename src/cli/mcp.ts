@@ -72,6 +72,7 @@ export async function mcp(argv: string[], io: Output): Promise<number> {
     interlock,
     upstreams: clients,
     ...(holdMs === undefined ? {} : { holdMs }),
+    ...(config.mcp?.hints ? { hints: config.mcp.hints } : {}),
     ...(principal ? { principal: () => principal } : {}),
   });
   const log = (line: string) => process.stderr.write(`${line}\n`);

@@ -31,6 +31,12 @@ export interface InterlockConfig {
     upstreams: Record<string, McpUpstream>;
     /** How long a gated call is held open for a decision (ms; default 20 000, keep it under the client's timeout). */
     holdMs?: number;
+    /** Verdicts for tools the policy has no rules for, from their annotations (see `createMcpGateway`). */
+    hints?: {
+      readOnly?: 'auto' | 'notify' | 'approve' | 'block';
+      other?: 'auto' | 'notify' | 'approve' | 'block';
+      role?: string;
+    };
   };
 }
 
@@ -80,6 +86,13 @@ const configSchema = z.object({
         ]),
       ),
       holdMs: z.number().int().min(0).max(600_000).optional(),
+      hints: z
+        .strictObject({
+          readOnly: z.enum(['auto', 'notify', 'approve', 'block']).optional(),
+          other: z.enum(['auto', 'notify', 'approve', 'block']).optional(),
+          role: z.string().min(1).optional(),
+        })
+        .optional(),
     })
     .optional(),
 });

@@ -213,6 +213,37 @@ for (const backend of allBackends()) {
       assert.equal(askedOther, 0);
     });
 
+    it("hints: tools without rules get a verdict from the upstream's annotations when asked to, else are blocked", async () => {
+      const bare = createInterlock({ store: await backend.create('mcp-hints'), policy: { tools: {} } });
+      const up = filesServer(files);
+      const { server } = await createMcpGateway({
+        interlock: bare,
+        upstreams: { files: await connectInMemory(up.server, 'gw4') },
+        hints: { readOnly: 'auto', other: 'approve', role: 'supervisor' },
+        holdMs: 50,
+      });
+      const hc = await connectInMemory(server, 'agent4');
+      files.set('/j', 'jay');
+      const read = (await hc.callTool({ name: 'read_file', arguments: { path: '/j' } })) as Result;
+      assert.equal(textOf(read), 'jay');
+      const del = (await hc.callTool({ name: 'delete_file', arguments: { path: '/j' } })) as Result;
+      assert.equal(del.structuredContent?.status, 'awaiting_approval');
+      const req = await bare.getRequestOrThrow(String(del.structuredContent.requestId));
+      assert.equal(req.role, 'supervisor');
+      assert.match(req.reason, /destructiveHint/);
+      // Without hints (the first gateway's policy has no rule for it): blocked.
+      const noHints = createInterlock({ store: await backend.create('mcp-hints'), policy: { tools: {} } });
+      const g2 = await createMcpGateway({
+        interlock: noHints,
+        upstreams: { files: await connectInMemory(filesServer(files).server, 'gw5') },
+      });
+      const blocked = (await (
+        await connectInMemory(g2.server, 'agent5')
+      ).callTool({ name: 'read_file', arguments: { path: '/j' } })) as Result;
+      assert.equal(blocked.isError, true);
+      assert.match(textOf(blocked), /no policy for tool/);
+    });
+
     it('an unknown tool is a protocol error and changes nothing', async () => {
       const before = (await il.listRequests({})).items.length;
       await assert.rejects(call('format_disk', {}), /Unknown tool "format_disk"/);

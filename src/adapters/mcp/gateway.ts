@@ -10,7 +10,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { actionHash, ConfigError, newId, type ApprovalRequest } from '../../core/index.ts';
-import type { Interlock, ToolSchemaEntry } from '../../engine/index.ts';
+import type { GateVerdict, Interlock, ToolSchemaEntry } from '../../engine/index.ts';
 import { createCallGate, type AdapterCall, type CallCheck, type CallGateOptions } from '../core/index.ts';
 
 /** Options of {@link createMcpGateway}. */
@@ -27,6 +27,16 @@ export interface McpGatewayOptions extends Omit<CallGateOptions, 'interlock' | '
    * approval (default 20 000 ms; keep it under the client's request timeout, 60 s by default).
    */
   holdMs?: number;
+  /**
+   * Verdicts for upstream tools the policy has no rules for, from the tool's own annotations: a
+   * `readOnlyHint` tool gets `readOnly`, any other `other` (with `role` for a tier that pauses). Without
+   * this option such tools are blocked: nothing without a verdict runs. Rules always win over hints.
+   */
+  hints?: {
+    readOnly?: 'auto' | 'notify' | 'approve' | 'block';
+    other?: 'auto' | 'notify' | 'approve' | 'block';
+    role?: string;
+  };
   /**
    * The role of the MCP client's own user (default `mcp-user`). A rule whose role is this one may be
    * confirmed by that user through MCP elicitation, when the client supports it; it never satisfies a
@@ -181,6 +191,31 @@ export async function createMcpGateway(
     }
   }
 
+  /** A tool the policy does not know gets its verdict from its annotations, when `hints` says how. */
+  function hinted(route: Route, c: CallCheck): CallCheck {
+    if (c.kind !== 'block' || c.verdict.ruleId !== 'no-policy' || !o.hints) return c;
+    const readOnly = route.tool.annotations?.readOnlyHint === true;
+    const tier = (readOnly ? o.hints.readOnly : o.hints.other) ?? 'block';
+    const hint = readOnly
+      ? 'readOnlyHint'
+      : route.tool.annotations?.destructiveHint
+        ? 'destructiveHint'
+        : 'no read-only hint';
+    const verdict: GateVerdict = {
+      ...c.verdict,
+      tier,
+      ruleId: `hint:${readOnly ? 'read-only' : 'other'}`,
+      reason: `no rule for ${route.name}; the upstream marks it ${hint}`,
+      role: tier === 'approve' ? (o.hints.role ?? 'supervisor') : null,
+      approvalsRequired: tier === 'approve' ? 1 : 0,
+      trustable: false,
+      matched: [],
+    };
+    if (tier === 'block')
+      return { kind: 'block', verdict, message: `Blocked by policy: ${verdict.reason}. Do not retry this action.` };
+    return tier === 'approve' ? { kind: 'ask', verdict } : { kind: 'run', verdict };
+  }
+
   /**
    * Ask the client's own user to confirm (MCP elicitation) and record their answer as a decision of
    * the user role, like any other: accepted with the box ticked approves, anything else rejects.
@@ -250,7 +285,7 @@ export async function createMcpGateway(
           if (!answered.has(req.id) && fresh) return answer(route, call, await gate.check(call));
           continue; // answered already: a repeat of an action that ran is a new action
         }
-        const c = await gate.check(call);
+        const c = hinted(route, await gate.check(call));
         if (c.kind === 'block') {
           await gate.recordBlock(call, c);
           return text(c.message, true);
