@@ -149,6 +149,7 @@ describe('the packed package, installed into another project', () => {
         `langchain@${versionOf('langchain')}`,
         `@langchain/core@${versionOf('@langchain/core')}`,
         `@langchain/langgraph@${versionOf('@langchain/langgraph')}`,
+        `@modelcontextprotocol/sdk@${versionOf('@modelcontextprotocol/sdk')}`,
         // The AI SDK's own declarations refer to these types; a strict project without skipLibCheck needs them.
         '@types/json-schema',
       ],
@@ -226,6 +227,13 @@ describe('the packed package, installed into another project', () => {
           text: 'Refunded.',
           ran: [[850, true]],
         });
+      });
+
+      it('an MCP server behind interlock/mcp: the gated call waits, the repeat after approval runs once', () => {
+        const r = run(node, ['mcp.mjs'], app);
+        assert.equal(r.code, 0, r.err);
+        const out = JSON.parse(r.out.trim().split('\n').pop()!) as Record<string, unknown>;
+        assert.deepEqual(out, { first: 'awaiting_approval', done: 'dropped tmp', ran: 1 });
       });
 
       it('importing the root loads no database driver, HTTP framework, mailer or metrics library', () => {

@@ -16,6 +16,7 @@ import { scriptedModel } from 'interlock/testing';
 import { createAiSdkAgent, type AiSdkAgent } from 'interlock/ai-sdk';
 import type { OpenAIAgentsAgent, OpenAIAgentsOptions } from 'interlock/openai-agents';
 import type { InterlockInterrupt, GraphOutcome } from 'interlock/langchain';
+import type { McpGatewayOptions } from 'interlock/mcp';
 
 const refund: Tool = tool({
   name: 'issue_refund',
@@ -45,3 +46,6 @@ export type OpenAIAgentsSurface = [OpenAIAgentsAgent['resume'], OpenAIAgentsOpti
 
 /** The LangChain adapter's declarations type-check too. */
 export type LangChainSurface = [InterlockInterrupt['interlock'], GraphOutcome<string>];
+
+/** The MCP gateway's declarations type-check too. */
+export type McpSurface = McpGatewayOptions['hints'];
