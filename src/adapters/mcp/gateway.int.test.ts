@@ -244,6 +244,51 @@ for (const backend of allBackends()) {
       assert.match(textOf(blocked), /no policy for tool/);
     });
 
+    it('notify forwards and tells the role; escalate waits for two approvals of its role', async () => {
+      const tiers = createInterlock({
+        store: await backend.create('mcp-tiers'),
+        policy: {
+          tools: {
+            read_file: [{ id: 'read-tell', tier: 'notify', role: 'auditor', reason: 'reads are reported' }],
+            delete_file: [
+              { id: 'two', tier: 'escalate', role: 'supervisor', approvals: 2, reason: 'needs two supervisors' },
+            ],
+          },
+        },
+      });
+      const up = filesServer(files);
+      const { server } = await createMcpGateway({
+        interlock: tiers,
+        upstreams: { files: await connectInMemory(up.server, 'gw6') },
+        holdMs: 50,
+      });
+      const tc = await connectInMemory(server, 'agent6');
+      files.set('/k', 'kay');
+      assert.equal(textOf((await tc.callTool({ name: 'read_file', arguments: { path: '/k' } })) as Result), 'kay');
+      const jobs = await tiers.jobs.listJobs({ kind: 'notify' });
+      assert.ok(
+        jobs.some((j) => j.payload.role === 'auditor' && j.payload.fyi === true),
+        'the notify tier queued a notice for its role',
+      );
+      const first = (await tc.callTool({ name: 'delete_file', arguments: { path: '/k' } })) as Result;
+      const req = await tiers.getRequestOrThrow(String(first.structuredContent!.requestId));
+      assert.equal(req.approvalsRequired, 2);
+      await tiers.decide(req.id, { type: 'approve', expectedVersion: req.version, actionHash: req.actionHash }, sam);
+      const oneOfTwo = (await tc.callTool({ name: 'delete_file', arguments: { path: '/k' } })) as Result;
+      assert.equal(oneOfTwo.structuredContent?.status, 'awaiting_approval', 'one approval of two is not enough');
+      assert.ok(files.has('/k'));
+      const now = await tiers.getRequestOrThrow(req.id);
+      await tiers.decide(
+        req.id,
+        { type: 'approve', expectedVersion: now.version, actionHash: now.actionHash },
+        { id: 'sue', roles: ['supervisor'] },
+      );
+      assert.equal(
+        textOf((await tc.callTool({ name: 'delete_file', arguments: { path: '/k' } })) as Result),
+        'deleted /k',
+      );
+    });
+
     it('an unknown tool is a protocol error and changes nothing', async () => {
       const before = (await il.listRequests({})).items.length;
       await assert.rejects(call('format_disk', {}), /Unknown tool "format_disk"/);
