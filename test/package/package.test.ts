@@ -190,51 +190,22 @@ describe('the packed package, installed into another project', () => {
         });
       });
 
-      it('an AI SDK agent behind interlock/ai-sdk pauses, is approved, and runs its tool once', () => {
-        const r = run(node, ['ai-sdk.mjs'], app);
-        assert.equal(r.code, 0, r.err);
-        const out = JSON.parse(r.out.trim().split('\n').pop()!) as Record<string, unknown>;
-        assert.deepEqual(out, {
-          paused: 'interrupt',
-          call: 'c1',
-          final: 'end_turn',
-          text: 'Refunded.',
-          ran: [[850, true]],
+      // Each adapter from a consumer project: the framework's own offline model or server, a pause,
+      // a decision through Interlock, and the tool run once (each script prints one JSON line).
+      const paused = { paused: 'interrupt', call: 'c1', final: 'end_turn', text: 'Refunded.', ran: [[850, true]] };
+      const adapters: Array<[string, string, Record<string, unknown>]> = [
+        ['an AI SDK agent behind interlock/ai-sdk', 'ai-sdk.mjs', paused],
+        ['an OpenAI Agents SDK agent behind interlock/openai-agents', 'openai-agents.mjs', paused],
+        ['a LangChain createAgent agent with interlock/langchain', 'langchain.mjs', paused],
+        ['an MCP server behind interlock/mcp', 'mcp.mjs', { first: 'awaiting_approval', done: 'dropped tmp', ran: 1 }],
+      ];
+      for (const [who, script, want] of adapters) {
+        it(`${who}: pauses, is approved, and runs its tool once`, () => {
+          const r = run(node, [script], app);
+          assert.equal(r.code, 0, r.err);
+          assert.deepEqual(JSON.parse(r.out.trim().split('\n').pop()!), want);
         });
-      });
-
-      it('an OpenAI Agents SDK agent behind interlock/openai-agents pauses, is approved, and runs its tool once', () => {
-        const r = run(node, ['openai-agents.mjs'], app);
-        assert.equal(r.code, 0, r.err);
-        const out = JSON.parse(r.out.trim().split('\n').pop()!) as Record<string, unknown>;
-        assert.deepEqual(out, {
-          paused: 'interrupt',
-          call: 'c1',
-          final: 'end_turn',
-          text: 'Refunded.',
-          ran: [[850, true]],
-        });
-      });
-
-      it('a LangChain createAgent agent with interlock/langchain pauses, is approved, and runs its tool once', () => {
-        const r = run(node, ['langchain.mjs'], app);
-        assert.equal(r.code, 0, r.err);
-        const out = JSON.parse(r.out.trim().split('\n').pop()!) as Record<string, unknown>;
-        assert.deepEqual(out, {
-          paused: 'interrupt',
-          call: 'c1',
-          final: 'end_turn',
-          text: 'Refunded.',
-          ran: [[850, true]],
-        });
-      });
-
-      it('an MCP server behind interlock/mcp: the gated call waits, the repeat after approval runs once', () => {
-        const r = run(node, ['mcp.mjs'], app);
-        assert.equal(r.code, 0, r.err);
-        const out = JSON.parse(r.out.trim().split('\n').pop()!) as Record<string, unknown>;
-        assert.deepEqual(out, { first: 'awaiting_approval', done: 'dropped tmp', ran: 1 });
-      });
+      }
 
       it('importing the root loads no database driver, HTTP framework, mailer or metrics library', () => {
         const r = run(node, ['lean-root.mjs'], app);
