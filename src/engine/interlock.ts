@@ -217,8 +217,11 @@ export function createInterlock(options: InterlockOptions): Interlock {
     },
     listRequests: (q) => ctx.store.listRequests(q),
     async callOutcome(threadId, toolCallId) {
-      const [first] = await ctx.store.listRequestsForCall(threadId, toolCallId);
-      return first ? followRequest((id) => ctx.store.getRequest(id), first.id) : undefined;
+      // One read: the call's requests (the first and those it handed over to) all carry its call id.
+      const chain = await ctx.store.listRequestsForCall(threadId, toolCallId);
+      if (chain.length === 0) return undefined;
+      const byId = new Map(chain.map((r) => [r.id, r]));
+      return followRequest(async (id) => byId.get(id) ?? ctx.store.getRequest(id), chain[0]!.id);
     },
     explain: (id) => explain(ctx, id),
     verifyAudit: (o) => verifyAudit(ctx, o),

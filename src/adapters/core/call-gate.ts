@@ -76,6 +76,8 @@ export interface CallGate {
     threadId: string,
     toolCallId: string,
   ): Promise<Extract<CallCheck, { kind: 'wait' | 'approved' | 'not_run' }> | undefined>;
+  /** The policy's verdict alone, for a call known to have no request yet (saves the lookup). */
+  verdict(call: AdapterCall): Promise<Extract<CallCheck, { kind: 'run' | 'block' | 'ask' }>>;
   /** A pause item for a call whose check is `ask`. */
   pauseItem(call: AdapterCall, check: Extract<CallCheck, { kind: 'ask' }>): Promise<PauseItem>;
   /**
@@ -109,7 +111,10 @@ export function createCallGate(o: CallGateOptions): CallGate {
 
   async function check(call: AdapterCall): Promise<CallCheck> {
     const outcome = await il.callOutcome(call.threadId, call.toolCallId);
-    if (outcome) return fromOutcome(call, outcome);
+    return outcome ? fromOutcome(call, outcome) : verdictFor(call);
+  }
+
+  async function verdictFor(call: AdapterCall): Promise<Extract<CallCheck, { kind: 'run' | 'block' | 'ask' }>> {
     const verdict = await il.gate(
       { tool: call.tool, args: call.args },
       { threadId: call.threadId, proposer: o.proposer, app: (await o.app?.(call.threadId)) ?? {} },
@@ -140,6 +145,7 @@ export function createCallGate(o: CallGateOptions): CallGate {
 
   return {
     check,
+    verdict: verdictFor,
     async decision(threadId, toolCallId) {
       const outcome = await il.callOutcome(threadId, toolCallId);
       return outcome ? fromOutcome(undefined, outcome) : undefined;

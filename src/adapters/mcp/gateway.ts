@@ -285,7 +285,8 @@ export async function createMcpGateway(
           if (!answered.has(req.id) && fresh) return answer(route, call, await gate.check(call));
           continue; // answered already: a repeat of an action that ran is a new action
         }
-        const c = hinted(route, await gate.check(call));
+        // `decision` just found no request for this slot: the policy's verdict is all there is to read.
+        const c = hinted(route, await gate.verdict(call));
         if (c.kind === 'block') {
           await gate.recordBlock(call, c);
           return text(c.message, true);

@@ -17,6 +17,7 @@ import {
   schemasOf,
   type AdapterCall,
   type AdapterState,
+  type CallCheck,
   type CallGateOptions,
   type InterlockExecution,
   type ThreadRun,
@@ -120,8 +121,12 @@ export function createOpenAIAgentsAgent(o: OpenAIAgentsOptions): OpenAIAgentsAge
       ? (JSON.parse(input || '{}') as Record<string, unknown>)
       : ((input ?? {}) as Record<string, unknown>);
 
-  /** The user's agent with its function tools behind Interlock, for one thread. */
-  function gated(threadId: string): AnyAgent {
+  /**
+   * The user's agent with its function tools behind Interlock, for one run of a thread. `checks` keeps
+   * what `needsApproval` found per call id, so `invoke` and the pause do not ask the database again.
+   */
+  function gated(threadId: string): { agent: AnyAgent; checks: Map<string, CallCheck> } {
+    const checks = new Map<string, CallCheck>();
     const tools = o.agent.tools.map((t) => {
       if (t.type !== 'function') return t;
       const ft = t as FunctionTool;
@@ -130,6 +135,7 @@ export function createOpenAIAgentsAgent(o: OpenAIAgentsOptions): OpenAIAgentsAge
         needsApproval: async (_ctx: RunContext, input: unknown, callId?: string) => {
           if (!callId) return true;
           const c = await gate.check({ threadId, toolCallId: callId, tool: ft.name, args: parse(input) });
+          checks.set(callId, c);
           // Calls that run (or are refused) without a person go straight to invoke, which says which.
           return c.kind === 'ask' || c.kind === 'wait' || c.kind === 'approved';
         },
@@ -138,7 +144,7 @@ export function createOpenAIAgentsAgent(o: OpenAIAgentsOptions): OpenAIAgentsAge
           if (!callId)
             throw new ConfigError(`Tool ${ft.name} was invoked without a call id; Interlock cannot key its run.`);
           const call: AdapterCall = { threadId, toolCallId: callId, tool: ft.name, args: parse(input) };
-          const c = await gate.check(call);
+          const c = checks.get(callId) ?? (await gate.check(call));
           if (c.kind === 'block') {
             await gate.recordBlock(call, c);
             return c.message;
@@ -163,13 +169,13 @@ export function createOpenAIAgentsAgent(o: OpenAIAgentsOptions): OpenAIAgentsAge
       };
       return wrapped;
     });
-    return o.agent.clone({ tools });
+    return { agent: o.agent.clone({ tools }), checks };
   }
 
   async function runAndSave(
     run: ThreadRun,
     threadId: string,
-    agent: AnyAgent,
+    { agent, checks }: ReturnType<typeof gated>,
     input: string | RunStateType<unknown, AnyAgent>,
     added: unknown[],
   ): Promise<OpenAIAgentsRunResult> {
@@ -182,7 +188,7 @@ export function createOpenAIAgentsAgent(o: OpenAIAgentsOptions): OpenAIAgentsAge
       const callId = (item.rawItem as { callId?: string }).callId;
       if (!callId || !item.name) continue;
       const call: AdapterCall = { threadId, toolCallId: callId, tool: item.name, args: parse(item.arguments) };
-      const c = await gate.check(call);
+      const c = checks.get(callId) ?? (await gate.check(call));
       if (c.kind === 'ask') {
         const requestId = newId<string>('apr');
         items.push({ ...(await gate.pauseItem(call, c)), requestId });
@@ -256,7 +262,7 @@ export function createOpenAIAgentsAgent(o: OpenAIAgentsOptions): OpenAIAgentsAge
           return { threadId, stopReason: 'interrupt', text: '', interrupts: interruptsOf(pending) };
         }
         const agent = gated(threadId);
-        const state = await o.RunState.fromString(agent, saved);
+        const state = await o.RunState.fromString(agent.agent, saved);
         const byCall = new Map<string, RunToolApprovalItem>();
         for (const item of state.getInterruptions()) {
           const id = (item.rawItem as { callId?: string }).callId;
