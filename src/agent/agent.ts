@@ -4,30 +4,23 @@ import type { ThreadRow } from '../store/types.ts';
 import type { Message } from './messages.ts';
 import { Run, type AgentRuntime } from './run.ts';
 import { initialState, readState, sameMajor } from './state.ts';
-import type { AgentOptions, AgentResult, InvokeOptions } from './types.ts';
+import type { Agent, AgentOptions, AgentResult, InvokeOptions } from './types.ts';
+
+export type { Agent } from './types.ts';
+import {
+  abortTree,
+  childThreadsOf,
+  delegationOf,
+  internalsOf,
+  INTERNALS,
+  type AgentInternals,
+  type TreeInfo,
+} from './delegation.ts';
 
 /** A run's hold on a thread: whether the lease is ours, and the thread row as the claim left it. */
 interface Claim {
   claimed: boolean;
   thread: ThreadRow;
-}
-
-/** An agent whose tool calls pass the policy gate and pause durably for people. */
-export interface Agent {
-  readonly name: string;
-  readonly version: string;
-  /**
-   * Run the loop on a thread: with `input` a new user turn, with `responses`
-   * answers to its interrupts, with neither a plain resume. Returns when the
-   * turn ends or the thread pauses (`stopReason: 'interrupt'`).
-   */
-  invoke(input: string | null, opts?: InvokeOptions): Promise<AgentResult>;
-  /** Continue a thread after reviewers decided (what the resume worker calls). */
-  resume(threadId: string): Promise<AgentResult>;
-  /** Stop a thread at its next boundary; a paused thread stops now and its open requests are cancelled. */
-  abort(threadId: string, by?: string): Promise<void>;
-  /** The stored conversation of a thread. */
-  messages(threadId: string): Promise<Message[]>;
 }
 
 /**
@@ -74,6 +67,7 @@ export function createAgent(opts: AgentOptions): Agent {
     identity: opts.identity ?? `agent:${opts.name}`,
     interruptRole: opts.interruptRole ?? 'supervisor',
     maxIterations: opts.maxIterations ?? 20,
+    peer: (name) => findPeer(rt, name),
   };
   const il = opts.interlock;
   const threads = il.threads;
@@ -81,7 +75,7 @@ export function createAgent(opts: AgentOptions): Agent {
   const compatible = opts.compatibleVersions ?? sameMajor;
 
   /** The thread row a first run creates, and the lease a run takes (see {@link claim}). */
-  function claimSpec(threadId: string, runOwner: string) {
+  function claimSpec(threadId: string, runOwner: string, tree?: TreeInfo) {
     const now = il.now();
     const row = {
       id: threadId,
@@ -90,7 +84,8 @@ export function createAgent(opts: AgentOptions): Agent {
       status: 'running' as const,
       messageCount: 0,
       abortRequested: false,
-      metadata: {},
+      // A child thread knows its tree: the worker resumes the root, the UI nests it.
+      metadata: tree ? { ...tree } : {},
       createdAt: now,
       updatedAt: now,
     };
@@ -98,8 +93,8 @@ export function createAgent(opts: AgentOptions): Agent {
   }
 
   /** Take the thread's lease for one run (creating the thread on first use). */
-  function claim(threadId: string, runOwner: string): Promise<Claim> {
-    const c = claimSpec(threadId, runOwner);
+  function claim(threadId: string, runOwner: string, tree?: TreeInfo): Promise<Claim> {
+    const c = claimSpec(threadId, runOwner, tree);
     return threads.claimThread(c.row, c.owner, c.leaseUntil, c.now);
   }
 
@@ -109,15 +104,26 @@ export function createAgent(opts: AgentOptions): Agent {
     runOwner: string,
     taken?: Claim,
     known?: Map<string, ApprovalRequest>,
+    tree?: TreeInfo,
   ): Promise<Run | AgentResult> {
     const now = il.now();
-    const { claimed, thread } = taken ?? (await claim(threadId, runOwner));
+    const { claimed, thread } = taken ?? (await claim(threadId, runOwner, tree));
     if (thread.agent !== opts.name) {
       if (claimed) await threads.releaseThread(threadId, runOwner, now);
       throw new InterlockUsageError(
         'wrong_agent',
         `Thread ${threadId} belongs to agent "${thread.agent}", not "${opts.name}".`,
         { details: { threadId } },
+      );
+    }
+    const root = thread.metadata.rootThreadId;
+    if (!tree && typeof root === 'string') {
+      // One run per tree: a child thread moves only when its root runs it.
+      if (claimed) await threads.releaseThread(threadId, runOwner, now);
+      throw new InterlockUsageError(
+        'child_thread',
+        `Thread ${threadId} is part of the tree of thread ${root}; run or resume ${root} instead.`,
+        { details: { threadId, rootThreadId: root } },
       );
     }
     let run: Run;
@@ -127,6 +133,7 @@ export function createAgent(opts: AgentOptions): Agent {
         ? readState(cp.state, opts.version, compatible, threadId)
         : initialState(opts.version, opts.system);
       run = new Run(rt, threadId, runOwner, state, messages as Message[], thread, known);
+      run.tree = tree;
     } catch (err) {
       // A checkpoint this build refuses (schema or agent version) must not leave the
       // thread leased: a compatible build has to be able to resume it right away.
@@ -141,7 +148,7 @@ export function createAgent(opts: AgentOptions): Agent {
     return run;
   }
 
-  async function invoke(input: string | null, o: InvokeOptions = {}): Promise<AgentResult> {
+  async function invoke(input: string | null, o: InvokeOptions = {}, tree?: TreeInfo): Promise<AgentResult> {
     const threadId = o.threadId ?? newId<string>('thr');
     // Each run leases the thread under its own name, not the process's: a lease
     // already "ours" is re-granted, so two runs in one process (a worker handling
@@ -159,7 +166,8 @@ export function createAgent(opts: AgentOptions): Agent {
       // In-process answers are decisions like any reviewer's: same checks, same audit, same ledger.
       for (const [i, [id, resp]] of responses.entries()) {
         const req = await il.getRequestOrThrow(id);
-        if (req.threadId !== threadId) throw new NotFoundError('interrupt', id);
+        if (req.threadId !== threadId && !(await inTree(req.threadId, threadId)))
+          throw new NotFoundError('interrupt', id);
         // The last decision's transaction also takes the lease for the run that follows: one commit, not two.
         const last = i === responses.length - 1;
         const spec = claimSpec(threadId, runOwner);
@@ -175,7 +183,7 @@ export function createAgent(opts: AgentOptions): Agent {
           known.set(id, d.request);
       }
     }
-    const started = await start(threadId, runOwner, claimed, claimed ? known : undefined);
+    const started = await start(threadId, runOwner, claimed, claimed ? known : undefined, tree);
     if (!(started instanceof Run)) return started;
     // A run may outlive its lease (a slow model or tool): renew it while the run goes on.
     const renewal = setInterval(
@@ -205,18 +213,53 @@ export function createAgent(opts: AgentOptions): Agent {
     }
   }
 
-  return {
+  /** Is `threadId` a thread of the tree rooted at `root` (a sub-agent's, at any depth)? */
+  async function inTree(threadId: string, root: string): Promise<boolean> {
+    return (await threads.getThread(threadId))?.metadata.rootThreadId === root;
+  }
+
+  const agent: Agent = {
     name: opts.name,
     version: opts.version,
-    invoke,
+    invoke: (input, o) => invoke(input, o),
     resume: (threadId) => invoke(null, { threadId }),
     async abort(threadId, by = 'operator') {
       // Paused: it stops now, its open requests cancelled with it; running: it stops at its next boundary.
       if (!(await threads.getThread(threadId))) throw new NotFoundError('thread', threadId);
       await threads.abort(threadId, by);
+      // Its sub-agents' threads stop with it.
+      const { checkpoint } = await threads.loadLatest(threadId);
+      for (const child of childThreadsOf(checkpoint?.state)) await abortTree(il, child, by);
     },
     async messages(threadId) {
       return (await threads.listMessages(threadId)) as Message[];
     },
   };
+  const internals: AgentInternals = {
+    rt,
+    runChild: (input, childThreadId, tree) => invoke(input, { threadId: childThreadId }, tree),
+    abortTree: (threadId, by) => abortTree(il, threadId, by),
+  };
+  Object.defineProperty(agent, INTERNALS, { value: internals, enumerable: false });
+  return agent;
+}
+
+/** An agent `rt` can hand off to, directly or through the agents it hands off to (breadth first). */
+function findPeer(rt: AgentRuntime, name: string): AgentRuntime | undefined {
+  const seen = new Set<AgentRuntime>([rt]);
+  const queue = [rt];
+  while (queue.length) {
+    const at = queue.shift()!;
+    for (const t of at.tools.values()) {
+      const d = delegationOf(t);
+      if (d?.kind !== 'handoff') continue;
+      const next = internalsOf(d.agent, 'handoff()').rt;
+      if (next.opts.name === name) return next;
+      if (!seen.has(next)) {
+        seen.add(next);
+        queue.push(next);
+      }
+    }
+  }
+  return undefined;
 }

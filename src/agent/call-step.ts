@@ -1,4 +1,6 @@
-import { tierRank } from '../core/index.ts';
+import { InterlockUsageError, tierRank } from '../core/index.ts';
+import { delegationOf, internalsOf } from './delegation.ts';
+import type { Agent, Interrupt } from './types.ts';
 import { idempotencyKey } from '../engine/index.ts';
 import type { ToolOutput } from './messages.ts';
 import type { PendingCall } from './state.ts';
@@ -21,9 +23,98 @@ export abstract class CallStep extends RunBase {
     this.dirty = true;
   }
 
+  /** The interrupts of sub-agents this run found waiting, by the parent's call id (shown as the tree's). */
+  protected readonly childInterrupts = new Map<string, Interrupt[]>();
+
+  /**
+   * A sub-agent call past the gate: start the child thread (or continue it), and take the child's
+   * final answer as the call's result. A pause inside the child leaves the call waiting, and the
+   * tree pauses with it; the child's questions are the tree's.
+   */
+  protected async runSubAgent(call: PendingCall, agent?: Agent): Promise<'done' | 'waiting' | 'busy'> {
+    const sub = agent ?? this.subAgentOf(call);
+    const name = sub.name;
+    const path = [...this.path(), name];
+    if (!call.child) {
+      call.child = `${this.threadId}.${call.toolCallId}`;
+      this.audit.push({
+        type: 'delegated',
+        actor: this.rt.identity,
+        threadId: this.threadId,
+        payload: { kind: 'subagent', to: name, childThreadId: call.child, toolCallId: call.toolCallId, path },
+      });
+      this.dirty = true;
+      // Durable before the child runs: after a crash the parent continues this child, never asks its model again.
+      await this.il.checkpoint(this.thread(), this.checkpointInput(), 'running', this.audit.splice(0));
+      this.saved();
+    }
+    const child = await this.il.threads.getThread(call.child);
+    const started = (child?.messageCount ?? 0) > 0;
+    const r = await internalsOf(sub, 'a sub-agent call').runChild(
+      started ? null : typeof call.args.input === 'string' ? call.args.input : JSON.stringify(call.args.input ?? ''),
+      call.child,
+      { rootThreadId: this.tree?.rootThreadId ?? this.threadId, parentThreadId: this.threadId, path },
+    );
+    if (r.stopReason === 'busy') return 'busy';
+    if (r.stopReason === 'interrupt') {
+      const first = r.interrupts[0];
+      const before = call.wait?.requestId;
+      call.status = 'waiting';
+      call.wait = { kind: 'agent', requestId: first?.id ?? '', name, reason: first?.reason ?? '' };
+      if (before !== call.wait.requestId) this.dirty = true;
+      this.childInterrupts.set(call.toolCallId, r.interrupts);
+      return 'waiting';
+    }
+    this.state.usage.toolCalls++;
+    this.done(call, {
+      type: 'text',
+      value:
+        r.stopReason === 'aborted'
+          ? `The ${name} agent was stopped before it finished.`
+          : r.text || `The ${name} agent finished without an answer.`,
+    });
+    return 'done';
+  }
+
+  /** The agent a started sub-agent call delegates to, looked up by the calling agent's tool. */
+  private subAgentOf(call: PendingCall): Agent {
+    for (const rt of [this.rt, this.home]) {
+      const t = rt.tools.get(call.toolName);
+      const d = t && delegationOf(t);
+      if (d?.kind === 'subagent') return d.agent;
+    }
+    throw new InterlockUsageError(
+      'unknown_agent',
+      `Thread ${this.threadId} has a sub-agent call of "${call.toolName}", which this build's agent no longer has; deploy a build that has it to resume the thread.`,
+      { details: { threadId: this.threadId, tool: call.toolName } },
+    );
+  }
+
+  /** A handoff past the gate: the receiving agent speaks from the next turn (once this batch is answered). */
+  private handOff(call: PendingCall, to: string): 'done' {
+    if (to !== this.home.opts.name && !this.home.peer(to))
+      throw new InterlockUsageError('unknown_agent', `Handoff to "${to}", which this agent cannot reach.`, {
+        details: { threadId: this.threadId, to },
+      });
+    this.state.handoffTo = to;
+    this.audit.push({
+      type: 'delegated',
+      actor: this.rt.identity,
+      threadId: this.threadId,
+      payload: { kind: 'handoff', from: this.rt.opts.name, to, toolCallId: call.toolCallId, path: this.path() },
+    });
+    this.done(call, { type: 'text', value: `Transferred to ${to}; ${to} continues the conversation.` });
+    return 'done';
+  }
+
   /** Apply the outcome of a call's wait; returns 'waiting' if nobody decided yet. */
   protected async resolveCallWait(call: PendingCall): Promise<'waiting' | 'todo' | 'done'> {
     const wait = call.wait!;
+    // A sub-agent's questions are read by the sub-agent itself, when runCall continues it.
+    if (wait.kind === 'agent') {
+      call.status = 'todo';
+      return 'todo';
+    }
     const o = await this.resolve(wait);
     if (o.state === 'pending') return 'waiting';
     this.dirty = true;
@@ -52,6 +143,8 @@ export abstract class CallStep extends RunBase {
 
   /** Hooks, validation, gate, execution of one call. */
   protected async runCall(call: PendingCall, fresh: NewWait[]): Promise<'done' | 'waiting' | 'busy'> {
+    // A sub-agent already under way passed its hooks and gate when it started: continue it.
+    if (call.child) return this.runSubAgent(call);
     const tool = this.rt.tools.get(call.toolName);
     if (!tool) {
       this.done(call, {
@@ -151,6 +244,10 @@ export abstract class CallStep extends RunBase {
       };
       if (verdict.tier === 'notify') notifyRole = verdict.role;
     }
+
+    const delegation = delegationOf(tool);
+    if (delegation?.kind === 'handoff') return this.handOff(call, delegation.agent.name);
+    if (delegation) return this.runSubAgent(call, delegation.agent);
 
     const checkpoint = this.pendingCheckpoint();
     const answers = call.answers;

@@ -3,20 +3,11 @@ import type { ExecuteOptions, GateVerdict } from '../engine/index.ts';
 import type { ThreadRow } from '../store/types.ts';
 import { userMessage, type Message } from './messages.ts';
 import { LOOP_STATE_VERSION, type LoopState, type PendingCall, type Wait, type WaitKind } from './state.ts';
-import type { Tool } from './tool.ts';
-import type { AgentOptions } from './types.ts';
+import type { AgentRuntime, TreeInfo } from './types.ts';
+
+export type { AgentRuntime } from './types.ts';
 import { resolveWait } from './waits.ts';
 import { approvalWait, budgetWait, controlWait, conversationEvidence, type NewWait } from './new-waits.ts';
-
-/** The agent's fixed parts, prepared once by createAgent. */
-export interface AgentRuntime {
-  opts: AgentOptions;
-  tools: Map<string, Tool>;
-  toolDefs: Array<{ type: 'function'; name: string; description: string; inputSchema: Record<string, unknown> }>;
-  identity: string;
-  interruptRole: string;
-  maxIterations: number;
-}
 
 /**
  * What a run holds and how it records it: the thread, its loop state and
@@ -24,8 +15,11 @@ export interface AgentRuntime {
  * itself (model steps, tool calls, pauses) is {@link Run} in run.ts.
  */
 export abstract class RunBase {
-  protected readonly rt: AgentRuntime;
+  /** The thread's own agent (whose name the thread carries). */
+  protected readonly home: AgentRuntime;
   protected readonly threadId: string;
+  /** Where this run sits in a tree of agents; undefined for a thread of its own. */
+  tree: TreeInfo | undefined;
   protected state: LoopState;
   protected readonly messages: Message[];
   /** Messages produced in this run and not yet checkpointed. */
@@ -52,7 +46,7 @@ export abstract class RunBase {
     claimedRow?: ThreadRow,
     known?: Map<string, ApprovalRequest>,
   ) {
-    this.rt = rt;
+    this.home = rt;
     this.leaseOwner = leaseOwner;
     this.threadId = threadId;
     this.state = state;
@@ -74,6 +68,23 @@ export abstract class RunBase {
     return resolveWait(this.il, wait, this.seen, this.known);
   }
 
+  /** The agent speaking now: the thread's own, or the one the conversation was handed off to. */
+  protected get rt(): AgentRuntime {
+    return (this.state.active && this.home.peer(this.state.active)) || this.home;
+  }
+
+  /** Agent names from the tree's root to the agent speaking now (one name for a lone agent). */
+  protected path(): string[] {
+    const base = this.tree?.path ?? [this.home.opts.name];
+    return this.state.active ? [...base, this.state.active] : base;
+  }
+
+  /** Application facts for a request: the thread's, plus the agent path when the proposer is not the root alone. */
+  protected requestApp(): Record<string, unknown> {
+    const path = this.path();
+    return path.length > 1 ? { ...this.state.appState, agentPath: path } : this.state.appState;
+  }
+
   protected get il() {
     return this.rt.opts.interlock;
   }
@@ -82,8 +93,8 @@ export abstract class RunBase {
   protected thread() {
     return {
       id: this.threadId,
-      agent: this.rt.opts.name,
-      agentVersion: this.rt.opts.version,
+      agent: this.home.opts.name,
+      agentVersion: this.home.opts.version,
       leaseOwner: this.leaseOwner,
     };
   }
@@ -149,7 +160,7 @@ export abstract class RunBase {
     verdict: GateVerdict,
     extra?: Record<string, unknown>,
   ): NewWait {
-    return approvalWait(call, args, verdict, this.evidence(extra), this.state.appState);
+    return approvalWait(call, args, verdict, this.evidence(extra), this.requestApp());
   }
 
   protected newWait(
@@ -163,7 +174,7 @@ export abstract class RunBase {
     },
     v: Parameters<typeof controlWait>[3],
   ): NewWait {
-    return controlWait(kind, name, action, v, this.evidence(action.evidence), this.state.appState);
+    return controlWait(kind, name, action, v, this.evidence(action.evidence), this.requestApp());
   }
 
   /** Budget: ask when spending reaches `askAt` of the (granted) budget. */

@@ -8,6 +8,7 @@ import type { AgentResult, Interrupt, StopReason } from './types.ts';
 import { notRunText } from './waits.ts';
 import { CallStep } from './call-step.ts';
 import { userFacing, type NewWait } from './new-waits.ts';
+import { abortTree } from './delegation.ts';
 
 export type { AgentRuntime } from './run-base.ts';
 
@@ -44,6 +45,13 @@ export class Run extends CallStep {
           })),
         });
         this.state.batch = null;
+        if (this.state.handoffTo !== undefined) {
+          // The batch is answered: the receiving agent speaks from the next turn on.
+          const to = this.state.handoffTo;
+          delete this.state.handoffTo;
+          if (to === this.home.opts.name) delete this.state.active;
+          else this.state.active = to;
+        }
         continue;
       }
 
@@ -58,7 +66,11 @@ export class Run extends CallStep {
       }
 
       const turn = await generate(this.rt.opts.model, {
-        prompt: [{ role: 'system', content: this.state.system }, ...this.messages],
+        // After a handoff the receiving agent's instructions lead; the thread's own stay as checkpointed.
+        prompt: [
+          { role: 'system', content: this.state.active ? this.rt.opts.system : this.state.system },
+          ...this.messages,
+        ],
         tools: this.rt.toolDefs,
         toolChoice: { type: 'auto' },
       });
@@ -163,12 +175,21 @@ export class Run extends CallStep {
   private async cancelPending(): Promise<void> {
     // Every open request of the thread, not only this run's waits: an aborted thread resumes no more.
     await this.il.threads.cancelOpenRequests(this.threadId, this.rt.identity, 'the thread was aborted');
+    // And its sub-agents' threads, which run only inside it.
+    for (const c of this.state.batch?.calls ?? [])
+      if (c.child && c.status !== 'done') await abortTree(this.il, c.child, this.rt.identity);
   }
 
   result(stopReason: StopReason, status: ThreadStatus): AgentResult {
     const interrupts: Interrupt[] = [];
+    const path = this.path();
     const add = (w: Wait | undefined | null, call?: PendingCall) => {
       if (!w) return;
+      if (w.kind === 'agent') {
+        // A sub-agent's questions, as it reported them (each with its own path).
+        if (call) interrupts.push(...(this.childInterrupts.get(call.toolCallId) ?? []));
+        return;
+      }
       const r = this.seen.get(w.requestId);
       if (!r || r.status !== 'pending') return;
       interrupts.push({
@@ -182,6 +203,7 @@ export class Run extends CallStep {
         approvalsRequired: r.approvalsRequired,
         expiresAt: r.expiresAt,
         message: userFacing(w.kind, r),
+        ...(path.length > 1 ? { path } : {}),
       });
     };
     if (stopReason === 'interrupt') {

@@ -7,7 +7,7 @@ export const LOOP_STATE_VERSION = 1;
 export const SUPPORTED_LOOP_STATE_VERSIONS: readonly number[] = [1];
 
 /** What a waiting call or batch waits for. */
-export type WaitKind = 'approval' | 'tool' | 'hook' | 'batch' | 'budget' | 'confidence';
+export type WaitKind = 'approval' | 'tool' | 'hook' | 'batch' | 'budget' | 'confidence' | 'agent' | 'node';
 
 /** A pending question to a person, backed by an approval request. */
 export interface Wait {
@@ -31,6 +31,8 @@ export interface PendingCall {
   hookCleared?: boolean;
   /** The policy gate's request that authorized this call (execute under its key). */
   authorizedBy?: string;
+  /** A sub-agent call: the child thread it runs on (set before the child starts, so a resume continues it). */
+  child?: string;
 }
 
 /** The loop's state between steps: everything needed to resume exactly. */
@@ -48,6 +50,10 @@ export interface LoopState {
   /** A loop-control question (budget) waiting for a person. */
   control: null | Wait;
   appState: Record<string, unknown>;
+  /** The agent the conversation was handed off to (its name); absent while the thread's own agent speaks. */
+  active?: string;
+  /** A handoff made in the current batch, applied once every call of the batch has its result. */
+  handoffTo?: string;
 }
 
 /** State of a new thread. */

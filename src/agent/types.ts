@@ -91,6 +91,8 @@ export interface Interrupt {
   expiresAt: number;
   /** A sentence the app can show the end user, e.g. "I've asked a supervisor to review this refund." */
   message: string;
+  /** Inside a tree of agents: the agents from the root down to the one that asked (also `context.agentPath` on the request). */
+  path?: string[];
 }
 
 /** Why the loop stopped. */
@@ -106,4 +108,42 @@ export interface AgentResult {
   /** The last assistant text. */
   text: string;
   usage: { inputTokens: number; outputTokens: number; toolCalls: number; cost: number };
+}
+
+/** An agent whose tool calls pass the policy gate and pause durably for people. */
+export interface Agent {
+  readonly name: string;
+  readonly version: string;
+  /**
+   * Run the loop on a thread: with `input` a new user turn, with `responses`
+   * answers to its interrupts, with neither a plain resume. Returns when the
+   * turn ends or the thread pauses (`stopReason: 'interrupt'`).
+   */
+  invoke(input: string | null, opts?: InvokeOptions): Promise<AgentResult>;
+  /** Continue a thread after reviewers decided (what the resume worker calls). */
+  resume(threadId: string): Promise<AgentResult>;
+  /** Stop a thread at its next boundary; a paused thread stops now and its open requests are cancelled. */
+  abort(threadId: string, by?: string): Promise<void>;
+  /** The stored conversation of a thread. */
+  messages(threadId: string): Promise<Message[]>;
+}
+
+/** The agent's fixed parts, prepared once by createAgent. */
+export interface AgentRuntime {
+  opts: AgentOptions;
+  tools: Map<string, Tool>;
+  toolDefs: Array<{ type: 'function'; name: string; description: string; inputSchema: Record<string, unknown> }>;
+  identity: string;
+  interruptRole: string;
+  maxIterations: number;
+  /** An agent this one may hand the conversation to (directly or through others), by name. */
+  peer(name: string): AgentRuntime | undefined;
+}
+
+/** Where a run sits in a tree of agents: the root thread, its parent thread, and the agents from the root down. */
+export interface TreeInfo {
+  rootThreadId: string;
+  parentThreadId: string;
+  /** Agent (or graph and node) names from the root to this run's agent. */
+  path: string[];
 }

@@ -21,6 +21,8 @@ export type AuditType =
   | 'refused'
   | 'thread_started'
   | 'thread_completed'
+  /** Work passed to another agent: a sub-agent started on a child thread, or a handoff. */
+  | 'delegated'
   | 'reviewer_added'
   | 'reviewer_revoked'
   /** Someone read personal data unmasked (GET /threads/:id?raw=1, `threads show --raw`). */

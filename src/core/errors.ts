@@ -45,6 +45,10 @@ export const ERROR_CODES = [
   'thread_exists',
   'thread_interrupted',
   'wrong_agent',
+  /** A sub-agent's or graph node's thread was run on its own; its tree's root runs it. */
+  'child_thread',
+  /** A tree names an agent or node this build does not have (a handoff target, a sub-agent, a graph node). */
+  'unknown_agent',
   'incompatible_agent_version',
   'lease_lost',
   // the model, the store, the deployment

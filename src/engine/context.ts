@@ -6,6 +6,11 @@ import type { Store } from '../store/types.ts';
 export interface ToolSchemaEntry {
   schema: z.ZodType<Record<string, unknown>>;
   description?: string;
+  /**
+   * A step the loop itself asks about (a graph node), not a tool behind the policy: an edit is
+   * checked against `schema` and keeps the request's tier, role and quorum (no policy re-run).
+   */
+  ungated?: boolean;
 }
 
 /** Shared dependencies of the engine's operations. */

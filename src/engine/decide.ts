@@ -77,6 +77,22 @@ function validateArgs(ctx: EngineContext, tool: string, args: unknown): Record<s
   return parsed.data;
 }
 
+/** A request's own verdict, for an edit that keeps it (an ungated step). */
+function verdictOf(r: ApprovalRequest): Awaited<ReturnType<typeof gate>> {
+  return {
+    tier: r.tier,
+    ruleId: r.ruleId,
+    reason: r.reason,
+    role: r.role,
+    approvalsRequired: r.approvalsRequired,
+    timeoutMs: r.expiresAt - r.createdAt,
+    onTimeout: r.onTimeout,
+    escalateTo: r.escalateTo,
+    trustable: r.trustable,
+    matched: [r.ruleId],
+  };
+}
+
 async function resolve(tx: StoreTx, req: ApprovalRequest, now: number): Promise<void> {
   await tx.enqueueJob({
     id: newId('job'),
@@ -121,11 +137,14 @@ export async function decide(
       throw err;
     }
     const args = validateArgs(ctx, current.tool, decision.args);
-    const verdict = await gate(
-      ctx,
-      { tool: current.tool, args },
-      { threadId: current.threadId, proposer: current.proposer, app: current.context },
-    );
+    // A graph node's question has no policy rule to re-run: the edited input stands at the request's own tier.
+    const verdict = ctx.tools.get(current.tool)?.ungated
+      ? verdictOf(current)
+      : await gate(
+          ctx,
+          { tool: current.tool, args },
+          { threadId: current.threadId, proposer: current.proposer, app: current.context },
+        );
     if (verdict.tier === 'block') throw new PolicyBlockedError(current.tool, verdict.reason);
     edited = { args, verdict };
   }

@@ -235,6 +235,8 @@ export async function openRequest(
           approvalsRequired: req.approvalsRequired,
           expiresAt: req.expiresAt,
           parentId: req.parentId,
+          // Inside a tree of agents: who proposed it, from the root agent down (see docs/multi-agent.md).
+          ...(Array.isArray(req.context.agentPath) ? { path: req.context.agentPath } : {}),
         },
       },
     ],

@@ -50,6 +50,8 @@ export const HTTP_STATUS: Readonly<Record<Exclude<ErrorCode, `${string}_not_foun
   thread_exists: 409,
   thread_interrupted: 409,
   wrong_agent: 409,
+  child_thread: 409,
+  unknown_agent: 409,
   incompatible_agent_version: 409,
   lease_lost: 409,
   model_bad_tool_input: 500,

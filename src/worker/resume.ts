@@ -42,13 +42,19 @@ export interface ResumeOptions {
 export async function handleResume(o: ResumeOptions, job: JobRow): Promise<JobOutcome> {
   const { jobs, threads } = o.interlock;
   const now = () => o.interlock.now();
-  const threadId = job.threadId;
+  let threadId = job.threadId;
   if (!threadId) {
     await jobs.completeJob(job.id, o.owner, now());
     return 'done';
   }
   try {
-    const thread = await threads.getThread(threadId);
+    let thread = await threads.getThread(threadId);
+    // A sub-agent's or graph node's thread runs only inside its tree: the tree's root resumes it.
+    const root = thread?.metadata.rootThreadId;
+    if (typeof root === 'string' && root !== threadId) {
+      threadId = root;
+      thread = await threads.getThread(root);
+    }
     const agent = thread ? o.agents.get(thread.agent) : undefined;
     if (!thread) return await giveUp(o, job, `thread ${threadId} not found`);
     if (!agent) return await unknownAgent(o, job, thread.agent);
