@@ -11,6 +11,13 @@ const dir = fileURLToPath(new URL('../examples/', import.meta.url));
 const expected: Record<string, RegExp[]> = {
   'engine-quickstart.ts': [/tier: approve/, /execution: succeeded/, /approved by reviewer:sam/, /audit chain ok: true/],
   'agent-quickstart.ts': [/^interrupt - /m, /^end_turn - Your refund of \$850/m, /model calls: 2/],
+  'multi-agent.ts': [
+    /^graph: interrupt - confirm_cleanup at maintenance › cleanup/m,
+    /^tree: interrupt - issue_refund .* at support › refunds$/m,
+    /^tree: root thread interrupted, refunds so far: 0$/m,
+    /^graph: cleanup runs 1, inspector model calls 1$/m,
+    /^refunds paid: 1; model calls: support 2, refunds 2$/m,
+  ],
   'adapters/openai-agents.ts': [
     /^app: interrupt - /m,
     /^resumed in process \d+: end_turn/m,

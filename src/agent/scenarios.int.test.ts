@@ -5,6 +5,7 @@ import { FakePayments } from '../testing/fake-payments.ts';
 import { scenario } from '../testing/scenario.ts';
 import { scriptedModel } from '../testing/scripted-model.ts';
 import { supportPolicy, supportScript, supportTools } from '../testing/support-fixture.ts';
+import { refundsScript, supportTreeScript, treePolicy } from '../testing/multi-agent-fixture.ts';
 import type { Reviewer } from '../core/index.ts';
 import type { Store } from '../store/types.ts';
 
@@ -56,6 +57,36 @@ for (const backend of allBackends()) {
       // A second resume (a duplicate job) changes nothing.
       (await s.resume()).expectStop('end_turn').expectToolNotRun('issue_refund');
       s.expectToolRan('issue_refund', { times: 1 });
+      assert.equal(pay.count('refund'), 1);
+      s.expectEveryToolCallAnswered();
+    });
+
+    it('a multi-agent scenario: the refunds sub-agent pauses the tree, approved, it runs once and the parent answers', async () => {
+      const pay = new FakePayments();
+      const s = await scenario({
+        store,
+        policy: treePolicy,
+        tools: [],
+        model: scriptedModel(supportTreeScript),
+        agent: { name: 'support', version: '1.0.0', system: 'You help customers; refunds go to the refunds agent.' },
+        subAgents: [
+          {
+            agent: { name: 'refunds', version: '1.0.0', system: 'You issue refunds.' },
+            model: scriptedModel(refundsScript),
+            tools: supportTools(pay).filter((t) => t.name === 'issue_refund'),
+            tool: { name: 'ask_refunds', description: 'Ask the refunds specialist.' },
+          },
+        ],
+      });
+      const turn = await s.user('Refund $850 please');
+      const i = turn.expectInterrupted('issue_refund', { role: 'supervisor', args: { amount: 850 } });
+      assert.deepEqual(i.path, ['support', 'refunds']);
+      assert.equal(turn.modelCalls, 2, 'one call of each agent');
+      turn.expectToolNotRun('issue_refund');
+      const next = await s.decide(i, { type: 'approve' }, sam);
+      next.expectStop('end_turn').expectReply(/The refunds team says: Refund done/);
+      assert.equal(next.modelCalls, 2, 'each agent answers once more; nothing before the pause repeats');
+      s.expectToolRan('issue_refund', { times: 1, args: { amount: 850 } });
       assert.equal(pay.count('refund'), 1);
       s.expectEveryToolCallAnswered();
     });

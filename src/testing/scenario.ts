@@ -9,6 +9,7 @@ import {
 } from '../core/index.ts';
 import { createInterlock, type DecisionResult, type Interlock } from '../engine/index.ts';
 import { createAgent, type Agent } from '../agent/agent.ts';
+import { agentTool } from '../agent/delegation.ts';
 import type { LanguageModel } from '../agent/model.ts';
 import type { Tool } from '../agent/tool.ts';
 import type { AgentOptions, AgentResult, Interrupt, InterruptResponse } from '../agent/types.ts';
@@ -35,6 +36,18 @@ export interface ScenarioOptions {
   clock?: ManualClock;
   /** Default: a new id per scenario. */
   threadId?: string;
+  /**
+   * Sub-agents the agent calls as tools (`agentTool`), each with its own model and tools, recorded
+   * into the same `runs` and `prompts` as the agent's (a turn's model calls count every level).
+   * Decisions on their requests go through {@link Scenario.decide} like the agent's own.
+   */
+  subAgents?: Array<{
+    agent: ScenarioAgentOptions;
+    model: LanguageModel;
+    tools: Tool[];
+    /** The tool the parent calls (default name `ask_<agent name>`). */
+    tool: { name?: string; description: string };
+  }>;
 }
 
 /** A reviewer's decision, as the harness takes it: the version and action hash are read from the request. */
@@ -105,10 +118,21 @@ export async function scenario(opts: ScenarioOptions): Promise<Scenario> {
   const runs: ToolRun[] = [];
   const prompts: ModelPrompt[] = [];
   const turns: Turn[] = [];
+  const subTools = (opts.subAgents ?? []).map((sub) =>
+    agentTool(
+      createAgent({
+        ...sub.agent,
+        model: recordModel(sub.model, prompts),
+        tools: recordTools(sub.tools, runs),
+        interlock,
+      }),
+      sub.tool,
+    ),
+  );
   const agent = createAgent({
     ...opts.agent,
     model: recordModel(opts.model, prompts),
-    tools: recordTools(opts.tools, runs),
+    tools: [...recordTools(opts.tools, runs), ...subTools],
     interlock,
   });
   const threadId = opts.threadId ?? newId<string>('thr');
@@ -157,7 +181,9 @@ export async function scenario(opts: ScenarioOptions): Promise<Scenario> {
     async decide(target, d, reviewer) {
       const id = typeof target === 'string' ? target : target.id;
       const req = await interlock.getRequestOrThrow(id);
-      if (req.threadId !== threadId)
+      // A sub-agent's request sits on its child thread, which knows the scenario's thread as its root.
+      const inTree = (await store.getThread(req.threadId))?.metadata.rootThreadId === threadId;
+      if (req.threadId !== threadId && !inTree)
         throw new ConfigError(
           `scenario.decide: request ${id} belongs to thread ${req.threadId}, not to this scenario's thread ${threadId}.`,
         );
