@@ -41,7 +41,7 @@ for (const backend of allBackends())
       assert.equal(first.status, 0, first.err);
       const paused = JSON.parse(first.out) as { interrupts: Array<{ id: string; path: string[] }> };
       assert.deepEqual(paused.interrupts[0]?.path, ['support', 'refunds']);
-      const req = await il.getRequestOrThrow(paused.interrupts[0]!.id);
+      const req = await il.getRequestOrThrow(paused.interrupts[0].id);
       await il.decide(
         req.id,
         { type: 'approve', expectedVersion: req.version, actionHash: req.actionHash },
@@ -60,7 +60,7 @@ for (const backend of allBackends())
         if (done.status !== 3) break;
       }
       assert.equal(done?.status, 0, done?.err);
-      const out = JSON.parse(done!.out) as { stopReason: string; text: string; modelCalls: Record<string, number> };
+      const out = JSON.parse(done.out) as { stopReason: string; text: string; modelCalls: Record<string, number> };
       assert.equal(out.stopReason, 'end_turn');
       assert.match(out.text, /The refunds team says: Refund done/);
       // This process asked each model once: the sub-agent for its report, the parent for its answer.
