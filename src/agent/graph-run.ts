@@ -255,6 +255,13 @@ export class GraphRun {
     const child = await this.il.threads.getThread(t.child);
     const input = typeof t.input === 'string' ? t.input : JSON.stringify(t.input);
     const path = agent.name === t.node ? [this.o.name, t.node] : [this.o.name, t.node, agent.name];
+    if ((child?.messageCount ?? 0) === 0 && !t.wait)
+      this.audit.push({
+        type: 'delegated',
+        actor: `graph:${this.o.name}`,
+        threadId: this.threadId,
+        payload: { kind: 'node', node: t.node, to: agent.name, childThreadId: t.child, path },
+      });
     const r = await internalsOf(agent, `graph node "${t.node}"`).runChild(
       (child?.messageCount ?? 0) > 0 ? null : input,
       t.child,

@@ -10,6 +10,7 @@ import type { Store } from '../store/types.ts';
 import type { Reviewer } from '../core/index.ts';
 import { InterlockError } from '../core/index.ts';
 import { createGraph } from './graph.ts';
+import { createMetrics } from '../server/metrics.ts';
 
 const sam: Reviewer = { id: 'sam', roles: ['supervisor'] };
 
@@ -128,6 +129,26 @@ for (const backend of allBackends()) {
       assert.equal((await il.getRequestOrThrow(req.id)).status, 'cancelled');
       assert.equal((await store.getThread(req.threadId))?.status, 'aborted');
       assert.equal(pay.count('refund'), 0);
+    });
+
+    it('metrics count interrupts per agent, by path inside a tree (roll-up and Prometheus)', async () => {
+      const metrics = createMetrics(il);
+      try {
+        const t = supportTree(il, new FakePayments());
+        clock.advance(60_000); // a window with only this test's requests
+        const since = clock.now();
+        await t.support.invoke('refund $820', { threadId: tid() });
+        await t.support.invoke('refund $830', { threadId: tid() });
+        const roll = await il.rollup(since, clock.now() + 1);
+        assert.deepEqual(
+          roll.agents.find((a) => a.agent === 'support/refunds'),
+          { agent: 'support/refunds', requests: 2, pending: 2 },
+        );
+        const text = await metrics.render();
+        assert.match(text, /^interlock_agent_interrupts_total\{agent="support\/refunds"\} 2$/m);
+      } finally {
+        metrics.dispose();
+      }
     });
 
     it('a gated handoff: approved, the receiving agent continues the same conversation with its own instructions and tools', async () => {

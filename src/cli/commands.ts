@@ -288,6 +288,13 @@ export async function metrics(argv: string[], io: Output): Promise<number> {
         ]),
       ]),
     );
+    if (r.agents.length)
+      io.out(
+        table([
+          ['agent', 'requests', 'pending'],
+          ...r.agents.map((a) => [a.agent, String(a.requests), String(a.pending)]),
+        ]),
+      );
     io.out(
       `resume: ${r.resume.done} done, ${r.resume.dead} failed, ${r.resume.pending} pending; success ${pct(r.resume.successRate)}`,
     );

@@ -7,6 +7,7 @@ export { idempotencyKey, type ExecutionInput, type ExecutionOutcome, type Execut
 export type { RequestStory } from './audit.ts';
 export { followRequest, outcomeOf, notRunText, type CallOutcome } from './outcome.ts';
 export type { Rollup, ToolRollup } from './rollup.ts';
+export { agentOf } from './rollup.ts';
 
 export {
   ThreadExistsError,

@@ -25,5 +25,10 @@ export interface Rollup {
   since: number;
   until: number;
   tools: ToolRollup[];
+  /**
+   * Requests by the agent that asked: its name, or in a tree of agents the path from the root
+   * (`support/refunds`, `maintenance/cleanup`). Requests a reviewer's edit opened count for the agent.
+   */
+  agents: Array<{ agent: string; requests: number; pending: number }>;
   resume: { done: number; dead: number; pending: number; successRate: number | null };
 }

@@ -11,6 +11,16 @@ function median(xs: number[]): number | null {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
+/**
+ * Who asked for a request: the agent path of a tree (`support/refunds`), else the proposing agent's
+ * name. An edit's follow-up request keeps the path, or is counted for the agent of the thread's requests.
+ */
+export function agentOf(r: ApprovalRequest): string {
+  const path = r.context.agentPath;
+  if (Array.isArray(path) && path.length) return path.map(String).join('/');
+  return r.proposer.replace(/^(agent|graph):/, '');
+}
+
 /** Interrupts, decisions and time to decision per tool for requests created in [since, until). */
 export async function rollup(
   ctx: EngineContext,
@@ -68,12 +78,23 @@ export async function rollup(
     };
   });
   tools.sort((a, b) => b.requests - a.requests || a.tool.localeCompare(b.tool));
+  const byAgent = new Map<string, { agent: string; requests: number; pending: number }>();
+  for (const reqs of byTool.values())
+    for (const r of reqs) {
+      const agent = agentOf(r);
+      const a = byAgent.get(agent) ?? { agent, requests: 0, pending: 0 };
+      a.requests++;
+      if (r.status === 'pending') a.pending++;
+      byAgent.set(agent, a);
+    }
+  const agents = [...byAgent.values()].sort((a, b) => b.requests - a.requests || a.agent.localeCompare(b.agent));
   const jobs = await ctx.store.countJobs('resume', since);
   const finished = jobs.done + jobs.dead;
   return {
     since,
     until,
     tools,
+    agents,
     resume: {
       done: jobs.done,
       dead: jobs.dead,

@@ -28,7 +28,7 @@ export async function visibleThread(deps: RouteDeps, p: Principal, id: string): 
   if (!thread) throw new NotFoundError('thread', id);
   if (!p.operator) {
     const mine = await deps.interlock.listRequests({ threadId: id, roles: p.roles, limit: 1 });
-    if (mine.items.length === 0) {
+    if (mine.items.length === 0 && !(await reviewsInTree(deps, p, thread))) {
       throw new ForbiddenError(
         'forbidden_role',
         `Thread ${id} has no approval request for your roles; only operators and its reviewers may read it.`,
@@ -37,6 +37,33 @@ export async function visibleThread(deps: RouteDeps, p: Principal, id: string): 
     }
   }
   return thread;
+}
+
+/** Threads a tree of agents holds at most, as far as reading access goes (a bound on the walk). */
+const TREE_LIMIT = 50;
+
+/**
+ * Does `p` review some request in the thread's tree of agents (its root, and the sub-agents' and
+ * graph nodes' threads below it)? A reviewer of a sub-agent's request may read the conversation
+ * that led to it, and the other way round. Children are found by the `delegated` audit events.
+ */
+async function reviewsInTree(deps: RouteDeps, p: Principal, thread: ThreadRow): Promise<boolean> {
+  const root = typeof thread.metadata.rootThreadId === 'string' ? thread.metadata.rootThreadId : thread.id;
+  const queue = [root];
+  const seen = new Set<string>();
+  while (queue.length && seen.size < TREE_LIMIT) {
+    const id = queue.shift()!;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    if (
+      id !== thread.id &&
+      (await deps.interlock.listRequests({ threadId: id, roles: p.roles, limit: 1 })).items.length
+    )
+      return true;
+    for (const e of await deps.interlock.audit.listAudit({ threadId: id, limit: 2000 }))
+      if (e.type === 'delegated' && typeof e.payload.childThreadId === 'string') queue.push(e.payload.childThreadId);
+  }
+  return false;
 }
 
 /**

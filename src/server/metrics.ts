@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { EngineEvent, Interlock } from '../engine/index.ts';
+import { agentOf, type EngineEvent, type Interlock } from '../engine/index.ts';
 
 /** Options of {@link createMetrics}. */
 export interface MetricsOptions {
@@ -29,6 +29,12 @@ export function createMetrics(interlock: Interlock, opts: MetricsOptions = {}): 
     name: 'interlock_interrupts_total',
     help: 'Approval requests opened, by tool and tier.',
     labelNames: ['tool', 'tier'],
+    registers: [registry],
+  });
+  const agentInterrupts = new Counter({
+    name: 'interlock_agent_interrupts_total',
+    help: 'Approval requests opened, by the agent that asked (a tree of agents: the path from its root, e.g. support/refunds).',
+    labelNames: ['agent'],
     registers: [registry],
   });
   const decisions = new Counter({
@@ -88,6 +94,7 @@ export function createMetrics(interlock: Interlock, opts: MetricsOptions = {}): 
         later(async () => {
           const req = await interlock.getRequest(e.requestId);
           interrupts.inc({ tool: e.tool, tier: req?.tier ?? 'unknown' });
+          if (req) agentInterrupts.inc({ agent: agentOf(req) });
         });
         break;
       case 'approval.decided':

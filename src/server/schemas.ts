@@ -118,5 +118,9 @@ export const requestSummarySchema = z.object({
   resolution: resolutionView.nullable(),
   parentId: z.string().nullable(),
   supersededBy: z.string().nullable(),
+  agentPath: z
+    .array(z.string())
+    .nullable()
+    .describe('Inside a tree of agents: the agents (or graph and node) from the root down to the one that asked.'),
 });
 export type RequestSummary = z.infer<typeof requestSummarySchema>;

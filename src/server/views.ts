@@ -48,6 +48,7 @@ export function requestSummary(req: ApprovalRequest): RequestSummary {
     resolution: resolutionView(req.resolution),
     parentId: req.parentId,
     supersededBy: req.supersededBy,
+    agentPath: Array.isArray(req.context.agentPath) ? (req.context.agentPath as unknown[]).map(String) : null,
   };
 }
 
@@ -108,6 +109,16 @@ export function threadView(t: ThreadRow) {
     agentVersion: t.agentVersion,
     messageCount: t.messageCount,
     abortRequested: t.abortRequested,
+    // A sub-agent's or graph node's thread: the tree it belongs to (the root runs it).
+    tree:
+      typeof t.metadata.rootThreadId === 'string'
+        ? {
+            rootThreadId: t.metadata.rootThreadId,
+            parentThreadId:
+              typeof t.metadata.parentThreadId === 'string' ? t.metadata.parentThreadId : t.metadata.rootThreadId,
+            path: Array.isArray(t.metadata.path) ? (t.metadata.path as unknown[]).map(String) : [],
+          }
+        : null,
     createdAt: new Date(t.createdAt).toISOString(),
     updatedAt: new Date(t.updatedAt).toISOString(),
   };

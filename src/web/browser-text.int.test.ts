@@ -7,6 +7,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
+import { createInterlock } from '../engine/index.ts';
+import { FakePayments } from '../testing/fake-payments.ts';
+import { supportTree, treePolicy } from '../testing/multi-agent-fixture.ts';
 import { closeUiSuite, startUiSuite, js, newPage, signInAs, type UiWorld } from '../../test/support/browser-fixture.ts';
 
 /** The page's width, and the widest element, when it is wider than the window. */
@@ -117,6 +120,30 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       assert.match(facts, /Decision\s+rejected by Sue Supervisor at/);
       assert.match(facts, /Proposed by\s+agent:order-support/);
       assert.doesNotMatch(facts, /rev_/);
+      assert.deepEqual(errors, []);
+      await page.context().close();
+    });
+
+    it('a tree of agents: the card names the path, the root thread nests the sub-agent under its call', async () => {
+      // A support → refunds tree on the service's database (its own policy knows the delegating tool).
+      const il = createInterlock({ store: w.svc.store, policy: treePolicy });
+      const t = supportTree(il, new FakePayments());
+      const rootId = `tree-ui-${backend}`;
+      const r = await t.support.invoke('Please refund $850', { threadId: rootId });
+      const id = r.interrupts[0]!.id;
+      const childId = (await il.getRequestOrThrow(id)).threadId;
+      const { page, errors } = await newPage(browser);
+      await signInAs(page, w.url, w.tokens.sam, `/approvals/${id}`);
+      await page.locator('article.review[data-status="pending"]').waitFor();
+      assert.equal((await page.locator('.agent-path').textContent())?.trim(), '(support › refunds)');
+      await page.goto(`${w.url}/threads/${rootId}`);
+      const nested = page.locator(`.call .subagent[data-child-thread="${childId}"]`);
+      await nested.waitFor();
+      assert.match((await nested.textContent()) ?? '', /Sub-agent refunds.*Paused for approval: issue_refund/s);
+      assert.equal(await nested.locator(`a[href="/approvals/${id}"]`).count(), 1);
+      await page.goto(`${w.url}/threads/${childId}`);
+      await page.locator('.tree-note').waitFor();
+      assert.match((await page.locator('.tree-note').textContent()) ?? '', /support › refunds/);
       assert.deepEqual(errors, []);
       await page.context().close();
     });

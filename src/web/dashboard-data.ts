@@ -83,7 +83,7 @@ export async function dashboardData(
     window,
     since: new Date(since).toISOString(),
     until: new Date(until).toISOString(),
-    rollup: { tools: rollup.tools, resume: rollup.resume },
+    rollup: { tools: rollup.tools, agents: rollup.agents, resume: rollup.resume },
     queueDepth: queueDepthSeries(requests, since, until).map((p) => ({
       at: new Date(p.at).toISOString(),
       depth: p.depth,

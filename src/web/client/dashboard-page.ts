@@ -81,6 +81,19 @@ function render(d: Dashboard): void {
           })),
         (m) => minutes(m),
       ),
+      // Shown once some request came from a tree of agents (or several agents share the service).
+      d.rollup.agents.length > 1 || d.rollup.agents.some((a) => a.agent.includes('/'))
+        ? stackedBars(
+            'Interrupts per agent',
+            d.rollup.agents.map((a) => ({
+              label: a.agent,
+              segments: [
+                { name: 'decided', value: a.requests - a.pending, cls: 'seg-approved' },
+                { name: 'pending', value: a.pending, cls: 'seg-pending' },
+              ],
+            })),
+          )
+        : null,
       timeLine(
         'Queue depth over time',
         d.queueDepth.map((p) => ({ at: p.at, value: p.depth })),

@@ -177,7 +177,12 @@ export function actionSection(p: ReviewPacket, myself: Me, onExpired: () => void
         p.onTimeout === 'escalate' && p.escalateTo ? `escalate to ${p.escalateTo.role}` : p.onTimeout,
       ),
       fact('Thread', h('a', { href: `/threads/${encodeURIComponent(p.threadId)}` }, short(p.threadId, 20))),
-      fact('Proposed by', nameOf(p, myself, p.proposer)),
+      fact(
+        'Proposed by',
+        nameOf(p, myself, p.proposer),
+        // In a tree of agents: who asked, from the root agent (or graph) down.
+        p.agentPath ? h('span', { class: 'agent-path muted' }, ` (${p.agentPath.join(' › ')})`) : null,
+      ),
       fact('Version · action hash', `v${p.version} · `, short(p.actionHash, 16)),
       resolutionFacts(p, myself),
       p.supersededBy

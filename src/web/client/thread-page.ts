@@ -39,13 +39,25 @@ interface Timeline {
     agentVersion: string;
     createdAt: string;
     updatedAt: string;
+    tree: { rootThreadId: string; parentThreadId: string; path: string[] } | null;
   };
   messages: Message[];
   requests: Array<RequestSummary & { toolCallId: string | null }>;
+  /** Threads this one delegated to: sub-agents (under their call) and graph nodes. */
+  children: ChildThread[];
   audit: Event[];
   auditTruncated: boolean;
   actors: Record<string, string>;
   chain: Chain;
+}
+
+interface ChildThread {
+  threadId: string;
+  agent: string;
+  status: string;
+  toolCallId: string | null;
+  node: string | null;
+  requests: RequestSummary[];
 }
 
 const root = byId('timeline');
@@ -139,6 +151,45 @@ function interrupt(r: Timeline['requests'][number], t: Timeline): HTMLElement {
   );
 }
 
+/** A sub-agent's or graph node's thread, nested where it was started, with its approval requests. */
+function childBlock(c: ChildThread): HTMLElement {
+  return h(
+    'div',
+    { class: 'subagent', 'data-child-thread': c.threadId },
+    h(
+      'p',
+      { class: 'call-head' },
+      c.node ? ['Node ', h('code', null, c.node), ' · agent '] : 'Sub-agent ',
+      h('code', { class: 'tool-name' }, c.agent),
+      ' ',
+      statusPill(c.status),
+      ' ',
+      h('a', { href: `/threads/${encodeURIComponent(c.threadId)}` }, 'its thread'),
+    ),
+    c.requests.map((r) =>
+      h(
+        'div',
+        { class: 'interrupt', 'data-request-id': r.id },
+        h(
+          'p',
+          { class: 'interrupt-head' },
+          'Paused for approval: ',
+          h('code', null, r.tool),
+          ' ',
+          tierBadge(r.tier),
+          ' ',
+          roleChip(r.requiredRole),
+          ' ',
+          statusPill(r.status),
+          ' ',
+          h('a', { href: `/approvals/${encodeURIComponent(r.id)}` }, 'review card'),
+        ),
+        h('p', { class: 'muted' }, r.agentPath ? `${r.agentPath.join(' › ')}: ${r.reason}` : r.reason),
+      ),
+    ),
+  );
+}
+
 function resultOf(part: Extract<Part, { type: 'tool-result' }> | undefined): Child {
   if (!part) return h('p', { class: 'muted small result-none' }, 'No result yet.');
   const v = part.output.value;
@@ -174,6 +225,7 @@ function conversation(t: Timeline): HTMLElement {
             h('p', { class: 'call-head' }, 'Tool call ', h('code', { class: 'tool-name' }, c.toolName)),
             h('pre', { class: 'mono' }, exactJson(c.input)),
             (byCall.get(c.toolCallId) ?? []).map((r) => interrupt(r, t)),
+            t.children.filter((k) => k.toolCallId === c.toolCallId).map(childBlock),
             resultOf(results.get(c.toolCallId)),
           ),
         ),
@@ -186,12 +238,14 @@ function conversation(t: Timeline): HTMLElement {
     ),
   );
   const others = t.requests.filter((r) => !r.toolCallId || !placed.has(r.toolCallId));
+  const nodes = t.children.filter((k) => !k.toolCallId || !placed.has(k.toolCallId));
   return h(
     'section',
     { class: 'conversation', 'aria-labelledby': 'h-conversation' },
     h('h2', { id: 'h-conversation' }, 'Conversation'),
     items.length ? h('ol', { class: 'messages' }, items) : h('p', { class: 'muted' }, 'No messages yet.'),
     others.length ? [h('h3', null, 'Other approval requests'), others.map((r) => interrupt(r, t))] : null,
+    nodes.length ? [h('h3', null, 'Graph nodes run by agents'), nodes.map(childBlock)] : null,
   );
 }
 
@@ -271,6 +325,14 @@ async function load(): Promise<void> {
         { class: 'muted' },
         `${th.agent} v${th.agentVersion} · started ${when(th.createdAt)} · last change ${when(th.updatedAt)}`,
       ),
+      th.tree
+        ? h(
+            'p',
+            { class: 'tree-note' },
+            `Part of a tree of agents (${th.tree.path.join(' › ')}); it runs when its root runs: `,
+            h('a', { href: `/threads/${encodeURIComponent(th.tree.rootThreadId)}` }, 'root thread'),
+          )
+        : null,
     ),
     h('div', { class: 'thread-grid' }, conversation(t), auditLog(t)),
   );

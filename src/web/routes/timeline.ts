@@ -45,6 +45,32 @@ export function timelineRoutes(deps: RouteDeps): Hono<AppEnv> {
       interlock.audit.listAudit({ threadId: thread.id, limit: MAX_EVENTS }),
       interlock.reviewers.listReviewers(),
     ]);
+    // The threads this one delegated to (sub-agents, graph nodes), with their requests, to show nested.
+    const children = (
+      await Promise.all(
+        events
+          .filter((e) => e.type === 'delegated' && typeof e.payload.childThreadId === 'string')
+          .map(async (e) => {
+            const id = e.payload.childThreadId as string;
+            const [child, reqs] = await Promise.all([
+              interlock.threads.getThread(id),
+              interlock.listRequests({ threadId: id, order: 'newest', limit: 100 }),
+            ]);
+            if (!child) return null;
+            return {
+              threadId: id,
+              agent: child.agent,
+              status: child.status,
+              toolCallId: typeof e.payload.toolCallId === 'string' ? e.payload.toolCallId : null,
+              node: typeof e.payload.node === 'string' ? e.payload.node : null,
+              requests: reqs.items
+                .filter((r) => canSeeRole(p, r.role))
+                .reverse()
+                .map(requestSummary),
+            };
+          }),
+      )
+    ).filter((x) => x !== null);
     let chain: TimelineChain;
     if (p.operator) {
       const v = await interlock.verifyAudit();
@@ -69,6 +95,7 @@ export function timelineRoutes(deps: RouteDeps): Hono<AppEnv> {
         .filter((r) => canSeeRole(p, r.role))
         .reverse()
         .map((r) => ({ ...requestSummary(r), toolCallId: r.toolCallId })),
+      children,
       audit: events.map((e) => ({
         seq: e.seq,
         id: e.id,
