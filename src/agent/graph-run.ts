@@ -1,7 +1,7 @@
 import type { ApprovalRequest, AuditEventInput } from '../core/index.ts';
 import type { Interlock } from '../engine/index.ts';
 import type { ThreadStatus } from '../store/types.ts';
-import { internalsOf } from './delegation.ts';
+import { abortTree, childThreadsOf, internalsOf } from './delegation.ts';
 import type {
   BeforeNodeEvent,
   GraphOptions,
@@ -98,10 +98,13 @@ export class GraphRun {
   /** New input: the graph starts over at its start nodes (what finished before stays in the thread's history). */
   start(input: string): void {
     const starts = Array.isArray(this.o.start) ? this.o.start : [this.o.start];
+    // Steps count on across inputs: an agent node's child thread is keyed by its step, so a new run never meets an old one.
+    const step = this.state ? this.state.step + 1 : 0;
     this.state = {
       v: GRAPH_STATE_VERSION,
       graphVersion: this.o.version,
-      step: 0,
+      step,
+      first: step,
       outputs: {},
       tasks: starts.map((node) => ({ node, input, status: 'todo', hookAnswers: [], answers: [] })),
     };
@@ -124,7 +127,7 @@ export class GraphRun {
       for (const t of st.tasks) st.outputs[t.node] = t.output;
       const last = st.tasks;
       const next = this.nextTasks(st);
-      if (next.length === 0 || st.step + 1 >= maxSteps) {
+      if (next.length === 0 || st.step - (st.first ?? 0) + 1 >= maxSteps) {
         this.unsaved.push({ role: 'assistant', content: [{ type: 'text', text: textOfTasks(last) }] });
         st.tasks = next.length === 0 ? [] : next;
         st.step++;
@@ -362,6 +365,8 @@ export class GraphRun {
   ): Promise<GraphResult> {
     if (reason === 'aborted') {
       await this.il.threads.cancelOpenRequests(this.threadId, `graph:${this.o.name}`, 'the thread was aborted');
+      for (const id of childThreadsOf(this.state as unknown as Record<string, unknown>))
+        await abortTree(this.il, id, `graph:${this.o.name}`);
       this.audit.push({ type: 'aborted', actor: `graph:${this.o.name}`, threadId: this.threadId, payload: {} });
     }
     if (status === 'completed' && this.dirty)

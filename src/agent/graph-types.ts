@@ -123,7 +123,10 @@ export interface GraphTask {
 export interface GraphState {
   v: 1;
   graphVersion: string;
+  /** The current step; steps count on across inputs of the thread. */
   step: number;
+  /** The step this input started at (for `maxSteps`). */
+  first?: number;
   tasks: GraphTask[];
   outputs: Record<string, unknown>;
 }

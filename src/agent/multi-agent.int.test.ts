@@ -245,6 +245,19 @@ for (const backend of allBackends()) {
       assert.equal(g.cleanupRuns(), 1);
     });
 
+    it('a second input runs the graph again: the agent node runs anew, not the first run’s child', async () => {
+      const fs = new FakeFiles();
+      const g = cleanupGraph(il, fs);
+      const threadId = tid();
+      const first = await g.graph.invoke('check the disk', { threadId });
+      await answer(first.interrupts[0]!.id, { type: 'respond', message: 'skip' });
+      assert.equal((await g.graph.resume(threadId)).stopReason, 'end_turn');
+      fs.files.add('c.tmp');
+      const second = await g.graph.invoke('check again', { threadId });
+      assert.deepEqual(second.interrupts[0]?.args, { input: 'a.tmp,b.tmp,c.tmp' });
+      assert.equal(g.inspectorModel.calls, 2);
+    });
+
     const verbs: Array<[string, Record<string, unknown>, (fs: FakeFiles, out: unknown, runs: number) => void]> = [
       [
         'reject cancels the node with a message the next node sees',
@@ -285,6 +298,41 @@ for (const backend of allBackends()) {
         assert.equal(done.stopReason, 'end_turn');
         check(fs, done.outputs.report, g.cleanupRuns());
       });
+
+    it('an unanswered node question gets its timeout default (reject): the node is cancelled, the next node sees why', async () => {
+      const fs = new FakeFiles();
+      const g = cleanupGraph(il, fs);
+      const threadId = tid();
+      const r = await g.graph.invoke('check the disk', { threadId });
+      clock.advance(25 * 60 * 60_000); // past the question's 24 h default
+      const expired = await il.expireDue();
+      assert.ok(expired.some((x) => x.id === r.interrupts[0]!.id));
+      const done = await g.graph.resume(threadId);
+      assert.equal(g.cleanupRuns(), 0);
+      assert.deepEqual(done.outputs.report, {
+        saw: { cancelled: true, message: 'No reviewer decided before the deadline.', by: 'system:timeout' },
+      });
+    });
+
+    it('aborting a graph paused inside an agent node stops the node’s thread and cancels its request', async () => {
+      const pay = new FakePayments();
+      const t = supportTree(il, pay);
+      const graph = createGraph({
+        name: 'refund-abort',
+        version: '1.0.0',
+        interlock: il,
+        nodes: { refund: { agent: t.refunds } },
+        start: 'refund',
+      });
+      const threadId = tid();
+      const r = await graph.invoke('Refund $900 for ORD-999', { threadId });
+      const req = await il.getRequestOrThrow(r.interrupts[0]!.id);
+      await graph.abort(threadId, 'operator:olga');
+      assert.equal((await il.getRequestOrThrow(req.id)).status, 'cancelled');
+      assert.equal((await store.getThread(req.threadId))?.status, 'aborted');
+      assert.equal((await graph.resume(threadId)).stopReason, 'aborted');
+      assert.equal(pay.count('refund'), 0);
+    });
 
     it('an edit that does not fit the node’s input schema is refused and changes nothing', async () => {
       const fs = new FakeFiles();

@@ -186,7 +186,9 @@ describe('the packed package, installed into another project', () => {
           role: 'supervisor',
           final: 'end_turn',
           text: 'Refunded.',
-          ran: [850],
+          ran: [850, 300],
+          tree: ['desk>support-sub', 'Desk: Sub done.'],
+          graph: ['confirm', 'cleaned'],
         });
       });
 
@@ -277,6 +279,6 @@ describe('the packed package, installed into another project', () => {
       rmSync(join(app, 'node_modules', dep), { recursive: true, force: true });
     const r = run(nodeBinary('24'), ['approve.mjs'], app);
     assert.equal(r.code, 0, r.err);
-    assert.match(r.out, /"ran":\[850\]/);
+    assert.match(r.out, /"ran":\[850,300\]/);
   });
 });

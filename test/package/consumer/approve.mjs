@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { createAgent, createInterlock, createSqliteStore, tool } from 'interlock';
+import { agentTool, createAgent, createGraph, createInterlock, createSqliteStore, tool } from 'interlock';
 import { scriptedModel } from 'interlock/testing';
 
 const store = createSqliteStore({ path: join(mkdtempSync(join(tmpdir(), 'il-consumer-')), 'interlock.db') });
@@ -22,6 +22,7 @@ const interlock = createInterlock({
         },
         { id: 'small', tier: 'auto', reason: 'small' },
       ],
+      ask_support: [{ id: 'delegate', tier: 'auto', reason: 'the support agent is gated itself' }],
     },
   },
 });
@@ -46,6 +47,53 @@ await interlock.decide(
   { id: 'sam', roles: ['supervisor'] },
 );
 const done = await agent.resume('consumer-1');
+
+// A tree: the desk agent delegates to a support sub-agent, whose refund pauses the whole tree.
+const sub = createAgent({
+  name: 'support-sub',
+  version: '1',
+  model: scriptedModel([
+    { toolCalls: [{ name: 'issue_refund', args: { orderId: 'ORD-2', amount: 300 } }] },
+    { text: 'Sub done.' },
+  ]),
+  system: 'help',
+  tools: [refund],
+  interlock,
+});
+const desk = createAgent({
+  name: 'desk',
+  version: '1',
+  model: scriptedModel((ctx) =>
+    ctx.lastToolResults.length
+      ? { text: `Desk: ${ctx.lastToolResults[0].output}` }
+      : { toolCalls: [{ name: 'ask_support', args: { input: 'refund ORD-2' } }] },
+  ),
+  system: 'route',
+  tools: [agentTool(sub, { name: 'ask_support', description: 'the support agent' })],
+  interlock,
+});
+const treePaused = await desk.invoke('refund ORD-2', { threadId: 'consumer-tree' });
+const treeDone = await desk.invoke(null, {
+  threadId: 'consumer-tree',
+  responses: { [treePaused.interrupts[0].id]: { type: 'approve' } },
+  reviewer: { id: 'sam', roles: ['supervisor'] },
+});
+
+// A graph whose only node needs a person first.
+const graph = createGraph({
+  name: 'ops',
+  version: '1',
+  interlock,
+  nodes: { clean: { run: () => 'cleaned' } },
+  start: 'clean',
+  hooks: { beforeNode: [(_e, { interrupt }) => void interrupt({ name: 'confirm', reason: 'it deletes files' })] },
+});
+const gPaused = await graph.invoke('go', { threadId: 'consumer-graph' });
+const gDone = await graph.invoke(null, {
+  threadId: 'consumer-graph',
+  responses: { [gPaused.interrupts[0].id]: { type: 'approve' } },
+  reviewer: { id: 'sam', roles: ['supervisor'] },
+});
 await store.close();
 console.log(
   JSON.stringify({
@@ -54,5 +102,7 @@ console.log(
     final: done.stopReason,
     text: done.text,
     ran: ran.map((r) => r.amount),
+    tree: [treePaused.interrupts[0].path.join('>'), treeDone.text],
+    graph: [gPaused.interrupts[0].name, gDone.text],
   }),
 );
