@@ -86,6 +86,11 @@ export interface ApprovalRequest {
   expiresAt: number;
   updatedAt: number;
   resolvedAt: number | null;
+  /**
+   * A planted check (see docs/metrics.md): a synthetic request that tests whether reviewers catch what
+   * they should. Never executable; shown to reviewers like any request until decided.
+   */
+  planted?: boolean;
 }
 
 /** How a request was resolved. */

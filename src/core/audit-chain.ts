@@ -23,6 +23,8 @@ export type AuditType =
   | 'thread_completed'
   /** Work passed to another agent: a sub-agent started on a child thread, or a handoff. */
   | 'delegated'
+  /** A planted check was placed (operators list them; reviewers see the request like any other). */
+  | 'planted'
   | 'reviewer_added'
   | 'reviewer_revoked'
   /** Someone read personal data unmasked (GET /threads/:id?raw=1, `threads show --raw`). */

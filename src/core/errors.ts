@@ -47,6 +47,8 @@ export const ERROR_CODES = [
   'wrong_agent',
   /** A sub-agent's or graph node's thread was run on its own; its tree's root runs it. */
   'child_thread',
+  /** A planted check was about to run: it tests reviewers and never executes. */
+  'planted_check',
   /** A tree names an agent or node this build does not have (a handoff target, a sub-agent, a graph node). */
   'unknown_agent',
   'incompatible_agent_version',

@@ -98,6 +98,27 @@ export interface Rule<A extends Record<string, unknown> = Record<string, unknown
   escalateTo?: EscalationTarget;
   /** May a reviewer "approve and trust" this rule for the rest of a thread? (default true for `approve`). */
   trustable?: boolean;
+  /**
+   * Planted checks (off by default; `approve` and `escalate` rules only): when this rule pauses a real
+   * call, at `rate` Interlock also places a synthetic request built by `template` in the same queue —
+   * one a careful reviewer should reject. It can never execute. See docs/metrics.md.
+   */
+  plant?: PlantSpec<A>;
+}
+
+/** How a rule's planted checks are made. */
+export interface PlantSpec<A extends Record<string, unknown> = Record<string, unknown>> {
+  /** Share of this rule's real requests that also place a planted check, 0..1 (e.g. 0.02). */
+  rate: number;
+  /**
+   * The planted action, from the real call: arguments a careful reviewer should refuse (a refund to an
+   * account that does not exist, an amount over the order's total), and the evidence shown with them
+   * (default: the real request's).
+   */
+  template: (input: { args: A; app: Record<string, unknown> }) => {
+    args: Record<string, unknown>;
+    evidence?: Record<string, unknown>;
+  };
 }
 
 /** The rules of one tool, and the aggregates they read. */
@@ -145,6 +166,8 @@ export interface Policy {
   aggregatesFor(tool: string): Record<string, AggregateSpec & { windowMs: number }>;
   /** Pure evaluation, given the aggregates already read. */
   evaluate(call: ToolCall, ctx: PolicyContext): Verdict;
+  /** The planted-check settings of a tool's rule, if it has any. */
+  plantFor(tool: string, ruleId: string): PlantSpec | undefined;
 }
 
 interface NormalizedRule extends Rule {
@@ -173,6 +196,7 @@ const ruleSchema = z
       .strict()
       .optional(),
     trustable: z.boolean().optional(),
+    plant: z.object({ rate: z.number().min(0).max(1), template: fn }).strict().optional(),
   })
   .strict();
 const aggregateSchema = z
@@ -257,6 +281,10 @@ export function definePolicy(config: PolicyConfig): Policy {
           `${where}: tier "${r.tier}" needs "role", the reviewer role that may decide (or set defaults.role).`,
         );
       }
+      if (r.plant && !isInterrupting(r.tier))
+        throw new ConfigError(
+          `${where}: "plant" needs a rule that pauses (tier approve or escalate); a planted check waits in a reviewer's queue.`,
+        );
       const onTimeout = r.onTimeout ?? defaults.onTimeout ?? 'reject';
       if (onTimeout === 'escalate' && !r.escalateTo) {
         throw new ConfigError(
@@ -283,6 +311,7 @@ export function definePolicy(config: PolicyConfig): Policy {
     triage: config.triage,
     hiddenCharacters,
     aggregatesFor: (tool) => tools.get(tool)?.aggregates ?? {},
+    plantFor: (tool, ruleId) => tools.get(tool)?.rules.find((r) => r.id === ruleId)?.plant,
     evaluate: (call, ctx) =>
       applyHiddenCharacters(evaluateRules(tools, call, ctx), call.args, hiddenCharacters, defaults.role),
   };

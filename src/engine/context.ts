@@ -32,6 +32,8 @@ export interface EngineContext {
   leaseMs: number;
   /** Called after a transaction commits, for live events (never inside one). */
   emit: (event: EngineEvent) => void;
+  /** Uniform in [0, 1): whether a pause places a planted check (replaceable in tests). */
+  random: () => number;
 }
 
 /**

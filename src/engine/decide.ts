@@ -35,6 +35,8 @@ export interface DecisionResult {
   newRequest?: ApprovalRequest;
   /** The thread lease taken in the same transaction, when {@link DecideOptions.claimThread} asked for it. */
   claim?: { claimed: boolean; thread: ThreadRow };
+  /** The request was a planted check (said once it is decided): `caught` unless it was approved. */
+  plantedCheck?: { caught: boolean };
 }
 
 /** Options of {@link decide}. */
@@ -189,7 +191,8 @@ export async function decide(
             },
           });
           if (done) {
-            if (decision.trust) {
+            // A planted check grants nothing: trust on it would lower the tier of real calls.
+            if (decision.trust && !req.planted) {
               await tx.insertTrust({
                 threadId: req.threadId,
                 tool: req.tool,
@@ -287,6 +290,7 @@ export async function decide(
               now,
               parentId: req.id,
             });
+            if (req.planted) created.planted = true;
             next = transition(
               req,
               { type: 'supersede', by: reviewer.id, newRequestId: created.id, cause: 'edit', originalArgs: req.args },
@@ -336,8 +340,18 @@ export async function decide(
             createdAt: now,
           });
       }
-      if (outcome === 'authorized' || outcome === 'rejected' || outcome === 'responded') await resolve(tx, next, now);
-      return { request: next, outcome, ...(created ? { newRequest: created } : {}), ...(claim ? { claim } : {}) };
+      // A planted check has no thread waiting on it: nothing to resume.
+      if ((outcome === 'authorized' || outcome === 'rejected' || outcome === 'responded') && !req.planted)
+        await resolve(tx, next, now);
+      const resolved = outcome !== 'pending' && outcome !== 'superseded';
+      return {
+        request: next,
+        outcome,
+        ...(created ? { newRequest: created } : {}),
+        ...(claim ? { claim } : {}),
+        // The reviewer learns it was a planted check once it is decided, and whether they caught it.
+        ...(req.planted && resolved ? { plantedCheck: { caught: outcome !== 'authorized' } } : {}),
+      };
     });
   } catch (err) {
     // Security refusals are recorded; the refused decision itself changed nothing.

@@ -85,6 +85,12 @@ export async function executeOnce<T>(
     if (input.requestId) {
       const req = await tx.getRequest(input.requestId, { forUpdate: true });
       if (!req) throw new NotFoundError('approval_request', input.requestId);
+      if (req.planted)
+        throw new InterlockUsageError(
+          'planted_check',
+          `Approval request ${req.id} is a planted check: it tests reviewers and never runs, whatever was decided.`,
+          { details: { requestId: req.id } },
+        );
       if (!['authorized', 'executing', 'executed', 'failed'].includes(req.status)) {
         throw new InterlockUsageError(
           'not_authorized',
@@ -128,6 +134,8 @@ export async function executeOnce<T>(
         leaseOwner: ctx.owner,
         leaseUntil: now + leaseMs,
         createdAt: now,
+        // The tier it ran at, so every call is counted (the interrupt rate); from the caller's "why".
+        tier: typeof input.auditPayload?.tier === 'string' ? input.auditPayload.tier : 'auto',
       },
       now,
     );

@@ -60,6 +60,7 @@ export async function expireDue(
             now,
             parentId: req.id,
           });
+          if (req.planted) created.planted = true; // still a planted check, escalated like a real one
           next = transition(req, { type: 'supersede', by: SYSTEM, newRequestId: created.id, cause: 'timeout' }, now);
         } else next = transition(req, { type: 'expire', by: SYSTEM, applied }, now);
         if (!(await tx.updateRequest(next, req.version))) continue;
@@ -71,6 +72,8 @@ export async function expireDue(
             payload: { from: req.tier, to: 'escalate', newRequestId: created.id, reason: 'timeout' },
           });
           await openRequest(tx, created);
+        } else if (req.planted) {
+          // A planted check has no thread to resume or abort: its outcome is only counted.
         } else if (applied === 'abort') {
           await tx.updateThread(req.threadId, { status: 'aborted', abortRequested: true }, now);
           audit.push({

@@ -6,7 +6,7 @@ export type { DecisionResult } from './decide.ts';
 export { idempotencyKey, type ExecutionInput, type ExecutionOutcome, type ExecuteOptions } from './execute.ts';
 export type { RequestStory } from './audit.ts';
 export { followRequest, outcomeOf, notRunText, type CallOutcome } from './outcome.ts';
-export type { Rollup, ToolRollup } from './rollup.ts';
+export type * from './rollup-types.ts';
 export { agentOf } from './rollup.ts';
 
 export {

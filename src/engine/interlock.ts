@@ -56,6 +56,8 @@ export interface InterlockOptions {
   tools?: Record<string, ToolSchemaEntry>;
   /** Clock in epoch ms (default `Date.now`); tests pass a fake one. */
   now?: () => number;
+  /** Uniform random numbers in [0, 1) deciding planted checks (default `Math.random`); tests pass a fixed sequence. */
+  random?: () => number;
   /** Role for triage-raised requests without one (default `supervisor`). */
   fallbackRole?: string;
   /** Lease owner name of this process (default host:pid:random). */
@@ -142,7 +144,18 @@ export interface Interlock {
   explain(requestId: string): Promise<RequestStory>;
   verifyAudit(opts?: VerifyOptions): Promise<ChainVerification>;
   /** Per-tool interrupts, decisions, time to decision and resume success for requests created since `since`. */
-  rollup(since: number, until?: number, opts?: { roles?: readonly string[] }): Promise<Rollup>;
+  /** A reviewer opened a request's card: the first time counts, for their pace (`rollup` with `oversight`). */
+  cardOpened(requestId: string, reviewerId: string): Promise<void>;
+  /**
+   * The oversight figures for requests created in [since, until) (docs/metrics.md). `roles`: a reviewer's
+   * view; `oversight`: add planted-check yield and reviewers' pace (operators only); `fastSeconds`: the
+   * pace threshold (default 10).
+   */
+  rollup(
+    since: number,
+    until?: number,
+    opts?: { roles?: readonly string[]; oversight?: boolean; fastSeconds?: number },
+  ): Promise<Rollup>;
   /** Subscribe to events emitted after commits; returns an unsubscribe function. */
   on(listener: (e: EngineEvent) => void): () => void;
 }
@@ -186,6 +199,7 @@ export function createInterlock(options: InterlockOptions): Interlock {
     owner,
     leaseMs,
     emit: hub.emit,
+    random: options.random ?? Math.random,
   };
   const direct = directOps(options.store);
   return {
@@ -226,6 +240,7 @@ export function createInterlock(options: InterlockOptions): Interlock {
     explain: (id) => explain(ctx, id),
     verifyAudit: (o) => verifyAudit(ctx, o),
     rollup: (since, until, o) => rollup(ctx, since, until, o),
+    cardOpened: (requestId, reviewerId) => ctx.store.recordCardOpen(requestId, reviewerId, ctx.now()),
     on: hub.on,
   };
 }

@@ -45,6 +45,8 @@ export async function followRequest(
 
 /** What a request that is not superseded means for its call. */
 export function outcomeOf(req: ApprovalRequest): CallOutcome {
+  // A planted check is never an action to run, whatever a reviewer or its timeout said.
+  if (req.planted) return { state: 'cancelled', request: req };
   const by = req.resolution?.by ?? 'unknown';
   switch (req.status) {
     case 'pending':

@@ -267,17 +267,65 @@ export async function pause(ctx: EngineContext, input: PauseInput): Promise<Paus
     if (input.settleResumeJobs?.length) await tx.settleResumeJobs(input.thread.id, input.settleResumeJobs, now);
     if (input.audit?.length) await tx.appendAudit(input.audit, now);
     const requests: ApprovalRequest[] = [];
+    const planted: ApprovalRequest[] = [];
     for (const item of input.items) {
       const req = newRequest(ctx, { threadId: input.thread.id, checkpointId, proposer: input.proposer, item, now });
       await openRequest(tx, req);
       requests.push(req);
+      const check = plantFor(ctx, item, req);
+      if (!check) continue;
+      await openRequest(tx, check, [
+        {
+          type: 'planted',
+          actor: 'system:oversight',
+          threadId: null,
+          requestId: check.id,
+          payload: { tool: check.tool, ruleId: check.ruleId, tier: check.tier, role: check.role, beside: req.id },
+        },
+      ]);
+      planted.push(check);
     }
-    return { checkpointId, requests };
+    return { checkpointId, requests, planted };
   });
   ctx.emit({ type: 'thread.status', threadId: input.thread.id, status: 'interrupted' });
-  for (const r of result.requests)
+  for (const r of [...result.requests, ...result.planted])
     ctx.emit({ type: 'approval.created', requestId: r.id, threadId: r.threadId, tool: r.tool, role: r.role });
-  return result;
+  return { checkpointId: result.checkpointId, requests: result.requests };
+}
+
+/**
+ * A planted check beside a real request, when its rule plants them and the draw says so: the same
+ * tool, tier, role, quorum and expiry, on the same thread, with the template's arguments. A template
+ * that fails places nothing; the real pause goes on.
+ */
+function plantFor(ctx: EngineContext, item: PauseItem, real: ApprovalRequest): ApprovalRequest | undefined {
+  const spec = ctx.policy.plantFor(item.call.tool, item.verdict.ruleId);
+  if (!spec || ctx.random() >= spec.rate) return undefined;
+  let made: ReturnType<typeof spec.template>;
+  try {
+    made = spec.template({ args: item.call.args, app: item.app ?? {} });
+  } catch (err) {
+    process.emitWarning(
+      `Interlock: the planted-check template of ${item.call.tool} rule "${item.verdict.ruleId}" failed (${err instanceof Error ? err.message : String(err)}); no check was placed.`,
+    );
+    return undefined;
+  }
+  const req = newRequest(ctx, {
+    threadId: real.threadId,
+    checkpointId: real.checkpointId,
+    proposer: real.proposer,
+    item: {
+      call: { tool: item.call.tool, args: made.args },
+      // A call id like any other: nothing in the queue or on the card tells the two apart.
+      toolCallId: newId<string>('call'),
+      verdict: item.verdict,
+      evidence: made.evidence ?? item.evidence ?? {},
+      ...(item.app ? { app: item.app } : {}),
+    },
+    now: real.createdAt,
+  });
+  req.planted = true;
+  return req;
 }
 
 /** Options of {@link checkpoint}. */

@@ -51,6 +51,7 @@ export const HTTP_STATUS: Readonly<Record<Exclude<ErrorCode, `${string}_not_foun
   thread_interrupted: 409,
   wrong_agent: 409,
   child_thread: 409,
+  planted_check: 409,
   unknown_agent: 409,
   incompatible_agent_version: 409,
   lease_lost: 409,

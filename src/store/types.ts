@@ -70,6 +70,8 @@ export interface ExecutionRow {
   error: string | null;
   createdAt: number;
   updatedAt: number;
+  /** The tier the policy gave a call that ran without a person (`auto`, `notify`); null for approved actions and older rows. */
+  tier?: string | null;
 }
 
 /** A reviewer known to the store; only a hash of the token is kept. */
@@ -102,6 +104,8 @@ export interface RequestQuery {
   order?: 'newest' | 'expiry';
   limit?: number;
   cursor?: string;
+  /** Only planted checks (true) or only real requests (false); both when absent. */
+  planted?: boolean;
 }
 
 /** A vote towards a request's quorum, or the decision that resolved it. */
@@ -283,6 +287,24 @@ export interface AuditStoreOps {
   getAuditHeads(): Promise<ChainHead[]>;
 }
 
+/** What the oversight figures read (src/store/sql/oversight.ts): calls, finished threads, card opens. */
+export interface OversightStoreOps {
+  /** Calls that ran without a person (auto and notify tiers), by tool and tier, first claimed in [since, until). */
+  countAutoCalls(since: number, until: number): Promise<Array<{ tool: string; tier: string; count: number }>>;
+  /**
+   * Threads that finished (`completed`) in [since, until), roots of trees only, and how many of them
+   * never waited on a person: the autonomous completions.
+   */
+  countFinishedThreads(since: number, until: number): Promise<{ finished: number; withoutPerson: number }>;
+  /** The first time a reviewer opened a request's card; later opens change nothing. */
+  recordCardOpen(requestId: string, reviewer: string, at: number): Promise<void>;
+  /** Approvals recorded in [since, until), with when their reviewer first opened the card (null: never opened). */
+  listApprovalTimings(
+    since: number,
+    until: number,
+  ): Promise<Array<{ reviewer: string; requestId: string; planted: boolean; openedAt: number | null; decidedAt: number }>>;
+}
+
 /** Reviewer accounts (src/store/sql/reviewers.ts). */
 export interface ReviewerStoreOps {
   // reviewers
@@ -316,7 +338,8 @@ export interface StoreTx
     JobStoreOps,
     AuditStoreOps,
     ReviewerStoreOps,
-    SessionStoreOps {}
+    SessionStoreOps,
+    OversightStoreOps {}
 
 /** Named differences between backends, so callers never test `if (postgres)`. */
 export interface StoreCapabilities {

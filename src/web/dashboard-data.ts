@@ -55,7 +55,8 @@ export async function dashboardData(
   const until = interlock.now();
   const since = until - DASHBOARD_WINDOWS[window];
   // The roll-up's end is exclusive: +1 keeps requests created this very millisecond.
-  const rollup = await interlock.rollup(since, until + 1, roles ? { roles } : {});
+  // Operators (no role filter) also get the planted checks' yield and the reviewers' pace.
+  const rollup = await interlock.rollup(since, until + 1, roles ? { roles } : { oversight: true });
   const requests: ApprovalRequest[] = [];
   let cursor: string | undefined;
   let truncated = false;
@@ -64,6 +65,7 @@ export async function dashboardData(
     const page = await interlock.listRequests({
       order: 'newest',
       limit: 500,
+      planted: false,
       ...(roles ? { roles: [...roles] } : {}),
       ...(cursor ? { cursor } : {}),
     });
@@ -83,7 +85,15 @@ export async function dashboardData(
     window,
     since: new Date(since).toISOString(),
     until: new Date(until).toISOString(),
-    rollup: { tools: rollup.tools, agents: rollup.agents, resume: rollup.resume },
+    rollup: {
+      tools: rollup.tools,
+      tiers: rollup.tiers,
+      agents: rollup.agents,
+      threads: rollup.threads,
+      queue: rollup.queue,
+      resume: rollup.resume,
+      ...(rollup.oversight ? { oversight: rollup.oversight } : {}),
+    },
     queueDepth: queueDepthSeries(requests, since, until).map((p) => ({
       at: new Date(p.at).toISOString(),
       depth: p.depth,

@@ -37,9 +37,20 @@ export function ledgerOps(db: SqlExecutor, d: Dialect): LedgerStoreOps {
   return {
     async claimExecution(e, now) {
       const inserted = await db.all(
-        `INSERT INTO il_executions (key, request_id, thread_id, tool, args, action_hash, status, lease_owner, lease_until, attempts, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, 'running', $7, $8, 1, $9, $9) ON CONFLICT (key) DO NOTHING RETURNING *`,
-        [e.key, e.requestId, e.threadId, e.tool, JSON.stringify(e.args), e.actionHash, e.leaseOwner, e.leaseUntil, now],
+        `INSERT INTO il_executions (key, request_id, thread_id, tool, args, action_hash, status, lease_owner, lease_until, attempts, created_at, updated_at, tier)
+         VALUES ($1, $2, $3, $4, $5, $6, 'running', $7, $8, 1, $9, $9, $10) ON CONFLICT (key) DO NOTHING RETURNING *`,
+        [
+          e.key,
+          e.requestId,
+          e.threadId,
+          e.tool,
+          JSON.stringify(e.args),
+          e.actionHash,
+          e.leaseOwner,
+          e.leaseUntil,
+          now,
+          e.tier ?? null,
+        ],
       );
       if (inserted[0]) return { claimed: true, row: toExecution(inserted[0]) };
       // Someone claimed the key before: take it over only if their lease ran out (a crashed process).

@@ -7,6 +7,7 @@ import { requestOps, requestShapes } from './requests.ts';
 import { reviewerOps, reviewerShapes } from './reviewers.ts';
 import { sessionOps, sessionShapes } from './sessions.ts';
 import { threadOps, threadShapes } from './threads.ts';
+import { oversightOps, oversightShapes } from './oversight.ts';
 
 /** All store operations over one executor: a transaction's, or the plain path {@link standaloneOps} wraps. */
 export function sqlOps(db: SqlExecutor, d: Dialect): StoreTx {
@@ -18,6 +19,7 @@ export function sqlOps(db: SqlExecutor, d: Dialect): StoreTx {
     ...auditOps(db, d),
     ...reviewerOps(db),
     ...sessionOps(db),
+    ...oversightOps(db),
   };
 }
 
@@ -30,6 +32,7 @@ const SHAPES: { [K in keyof StoreTx]: OpShape } = {
   ...auditShapes,
   ...reviewerShapes,
   ...sessionShapes,
+  ...oversightShapes,
 };
 
 type Op = (...args: unknown[]) => Promise<unknown>;

@@ -43,6 +43,7 @@ function toRequest(r: Row): ApprovalRequest {
     expiresAt: num(r.expires_at),
     updatedAt: num(r.updated_at),
     resolvedAt: numOrNull(r.resolved_at),
+    ...(num(r.planted ?? 0) === 1 ? { planted: true } : {}),
   };
 }
 
@@ -71,8 +72,8 @@ export function requestOps(db: SqlExecutor, d: Dialect): RequestStoreOps {
       await db.run(
         `INSERT INTO il_requests (id, thread_id, checkpoint_id, tool_call_id, tool, args, action_hash, reason, rule_id, tier, role,
            approvals_required, approvals_received, version, status, proposer, evidence, context, on_timeout, escalate_to, trustable,
-           resolution, parent_id, superseded_by, created_at, expires_at, updated_at, resolved_at)
-         VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,$28)`,
+           resolution, parent_id, superseded_by, created_at, expires_at, updated_at, resolved_at, planted)
+         VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,$28,$29)`,
         [
           r.id,
           r.threadId,
@@ -102,6 +103,7 @@ export function requestOps(db: SqlExecutor, d: Dialect): RequestStoreOps {
           r.expiresAt,
           r.updatedAt,
           r.resolvedAt,
+          r.planted ? 1 : 0,
         ],
       );
     },
@@ -162,6 +164,7 @@ export function requestOps(db: SqlExecutor, d: Dialect): RequestStoreOps {
       else if (q.status) add((p) => `status = ${p}`, q.status);
       if (q.tool) add((p) => `tool = ${p}`, q.tool);
       if (q.threadId) add((p) => `thread_id = ${p}`, q.threadId);
+      if (q.planted !== undefined) where.push(q.planted ? `planted = 1` : `planted = 0`);
       const byExpiry = q.order === 'expiry';
       if (q.roles) {
         if (q.roles.length === 0) return { items: [], nextCursor: null };
@@ -227,7 +230,8 @@ export function requestOps(db: SqlExecutor, d: Dialect): RequestStoreOps {
     },
     async countPendingByRole() {
       const rows = await db.all(
-        `SELECT role, COUNT(*) AS n, MIN(created_at) AS oldest FROM il_requests WHERE status = 'pending' GROUP BY role`,
+        // Planted checks wait in the queue like real requests but are left out of its figures.
+        `SELECT role, COUNT(*) AS n, MIN(created_at) AS oldest FROM il_requests WHERE status = 'pending' AND planted = 0 GROUP BY role`,
       );
       return rows.map((r) => ({ role: String(r.role), count: num(r.n), oldestCreatedAt: num(r.oldest) }));
     },

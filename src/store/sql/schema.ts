@@ -128,4 +128,21 @@ export const MIGRATIONS: readonly Migration[] = [
       `DROP INDEX il_threads_status`,
     ],
   },
+  {
+    id: 5,
+    name: 'oversight',
+    statements: [
+      // Planted checks: synthetic requests that test reviewers; never executable, left out of other metrics.
+      `ALTER TABLE il_requests ADD COLUMN planted INTEGER NOT NULL DEFAULT 0`,
+      // The tier an auto or notify call ran at: with the requests, every gated call is counted (interrupt rate).
+      `ALTER TABLE il_executions ADD COLUMN tier TEXT`,
+      // When each reviewer first opened each card: seconds from opening to approving (the rubber-stamp signal).
+      // Has the thread ever waited on a person (its tree included: a root waits while a sub-agent does)?
+      // Threads that finished with 0 here completed autonomously.
+      `ALTER TABLE il_threads ADD COLUMN paused INTEGER NOT NULL DEFAULT 0`,
+      `UPDATE il_threads SET paused = 1 WHERE status = 'interrupted' OR EXISTS (SELECT 1 FROM il_requests r WHERE r.thread_id = il_threads.id)`,
+      `CREATE TABLE il_card_opens (
+        request_id TEXT NOT NULL, reviewer TEXT NOT NULL, opened_at BIGINT NOT NULL, PRIMARY KEY (request_id, reviewer))`,
+    ],
+  },
 ];

@@ -42,8 +42,8 @@ export function threadOps(db: SqlExecutor): ThreadStoreOps {
   return {
     async insertThread(t) {
       await db.run(
-        `INSERT INTO il_threads (id, agent, agent_version, status, message_count, abort_requested, metadata, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        `INSERT INTO il_threads (id, agent, agent_version, status, message_count, abort_requested, metadata, created_at, updated_at, paused)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
         [
           t.id,
           t.agent,
@@ -54,6 +54,7 @@ export function threadOps(db: SqlExecutor): ThreadStoreOps {
           JSON.stringify(t.metadata),
           t.createdAt,
           t.updatedAt,
+          t.status === 'interrupted' ? 1 : 0,
         ],
       );
     },
@@ -70,6 +71,7 @@ export function threadOps(db: SqlExecutor): ThreadStoreOps {
         params.push(typeof v === 'boolean' ? (v ? 1 : 0) : v !== null && typeof v === 'object' ? JSON.stringify(v) : v);
         sets.push(`${col} = $${params.length}`);
         if (k === 'leaseOwner' && v === null) sets.push('lease_until = NULL');
+        if (k === 'status' && v === 'interrupted') sets.push('paused = 1');
       }
       await db.run(`UPDATE il_threads SET ${[...sets, 'updated_at = $2'].join(', ')} WHERE id = $1`, params);
     },
@@ -125,7 +127,8 @@ export function threadOps(db: SqlExecutor): ThreadStoreOps {
     async advanceThread(id, c, now) {
       // With leaseOwner, the write is fenced: a run whose lease passed to another run changes nothing.
       const rows = await db.all(
-        `UPDATE il_threads SET status = $3, message_count = message_count + $4, agent_version = $5, updated_at = $2${c.releaseLease ? ', lease_owner = NULL, lease_until = NULL' : ''}
+        `UPDATE il_threads SET status = $3, message_count = message_count + $4, agent_version = $5, updated_at = $2,
+           paused = CASE WHEN $3 = 'interrupted' THEN 1 ELSE paused END${c.releaseLease ? ', lease_owner = NULL, lease_until = NULL' : ''}
          WHERE id = $1${c.leaseOwner === undefined ? '' : ' AND lease_owner = $6'} RETURNING message_count`,
         c.leaseOwner === undefined
           ? [id, now, c.status, c.addMessages, c.agentVersion]
