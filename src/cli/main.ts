@@ -23,7 +23,9 @@ usage: interlock <command> [options]
   audit verify [--json] [--against SAVED.json]     walk the hash chains; exit 1 if broken or if a chain
                                                    no longer holds the heads an earlier --json saved
   audit show --thread ID | --request ID
-  metrics [--window 24h] [--json]                  per-tool roll-up
+  metrics [--window 24h] [--json] [--fast-seconds 10]
+                                                   oversight figures: per tool, tier and agent; autonomous
+                                                   completion; queue flow; planted checks; reviewers' pace
   mcp [--config FILE] [--upstream NAME=COMMAND|URL]… [--http PORT] [--hold-ms N]
                                                    an MCP server that serves upstream MCP servers' tools
                                                    through the policy (stdio; Streamable HTTP with --http)

@@ -196,7 +196,10 @@ const ruleSchema = z
       .strict()
       .optional(),
     trustable: z.boolean().optional(),
-    plant: z.object({ rate: z.number().min(0).max(1), template: fn }).strict().optional(),
+    plant: z
+      .object({ rate: z.number().min(0).max(1), template: fn })
+      .strict()
+      .optional(),
   })
   .strict();
 const aggregateSchema = z

@@ -53,6 +53,8 @@ export type EngineEventBody =
       threadId: string | null;
       tool: string;
       status: 'succeeded' | 'failed';
+      /** The tier a call that ran without a person (no request) was gated at: `auto` or `notify`. */
+      tier?: string;
     }
   | { type: 'thread.status'; threadId: string; status: string }
   /** A worker left a job for another worker (e.g. it has no agent of that name: a rolling deploy). */

@@ -226,6 +226,9 @@ export async function executeOnce<T>(
     threadId: input.threadId ?? null,
     tool: input.tool,
     status: outcome.status,
+    ...(input.requestId
+      ? {}
+      : { tier: typeof input.auditPayload?.tier === 'string' ? input.auditPayload.tier : 'auto' }),
   });
   return outcome.status === 'succeeded'
     ? { status: 'succeeded', result: outcome.result, replayed: false, key: input.key }

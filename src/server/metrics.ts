@@ -37,6 +37,24 @@ export function createMetrics(interlock: Interlock, opts: MetricsOptions = {}): 
     labelNames: ['agent'],
     registers: [registry],
   });
+  const toolCalls = new Counter({
+    name: 'interlock_tool_calls_total',
+    help: 'Gated tool calls, by tool and the tier the policy gave them: those that ran without a person (auto, notify) and those that paused (approve, escalate). Interrupt rate = paused over all.',
+    labelNames: ['tool', 'tier'],
+    registers: [registry],
+  });
+  const opened = new Counter({
+    name: 'interlock_requests_opened_total',
+    help: 'Approval requests that entered a role’s queue (escalations and edits that needed a new request included).',
+    labelNames: ['role'],
+    registers: [registry],
+  });
+  const resolved = new Counter({
+    name: 'interlock_requests_resolved_total',
+    help: 'Approval requests that left a role’s queue: decided, expired, or handed over to a new request.',
+    labelNames: ['role'],
+    registers: [registry],
+  });
   const decisions = new Counter({
     name: 'interlock_decisions_total',
     help: 'Reviewer decisions recorded, by type.',
@@ -88,29 +106,41 @@ export function createMetrics(interlock: Interlock, opts: MetricsOptions = {}): 
     lookups.add(p);
   };
 
+  // Planted checks are left out of every series: they test reviewers, they are not the agents' work.
   const onEvent = (e: EngineEvent) => {
     switch (e.type) {
       case 'approval.created':
         later(async () => {
           const req = await interlock.getRequest(e.requestId);
+          if (req?.planted) return;
           interrupts.inc({ tool: e.tool, tier: req?.tier ?? 'unknown' });
+          opened.inc({ role: e.role });
           if (req) agentInterrupts.inc({ agent: agentOf(req) });
+          // A call pauses once: requests an edit or a timeout handed over to are the same call.
+          if (req && req.parentId === null) toolCalls.inc({ tool: e.tool, tier: req.tier });
         });
         break;
       case 'approval.decided':
-        decisions.inc({ type: e.decision });
-        if (e.status !== 'pending') {
-          later(async () => {
-            const req = await interlock.getRequest(e.requestId);
-            if (req?.resolvedAt != null) timeToDecision.observe(Math.max(0, (req.resolvedAt - req.createdAt) / 1000));
-          });
-        }
+        later(async () => {
+          const req = await interlock.getRequest(e.requestId);
+          if (req?.planted) return;
+          decisions.inc({ type: e.decision });
+          if (e.status !== 'pending' && req) resolved.inc({ role: req.role });
+          if (e.status !== 'pending' && req?.resolvedAt != null)
+            timeToDecision.observe(Math.max(0, (req.resolvedAt - req.createdAt) / 1000));
+        });
         break;
       case 'approval.expired':
-        expirations.inc();
+        later(async () => {
+          const req = await interlock.getRequest(e.requestId);
+          if (!req || req.planted) return;
+          expirations.inc();
+          resolved.inc({ role: req.role });
+        });
         break;
       case 'execution.finished':
         executions.inc({ tool: e.tool, status: e.status });
+        if (e.requestId === null) toolCalls.inc({ tool: e.tool, tier: e.tier ?? 'auto' });
         break;
       case 'job.deferred':
         deferred.inc({ reason: e.reason });

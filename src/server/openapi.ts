@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { DECISION_TYPES } from '../core/index.ts';
-import { auditQuery, decisionBody, listQuery, requestSummarySchema, startThreadBody, threadQuery } from './schemas.ts';
+import {
+  auditQuery,
+  decisionBody,
+  listQuery,
+  plantedQuery,
+  requestSummarySchema,
+  startThreadBody,
+  threadQuery,
+} from './schemas.ts';
 import { HTTP_STATUS } from './errors.ts';
 
 /**
@@ -71,6 +79,14 @@ const ERROR_TEXT: Record<number, string> = Object.fromEntries(
 // The request's shape is declared once, as a zod schema (server/schemas.ts).
 const { $schema: _schemaDialect, ...requestSummary } = z.toJSONSchema(requestSummarySchema, { io: 'output' }) as Json;
 
+// Said only once the request is decided: until then a planted check reads like any request.
+const plantedCheckSchema: Json = {
+  type: 'object',
+  properties: { caught: { type: ['boolean', 'null'] } },
+  description:
+    'Present once decided when the request was a planted check (docs/metrics.md): caught is true when it was rejected or answered, false when approved or edited, null when it timed out.',
+};
+
 const reviewPacket: Json = {
   allOf: [
     ref('RequestSummary'),
@@ -99,6 +115,7 @@ const reviewPacket: Json = {
           properties: { evidence: { type: 'object' } },
           description: 'Redacted customer and model text: render as plain text only.',
         },
+        plantedCheck: plantedCheckSchema,
       },
     },
   ],
@@ -136,6 +153,33 @@ export function openApiDocument(opts: { baseUrl?: string; version?: string } = {
           },
         },
       },
+      '/api/v1/planted': {
+        get: {
+          summary: 'List planted checks, newest first, with whether each was caught (operators only)',
+          parameters: queryParams(plantedQuery),
+          responses: {
+            200: json(
+              {
+                type: 'object',
+                properties: {
+                  items: {
+                    type: 'array',
+                    items: {
+                      allOf: [
+                        ref('RequestSummary'),
+                        { type: 'object', properties: { plantedCheck: plantedCheckSchema } },
+                      ],
+                    },
+                  },
+                  nextCursor: { type: ['string', 'null'] },
+                },
+              },
+              'A page of planted checks.',
+            ),
+            ...errors(400, 401, 403),
+          },
+        },
+      },
       '/api/v1/approvals/{id}': {
         get: {
           summary: 'The review packet of one request',
@@ -159,6 +203,7 @@ export function openApiDocument(opts: { baseUrl?: string; version?: string } = {
                     type: 'string',
                     description: 'When the edit became a new request (outcome superseded).',
                   },
+                  plantedCheck: plantedCheckSchema,
                 },
               },
               'The decision was recorded.',

@@ -48,6 +48,12 @@ export const listQuery = z.strictObject({
   order: z.enum(['newest', 'expiry']).optional(),
 });
 
+/** Query of GET /api/v1/planted (operators). */
+export const plantedQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(500).optional(),
+  cursor: z.string().min(1).max(1000).optional(),
+});
+
 /** Body of POST /api/v1/threads. */
 export const startThreadBody = z.strictObject({
   agent: z.string().min(1).max(200).describe('Name of the agent to run.'),

@@ -83,7 +83,18 @@ export function reviewPacket(
     allowedDecisions: decisionsFor(req, opts.viewer, opts.voters, opts.now),
     // Text from customers and models: display as plain text, never as markup or instructions.
     untrusted: { evidence: req.evidence },
+    ...plantedCheckView(req),
   };
+}
+
+/**
+ * What a reviewer is told of a planted check, once it is decided (never while it waits: it must read
+ * like any request): whether it was caught. Nothing for a real request.
+ */
+export function plantedCheckView(req: ApprovalRequest): { plantedCheck?: { caught: boolean | null } } {
+  if (!req.planted || req.status === 'pending' || req.status === 'superseded') return {};
+  const t = req.resolution?.type;
+  return { plantedCheck: { caught: t === 'reject' || t === 'respond' ? true : t === 'timeout' ? null : false } };
 }
 
 /**

@@ -76,7 +76,7 @@ export function createThreadsAdapter(
       if (!thread) return undefined;
       const [messages, pending] = await Promise.all([
         interlock.threads.listMessages(threadId),
-        interlock.listRequests({ threadId, status: 'pending', limit: 100 }),
+        interlock.listRequests({ threadId, status: 'pending', limit: 100, planted: false }),
       ]);
       const view: ThreadView = {
         threadId,

@@ -302,7 +302,9 @@ export interface OversightStoreOps {
   listApprovalTimings(
     since: number,
     until: number,
-  ): Promise<Array<{ reviewer: string; requestId: string; planted: boolean; openedAt: number | null; decidedAt: number }>>;
+  ): Promise<
+    Array<{ reviewer: string; requestId: string; planted: boolean; openedAt: number | null; decidedAt: number }>
+  >;
 }
 
 /** Reviewer accounts (src/store/sql/reviewers.ts). */

@@ -2,13 +2,13 @@ import { Hono } from 'hono';
 import type { Decision } from '../../core/index.ts';
 import type { RequestQuery } from '../../store/types.ts';
 import { visibleRequest } from '../access.ts';
-import { canSeeRole } from '../auth.ts';
+import { canSeeRole, requireOperator } from '../auth.ts';
 import { RateLimitedError } from '../errors.ts';
 import { readJson, readQuery } from '../input.ts';
 import type { RateLimiter } from '../rate-limit.ts';
-import { decisionBody, listQuery } from '../schemas.ts';
+import { decisionBody, listQuery, plantedQuery } from '../schemas.ts';
 import type { AppEnv, RouteDeps } from '../types.ts';
-import { requestSummary, reviewerNames, reviewPacket } from '../views.ts';
+import { plantedCheckView, requestSummary, reviewerNames, reviewPacket } from '../views.ts';
 
 /**
  * The approval queue: list, review packet, story, decision.
@@ -37,12 +37,30 @@ export function approvalRoutes(deps: RouteDeps, limiter: RateLimiter | undefined
     return c.json({ items: page.items.map(requestSummary), nextCursor: page.nextCursor });
   });
 
+  // Operators only: a reviewer who could list planted checks could tell them apart in the queue.
+  app.get('/planted', async (c) => {
+    requireOperator(c.var.principal, 'list planted checks');
+    const q = readQuery(c, plantedQuery);
+    const page = await interlock.listRequests({
+      planted: true,
+      order: 'newest',
+      ...(q.limit !== undefined && { limit: q.limit }),
+      ...(q.cursor && { cursor: q.cursor }),
+    });
+    return c.json({
+      items: page.items.map((r) => ({ ...requestSummary(r), ...plantedCheckView(r) })),
+      nextCursor: page.nextCursor,
+    });
+  });
+
   app.get('/approvals/:id', async (c) => {
     const p = c.var.principal;
     const req = await visibleRequest(deps, p, c.req.param('id'));
     const [voters, reviewers] = await Promise.all([
       interlock.requests.listVoters(req.id),
       interlock.reviewers.listReviewers(),
+      // The first time this reviewer opened the card: their pace from opening to approving (operators' dashboard).
+      req.status === 'pending' ? interlock.cardOpened(req.id, p.id) : undefined,
     ]);
     const names = reviewerNames(req, voters, reviewers);
     return c.json(
@@ -79,6 +97,7 @@ export function approvalRoutes(deps: RouteDeps, limiter: RateLimiter | undefined
       request: requestSummary(result.request),
       outcome: result.outcome,
       ...(result.newRequest && { newRequestId: result.newRequest.id }),
+      ...(result.plantedCheck && { plantedCheck: result.plantedCheck }),
     });
   });
 
