@@ -148,6 +148,72 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       await page.context().close();
     });
 
+    it('a planted check reads like any card until decided; then the card says so; only operators see review quality', async () => {
+      // A planting rule on the service's database: every pause of this rule places a check beside it.
+      const il = createInterlock({
+        store: w.svc.store,
+        random: () => 0,
+        policy: {
+          tools: {
+            issue_refund: [
+              {
+                id: 'large',
+                tier: 'approve',
+                role: 'supervisor',
+                reason: 'refund over $500',
+                plant: { rate: 1, template: ({ args }) => ({ args: { ...args, orderId: 'ORD-00000' } }) },
+              },
+            ],
+          },
+        },
+      });
+      const args = { orderId: 'ORD-999', customerId: 'test-001', amount: 640, reason: 'damaged' };
+      const verdict = await il.gate({ tool: 'issue_refund', args });
+      const threadId = `planted-ui-${backend}`;
+      const { requests } = await il.pause({
+        thread: { id: threadId, agent: 'order-support', agentVersion: '1.0.0' },
+        items: [
+          {
+            call: { tool: 'issue_refund', args },
+            toolCallId: 'call_real',
+            verdict,
+            evidence: { customerMessage: 'hi' },
+          },
+        ],
+        proposer: 'agent:order-support',
+      });
+      const real = requests[0]!;
+      const check = (await w.svc.store.listRequests({ threadId, planted: true })).items[0]!;
+      const { page, errors } = await newPage(browser);
+      const facts = async (id: string) => {
+        await page.goto(`${w.url}/approvals/${id}`);
+        await page.locator('article.review[data-status="pending"]').waitFor();
+        return page.locator('dl.facts dt').allInnerTexts();
+      };
+      await signInAs(page, w.url, w.tokens.sam, `/approvals/${real.id}`);
+      const realFacts = await facts(real.id);
+      assert.deepEqual(await facts(check.id), realFacts, 'the same card, fact for fact');
+      assert.equal(await page.locator('#planted-check').count(), 0);
+      assert.equal(
+        await w.decideAs('sam', check.id, {
+          type: 'reject',
+          message: 'no such order',
+          expectedVersion: check.version,
+          actionHash: check.actionHash,
+        }),
+        200,
+      );
+      await page.goto(`${w.url}/approvals/${check.id}`);
+      await page.locator('#planted-check').waitFor();
+      assert.match(await page.locator('#planted-check').innerText(), /planted check.*caught/s);
+      // Review quality is for operators: a supervisor's metrics page has none of it.
+      await page.goto(`${w.url}/metrics-dashboard`);
+      await page.locator('#kpi-autonomous').waitFor();
+      assert.equal(await page.locator('#oversight').count(), 0);
+      assert.deepEqual(errors, []);
+      await page.context().close();
+    });
+
     it('the sign-in page gives the command for an installed Interlock and the one inside the repository', async () => {
       const { page, errors } = await newPage(browser);
       await page.goto(`${w.url}/signin`);

@@ -348,17 +348,20 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       await w.waitForRequest(await w.startThread('partial refund of $2400 for order ORD-78291'));
       const { page, errors } = await newPage(browser, { width: 390, height: 844 });
       await signInAs(page, w.url, w.tokens.olivia, '/metrics-dashboard');
-      await page.locator('.charts figure').nth(3).waitFor();
-      assert.equal(await page.locator('.charts figure').count(), 4);
+      await page.locator('.charts figure').nth(6).waitFor();
+      // Seven charts of the agents' figures, and the operators' review-quality section with its own.
+      assert.equal(await page.locator('.charts figure').count(), 8);
       assert.ok(
-        (await page.locator('.charts svg[role="img"]').count()) >= 3,
+        (await page.locator('.charts svg[role="img"]').count()) >= 5,
         'SVG charts (the time chart is empty until someone decides)',
       );
       assert.match(
-        await page.locator('.charts').innerText(),
-        /Interrupts per tool[\s\S]*issue_refund[\s\S]*Queue depth over time/,
+        await page.locator('.charts').first().innerText(),
+        /Interrupts per tool[\s\S]*issue_refund[\s\S]*Interrupt rate per tool[\s\S]*Per risk tier[\s\S]*Queue: opened and resolved, by role[\s\S]*Queue depth over time/,
       );
       assert.notEqual(await page.locator('#kpi-interrupts .kpi-value').innerText(), '0');
+      assert.match(await page.locator('#kpi-autonomous .kpi-label').innerText(), /autonomous completion/);
+      assert.match(await page.locator('#oversight').innerText(), /Review quality[\s\S]*Reviewer pace/);
       const fits = () => js(page, 'document.documentElement.scrollWidth <= window.innerWidth');
       assert.equal(await fits(), true, 'metrics fit 390 px');
       await page.goto(`${w.url}/`);

@@ -27,6 +27,89 @@ function minutes(m: number | null): string {
   return `${(m / 60).toFixed(1)} h`;
 }
 
+/** Opened and resolved over the whole window, per role. */
+function queueByRole(d: Dashboard): Array<{ role: string; opened: number; resolved: number }> {
+  const by = new Map<string, { role: string; opened: number; resolved: number }>();
+  for (const f of d.rollup.queue.flows) {
+    const x = by.get(f.role) ?? { role: f.role, opened: 0, resolved: 0 };
+    x.opened += f.opened;
+    x.resolved += f.resolved;
+    by.set(f.role, x);
+  }
+  return [...by.values()];
+}
+
+type Oversight = NonNullable<Dashboard['rollup']['oversight']>;
+
+/** Operators only: how planted checks fared, and each reviewer's pace. A signal, not a verdict. */
+function oversight(o: Oversight): HTMLElement {
+  const p = o.planted;
+  return h(
+    'section',
+    { class: 'oversight', id: 'oversight', 'aria-labelledby': 'h-oversight' },
+    h('h2', { id: 'h-oversight' }, 'Review quality (operators only)'),
+    h(
+      'p',
+      { class: 'muted', id: 'planted-summary' },
+      p.placed
+        ? `Planted checks: ${p.placed} placed, ${p.decided} decided, ${p.caught} caught — yield ${pct(p.yield)}. Median time to decision: planted ${minutes(p.medianMinutesToDecision.planted)}, real ${minutes(p.medianMinutesToDecision.real)}.`
+        : 'No planted checks in this window (they are off unless a policy rule sets "plant").',
+    ),
+    h(
+      'div',
+      { class: 'charts' },
+      stackedBars(
+        'Planted checks by reviewer',
+        p.byReviewer.map((y) => ({
+          label: y.key,
+          segments: [
+            { name: 'caught', value: y.caught, cls: 'seg-approved' },
+            { name: 'missed', value: y.missed, cls: 'seg-rejected' },
+          ],
+        })),
+      ),
+    ),
+    h('h3', null, 'Reviewer pace'),
+    h(
+      'p',
+      { class: 'muted small' },
+      'Seconds from opening a card to approving it. A signal to look into, not a verdict: a reviewer may have read the case elsewhere first.',
+    ),
+    o.reviewers.length
+      ? h(
+          'table',
+          { class: 'pace', id: 'reviewer-pace' },
+          h(
+            'thead',
+            null,
+            h(
+              'tr',
+              null,
+              ['Reviewer', 'Approvals', 'Timed', 'Median s', `Under ${o.reviewers[0]!.fastSeconds} s`].map((x) =>
+                h('th', null, x),
+              ),
+            ),
+          ),
+          h(
+            'tbody',
+            null,
+            o.reviewers.map((x) =>
+              h(
+                'tr',
+                { 'data-reviewer': x.reviewer },
+                h('td', null, x.reviewer),
+                h('td', null, String(x.approvals)),
+                h('td', null, String(x.timed)),
+                h('td', null, x.medianSecondsToApprove === null ? '—' : x.medianSecondsToApprove.toFixed(1)),
+                h('td', null, pct(x.fastShare)),
+              ),
+            ),
+          ),
+        )
+      : h('p', { class: 'muted' }, 'No approvals in this window.'),
+  );
+}
+
 function render(d: Dashboard): void {
   const tools = d.rollup.tools;
   const total = tools.reduce((a, t) => a + t.requests, 0);
@@ -43,6 +126,7 @@ function render(d: Dashboard): void {
       kpi('approval rate', pct(decided ? approvedOrEdited / decided : null), 'kpi-approval'),
       kpi('correction rate', pct(decided ? edited / decided : null), 'kpi-correction'),
       kpi('resume success', pct(d.rollup.resume.successRate), 'kpi-resume'),
+      kpi('autonomous completion', pct(d.rollup.threads.autonomousRate), 'kpi-autonomous'),
     ),
     h(
       'div',
@@ -70,6 +154,31 @@ function render(d: Dashboard): void {
             { name: 'corrected (edited)', value: t.correctionRate, cls: 'seg-edited' },
           ],
         })),
+      ),
+      rateBars(
+        'Interrupt rate per tool (calls that paused)',
+        tools.map((t) => ({
+          label: t.tool,
+          rates: [{ name: 'paused', value: t.interruptRate, cls: 'seg-pending' }],
+        })),
+      ),
+      rateBars(
+        'Per risk tier',
+        d.rollup.tiers.map((t) => ({
+          label: `${t.tier} (${t.calls} calls)`,
+          rates: [
+            { name: 'paused', value: t.interruptRate, cls: 'seg-pending' },
+            { name: 'approved (incl. edited)', value: t.approvalRate, cls: 'seg-approved' },
+            { name: 'corrected (edited)', value: t.correctionRate, cls: 'seg-edited' },
+          ],
+        })),
+      ),
+      stackedBars(
+        'Queue: opened and resolved, by role',
+        queueByRole(d).flatMap((q) => [
+          { label: `${q.role} opened`, segments: [{ name: 'opened', value: q.opened, cls: 'seg-pending' }] },
+          { label: `${q.role} resolved`, segments: [{ name: 'resolved', value: q.resolved, cls: 'seg-approved' }] },
+        ]),
       ),
       stackedBars(
         'Median time to decision',
@@ -100,6 +209,7 @@ function render(d: Dashboard): void {
         'pending requests',
       ),
     ),
+    d.rollup.oversight ? oversight(d.rollup.oversight) : null,
     h(
       'p',
       { class: 'muted small' },

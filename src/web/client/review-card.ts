@@ -130,11 +130,28 @@ function reasonFact(p: ReviewPacket, myself: Me): Child[] {
 }
 
 /** What will run and why it needs a person; `onExpired` fires when the countdown reaches zero. */
+/** Once a planted check is decided, the reviewer learns it was one, and whether it was caught. */
+function plantedNotice(p: ReviewPacket): HTMLElement | null {
+  if (!p.plantedCheck) return null;
+  const c = p.plantedCheck.caught;
+  return h(
+    'p',
+    { class: `alert ${c === false ? 'alert-error' : 'alert-warn'}`, role: 'status', id: 'planted-check' },
+    'This was a planted check: a test of review that never runs. ',
+    c === true
+      ? 'It was caught: refusing it was right.'
+      : c === false
+        ? 'It was approved, though a careful look should have refused it. Nothing ran.'
+        : 'Nobody decided it before it expired.',
+  );
+}
+
 export function actionSection(p: ReviewPacket, myself: Me, onExpired: () => void): HTMLElement {
   return h(
     'section',
     { class: 'action', 'aria-labelledby': 'h-action' },
     h('h2', { id: 'h-action' }, p.status === 'pending' ? 'What will run' : 'The action'),
+    plantedNotice(p),
     hiddenWarning(p.args),
     h('p', { class: 'tool-line' }, 'Tool ', h('code', { class: 'tool-name' }, p.tool), ' with these arguments:'),
     argsTable(p.args),

@@ -56,6 +56,8 @@ export interface ReviewPacket extends RequestSummary {
   names: Record<string, string>;
   allowedDecisions: Array<'approve' | 'edit' | 'reject' | 'respond'>;
   untrusted: { evidence: Record<string, Json> };
+  /** Once decided, when it was a planted check: caught (rejected or answered), missed, or null (timed out). */
+  plantedCheck?: { caught: boolean | null };
 }
 
 /** POST /api/v1/approvals/:id/decision */
@@ -63,6 +65,7 @@ export interface DecisionAnswer {
   request: RequestSummary;
   outcome: 'authorized' | 'rejected' | 'responded' | 'pending' | 'superseded';
   newRequestId?: string;
+  plantedCheck?: { caught: boolean | null };
 }
 
 /** Events of GET /api/v1/events. */
