@@ -7,6 +7,7 @@ import { scriptedModel } from '../testing/scripted-model.ts';
 import { createAgent, tool, type Agent } from '../agent/index.ts';
 import { InterlockError, type PolicyConfig, type Reviewer } from '../core/index.ts';
 import { requestSummary } from '../server/views.ts';
+import { createMetrics } from '../server/metrics.ts';
 import type { Store } from '../store/types.ts';
 import { createInterlock, type Interlock } from './index.ts';
 
@@ -243,6 +244,54 @@ for (const backend of allBackends()) {
         o.byRule.map((x) => x.key),
         ['issue_refund:large'],
       );
+    });
+
+    it("each reviewer's pace: seconds from opening a card to approving, and the share under the threshold", async () => {
+      const il = createInterlock({ store, policy: refundPolicy(), now: clock.now });
+      const agent = agentOn(il);
+      clock.advance(86_400_000);
+      const since = clock.now();
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) ids.push((await agent.invoke('refund $900', { threadId: tid() })).interrupts[0]!.id);
+      await il.cardOpened(ids[0]!, 'sam');
+      clock.advance(3_000);
+      await decide(il, ids[0]!, { type: 'approve' });
+      await il.cardOpened(ids[1]!, 'sam');
+      clock.advance(40_000);
+      await il.cardOpened(ids[1]!, 'sam'); // a second look does not restart the clock
+      await decide(il, ids[1]!, { type: 'approve' });
+      await decide(il, ids[2]!, { type: 'approve' }, rita); // from the CLI or API: never opened
+      clock.advance(1_000);
+      const pace = (await il.rollup(since, clock.now(), { oversight: true })).oversight!.reviewers;
+      assert.deepEqual(pace, [
+        { reviewer: 'sam', approvals: 2, timed: 2, medianSecondsToApprove: 21.5, fastShare: 0.5, fastSeconds: 10 },
+        { reviewer: 'rita', approvals: 1, timed: 0, medianSecondsToApprove: null, fastShare: null, fastSeconds: 10 },
+      ]);
+    });
+
+    it('Prometheus: every gated call by tool and tier, opened and resolved by role; planted checks left out', async () => {
+      const il = createInterlock({ store, policy: refundPolicy({ rate: 1 }), now: clock.now, random: () => 0 });
+      const metrics = createMetrics(il);
+      try {
+        const agent = agentOn(il);
+        await agent.invoke('refund $40', { threadId: tid() });
+        const paused = await agent.invoke('refund $900', { threadId: tid() });
+        await decide(il, paused.interrupts[0]!.id, { type: 'approve' });
+        const text = await metrics.render();
+        const sample = (re: RegExp) => Number(re.exec(text)?.[1]);
+        assert.equal(sample(/^interlock_tool_calls_total\{tool="issue_refund",tier="auto"\} (\d+)$/m), 1);
+        assert.equal(sample(/^interlock_tool_calls_total\{tool="issue_refund",tier="approve"\} (\d+)$/m), 1);
+        assert.equal(
+          sample(/^interlock_requests_opened_total\{role="supervisor"\} (\d+)$/m),
+          1,
+          'the planted one is not counted',
+        );
+        assert.equal(sample(/^interlock_requests_resolved_total\{role="supervisor"\} (\d+)$/m), 1);
+        assert.equal(sample(/^interlock_interrupts_total\{tool="issue_refund",tier="approve"\} (\d+)$/m), 1);
+        assert.equal(sample(/^interlock_queue_depth\{role="supervisor"\} (\d+)$/m) >= 0, true);
+      } finally {
+        metrics.dispose();
+      }
     });
   });
 }

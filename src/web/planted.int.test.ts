@@ -1,0 +1,164 @@
+/**
+ * Planted checks through the HTTP API: a reviewer cannot tell one from a real request before deciding,
+ * no path runs it (a batch approval, a timeout default of approve), a timeout default of abort does
+ * not abort the real thread, and only operators can list them.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { allBackends } from '../testing/backends.ts';
+import { createInterlock, type Interlock } from '../engine/index.ts';
+import { InterlockError, type ApprovalRequest, type TimeoutDecision } from '../core/index.ts';
+import { startServerFixture, testPolicy, type ServerFixture } from '../../test/support/server-fixture.ts';
+import { batchDigest } from './batch-digest.ts';
+import { createWebUi } from './index.ts';
+
+type Answer = { results: Array<{ id: string; ok: boolean; outcome?: string; error?: { code: string } }> };
+
+for (const backend of allBackends()) {
+  describe(`planted checks over HTTP on ${backend.name}`, () => {
+    let f: ServerFixture;
+    let n = 0;
+    before(async () => {
+      f = await startServerFixture(backend, { ui: createWebUi() });
+    });
+    after(() => f.close());
+
+    /** An engine over the fixture's database whose large-refund rule plants a check beside every request. */
+    function planting(onTimeout: TimeoutDecision = 'reject'): Interlock {
+      const [small, large, huge] = testPolicy.tools.issue_refund as [object, object, object];
+      return createInterlock({
+        store: f.store,
+        now: f.clock.now,
+        random: () => 0,
+        policy: {
+          tools: {
+            issue_refund: [
+              small,
+              {
+                ...large,
+                onTimeout,
+                plant: {
+                  rate: 1,
+                  template: ({ args }: { args: Record<string, unknown> }) => ({
+                    args: { ...args, customerId: 'cus_does_not_exist' },
+                  }),
+                },
+              },
+              huge,
+            ] as never,
+          },
+        },
+      });
+    }
+
+    async function pauseWithCheck(il: Interlock): Promise<{ real: ApprovalRequest; check: ApprovalRequest }> {
+      const threadId = `planted-http-${backend.name}-${++n}`;
+      const call = { tool: 'issue_refund', args: { orderId: 'ORD-1', customerId: 'cus_1', amount: 700 } };
+      const { requests } = await il.pause({
+        thread: { id: threadId, agent: 'support', agentVersion: '1' },
+        items: [{ call, toolCallId: 'call_real', verdict: await il.gate(call) }],
+        proposer: 'agent:support',
+      });
+      const check = (await f.store.listRequests({ threadId, planted: true })).items[0]!;
+      return { real: requests[0]!, check };
+    }
+
+    const neverRuns = async (il: Interlock, check: ApprovalRequest) => {
+      assert.equal((await il.callOutcome(check.threadId, check.toolCallId!))?.state, 'cancelled');
+      await assert.rejects(
+        il.executeOnce(
+          {
+            key: `${check.id}:${check.actionHash}`,
+            tool: check.tool,
+            args: check.args,
+            requestId: check.id,
+            threadId: check.threadId,
+          },
+          async () => 'ran',
+        ),
+        (e: unknown) => e instanceof InterlockError && e.code === 'planted_check',
+      );
+    };
+
+    it('the queue and the review packet read the same as a real request’s until it is decided', async () => {
+      const { real, check } = await pauseWithCheck(planting());
+      const queue = await f.call<{ items: Array<Record<string, unknown>> }>(
+        '/api/v1/approvals?status=pending',
+        'alice',
+      );
+      const inQueue = queue.body.items.find((i) => i.id === check.id)!;
+      const realInQueue = queue.body.items.find((i) => i.id === real.id)!;
+      assert.deepEqual(Object.keys(inQueue).sort(), Object.keys(realInQueue).sort());
+      const packet = await f.call<Record<string, unknown>>(`/api/v1/approvals/${check.id}`, 'alice');
+      const realPacket = await f.call<Record<string, unknown>>(`/api/v1/approvals/${real.id}`, 'alice');
+      assert.deepEqual(Object.keys(packet.body).sort(), Object.keys(realPacket.body).sort());
+      assert.equal(packet.body.plantedCheck, undefined);
+      const decided = await f.call<{ plantedCheck?: { caught: boolean } }>(
+        `/api/v1/approvals/${check.id}/decision`,
+        'alice',
+        {
+          method: 'POST',
+          body: {
+            type: 'reject',
+            message: 'no such customer',
+            expectedVersion: check.version,
+            actionHash: check.actionHash,
+          },
+        },
+      );
+      assert.deepEqual(decided.body.plantedCheck, { caught: true });
+      const after = await f.call<{ plantedCheck?: { caught: boolean } }>(`/api/v1/approvals/${check.id}`, 'alice');
+      assert.deepEqual(after.body.plantedCheck, { caught: true });
+    });
+
+    it('a batch approval of a planted check records the miss and runs nothing', async () => {
+      const il = planting();
+      const { real, check } = await pauseWithCheck(il);
+      const items = [real, check].map((r) => ({ id: r.id, expectedVersion: r.version, actionHash: r.actionHash }));
+      const r = await f.call<Answer>('/api/v1/batch/decision', 'alice', {
+        body: { type: 'approve', items, digest: batchDigest(items) },
+      });
+      assert.equal(r.status, 200);
+      assert.deepEqual(
+        r.body.results.map((x) => [x.ok, x.outcome]),
+        [
+          [true, 'authorized'],
+          [true, 'authorized'],
+        ],
+      );
+      await neverRuns(il, check);
+      assert.equal((await il.callOutcome(real.threadId, 'call_real'))?.state, 'approved', 'the real one runs');
+    });
+
+    it('a timeout default of approve never runs it; a default of abort leaves the real thread alone', async () => {
+      for (const onTimeout of ['approve', 'abort'] as const) {
+        const il = planting(onTimeout);
+        const { real, check } = await pauseWithCheck(il);
+        await il.decide(
+          real.id,
+          { type: 'approve', expectedVersion: real.version, actionHash: real.actionHash },
+          { id: 'sam', roles: ['supervisor'] },
+        );
+        f.clock.advance(31 * 60_000);
+        const expired = await il.expireDue();
+        assert.ok(expired.some((x) => x.id === check.id));
+        await neverRuns(il, check);
+        assert.notEqual((await f.store.getThread(real.threadId))?.status, 'aborted', `onTimeout ${onTimeout}`);
+        assert.equal((await f.store.listJobs({ requestId: check.id, kind: 'resume' })).length, 0);
+      }
+    });
+
+    it('only operators list planted checks', async () => {
+      const refused = await f.call('/api/v1/planted', 'alice');
+      assert.equal(refused.status, 403);
+      const listed = await f.call<{ items: Array<{ id: string; plantedCheck?: { caught: boolean | null } }> }>(
+        '/api/v1/planted',
+        'olga',
+      );
+      assert.equal(listed.status, 200);
+      assert.ok(listed.body.items.length >= 4);
+      assert.ok(listed.body.items.some((i) => i.plantedCheck?.caught === true));
+      assert.ok(listed.body.items.some((i) => i.plantedCheck?.caught === false));
+    });
+  });
+}
