@@ -77,31 +77,35 @@ function oversight(o: Oversight): HTMLElement {
     ),
     o.reviewers.length
       ? h(
-          'table',
-          { class: 'pace', id: 'reviewer-pace' },
+          'div',
+          { class: 'table-scroll' },
           h(
-            'thead',
-            null,
+            'table',
+            { class: 'pace', id: 'reviewer-pace' },
             h(
-              'tr',
+              'thead',
               null,
-              ['Reviewer', 'Approvals', 'Timed', 'Median s', `Under ${o.reviewers[0]!.fastSeconds} s`].map((x) =>
-                h('th', null, x),
-              ),
-            ),
-          ),
-          h(
-            'tbody',
-            null,
-            o.reviewers.map((x) =>
               h(
                 'tr',
-                { 'data-reviewer': x.reviewer },
-                h('td', null, x.reviewer),
-                h('td', null, String(x.approvals)),
-                h('td', null, String(x.timed)),
-                h('td', null, x.medianSecondsToApprove === null ? '—' : x.medianSecondsToApprove.toFixed(1)),
-                h('td', null, pct(x.fastShare)),
+                null,
+                ['Reviewer', 'Approvals', 'Timed', 'Median s', `Under ${o.reviewers[0]!.fastSeconds} s`].map((x) =>
+                  h('th', null, x),
+                ),
+              ),
+            ),
+            h(
+              'tbody',
+              null,
+              o.reviewers.map((x) =>
+                h(
+                  'tr',
+                  { 'data-reviewer': x.reviewer },
+                  h('td', null, x.reviewer),
+                  h('td', null, String(x.approvals)),
+                  h('td', null, String(x.timed)),
+                  h('td', null, x.medianSecondsToApprove === null ? '—' : x.medianSecondsToApprove.toFixed(1)),
+                  h('td', null, pct(x.fastShare)),
+                ),
               ),
             ),
           ),
