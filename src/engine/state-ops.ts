@@ -77,7 +77,15 @@ export interface AuditOps extends Pick<Store, 'listAudit' | 'getAuditHeads'> {
 /** Reviewer accounts and browser sessions (one statement each). */
 export type ReviewerOps = Pick<
   Store,
-  'insertReviewer' | 'getReviewerByTokenHash' | 'getReviewer' | 'listReviewers' | 'revokeReviewer'
+  | 'insertReviewer'
+  | 'getReviewerByTokenHash'
+  | 'getReviewer'
+  | 'listReviewers'
+  | 'revokeReviewer'
+  | 'linkIdentity'
+  | 'getReviewerByIdentity'
+  | 'recordPostedMessage'
+  | 'listPostedMessages'
 >;
 export type SessionOps = Pick<Store, 'insertSession' | 'getSession' | 'deleteSession' | 'deleteExpiredSessions'>;
 /** Request reads beyond get/list. */
@@ -251,6 +259,10 @@ export function directOps(store: Store): { reviewers: ReviewerOps; sessions: Ses
       'getReviewer',
       'listReviewers',
       'revokeReviewer',
+      'linkIdentity',
+      'getReviewerByIdentity',
+      'recordPostedMessage',
+      'listPostedMessages',
     ] as const),
     sessions: pick(store, ['insertSession', 'getSession', 'deleteSession', 'deleteExpiredSessions'] as const),
     requests: pick(store, ['listVoters', 'countPendingByRole'] as const),

@@ -11,6 +11,14 @@ export * from './webhook-signature.ts';
 export * from './webhook-channel.ts';
 export * from './slack-message.ts';
 export * from './slack-channel.ts';
+export * from './slack-app.ts';
+export {
+  requestMessage as slackRequestMessage,
+  decidedMessage as slackDecidedMessage,
+  messageModal as slackMessageModal,
+  ACTIONS as SLACK_ACTIONS,
+  type ButtonValue as SlackButtonValue,
+} from './slack-interactive.ts';
 export * from './email-message.ts';
 export * from './email-channel.ts';
 export * from './routing.ts';

@@ -1,5 +1,6 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import type { SlackApp } from '../notify/index.ts';
 import { z } from 'zod';
 import { ConfigError, ValidationError } from '../core/index.ts';
 import type { Interlock } from '../engine/index.ts';
@@ -53,6 +54,11 @@ export interface AppOptions {
   logger?: ServerLogger;
   /** A user interface served by the same app, with browser sessions: `createWebUi()` from the web layer. */
   ui?: AppUi;
+  /**
+   * Decisions from Slack's buttons (`createSlackApp` from interlock/notify): served at
+   * `POST /slack/interactions`, authenticated by Slack's request signature rather than a token.
+   */
+  slack?: Pick<SlackApp, 'handle'>;
 }
 
 /** What the app hands a {@link AppUi} when mounting it. */
@@ -190,6 +196,29 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   // Before auth, so that it sees auth's refusals of a decision (no token, a revoked one) and audits them.
   app.use('/api/v1/approvals/:id/decision', auditAuthRefusals(interlock));
   app.use('/api/*', auth);
+  const slack = options.slack;
+  if (slack) {
+    app.use(
+      '/slack/*',
+      bodyLimit({
+        maxSize: maxBody,
+        onError: () => {
+          throw new PayloadTooLargeError(maxBody);
+        },
+      }),
+    );
+    // The signature covers the exact bytes, so the raw text goes to the check, not a parsed form.
+    app.post('/slack/interactions', async (c) => {
+      const r = await slack.handle({
+        body: await c.req.text(),
+        headers: {
+          timestamp: c.req.header('x-slack-request-timestamp'),
+          signature: c.req.header('x-slack-signature'),
+        },
+      });
+      return c.json(r.body as Record<string, unknown>, r.status as 200);
+    });
+  }
   options.ui?.mount(app, { deps, authenticate: auth, reviewers, baseUrl: options.baseUrl, limiter });
 
   app.route('/api/v1', approvalRoutes(deps, limiter));

@@ -315,6 +315,13 @@ export interface ReviewerStoreOps {
   getReviewer(id: string): Promise<ReviewerRow | undefined>;
   listReviewers(): Promise<ReviewerRow[]>;
   revokeReviewer(id: string): Promise<boolean>;
+  /** Link a reviewer's account in a chat tool (`slack`, a Slack user id); linking again moves it. */
+  linkIdentity(provider: string, externalId: string, reviewerId: string, now: number): Promise<void>;
+  /** The reviewer an account in a chat tool belongs to. */
+  getReviewerByIdentity(provider: string, externalId: string): Promise<ReviewerRow | undefined>;
+  /** Remember a message posted about a request (`ref`: the provider's handle, e.g. Slack `channel:ts`). */
+  recordPostedMessage(requestId: string, provider: string, ref: string, now: number): Promise<void>;
+  listPostedMessages(requestId: string, provider: string): Promise<string[]>;
 }
 
 /** Browser sessions of the web UI (src/store/sql/sessions.ts). */

@@ -35,6 +35,35 @@ export function reviewerOps(db: SqlExecutor): ReviewerStoreOps {
     async revokeReviewer(id) {
       return (await db.run(`UPDATE il_reviewers SET revoked = 1 WHERE id = $1 AND revoked = 0`, [id])) === 1;
     },
+    async linkIdentity(provider, externalId, reviewerId, now) {
+      // One account, one reviewer: linking again moves it (an account handed to a colleague).
+      await db.run(
+        `INSERT INTO il_reviewer_identities (provider, external_id, reviewer_id, created_at) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (provider, external_id) DO UPDATE SET reviewer_id = excluded.reviewer_id, created_at = excluded.created_at`,
+        [provider, externalId, reviewerId, now],
+      );
+    },
+    async getReviewerByIdentity(provider, externalId) {
+      const rows = await db.all(
+        `SELECT r.* FROM il_reviewer_identities i JOIN il_reviewers r ON r.id = i.reviewer_id
+         WHERE i.provider = $1 AND i.external_id = $2`,
+        [provider, externalId],
+      );
+      return rows[0] ? toReviewer(rows[0]) : undefined;
+    },
+    async recordPostedMessage(requestId, provider, ref, now) {
+      await db.run(
+        `INSERT INTO il_posted_messages (request_id, provider, ref, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
+        [requestId, provider, ref, now],
+      );
+    },
+    async listPostedMessages(requestId, provider) {
+      const rows = await db.all(
+        `SELECT ref FROM il_posted_messages WHERE request_id = $1 AND provider = $2 ORDER BY created_at`,
+        [requestId, provider],
+      );
+      return rows.map((r) => String(r.ref));
+    },
   };
 }
 
@@ -48,4 +77,8 @@ export const reviewerShapes: { [K in keyof ReturnType<typeof reviewerOps>]: OpSh
   getReviewer: 'read',
   listReviewers: 'read',
   revokeReviewer: 'write',
+  linkIdentity: 'write',
+  getReviewerByIdentity: 'read',
+  recordPostedMessage: 'write',
+  listPostedMessages: 'read',
 };

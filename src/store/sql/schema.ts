@@ -145,4 +145,18 @@ export const MIGRATIONS: readonly Migration[] = [
         request_id TEXT NOT NULL, reviewer TEXT NOT NULL, opened_at BIGINT NOT NULL, PRIMARY KEY (request_id, reviewer))`,
     ],
   },
+  {
+    id: 6,
+    name: 'chat identities and posted messages',
+    statements: [
+      // A reviewer's account in a chat tool (Slack user id): who clicked a button there.
+      `CREATE TABLE il_reviewer_identities (
+        provider TEXT NOT NULL, external_id TEXT NOT NULL, reviewer_id TEXT NOT NULL, created_at BIGINT NOT NULL,
+        PRIMARY KEY (provider, external_id))`,
+      // Messages posted about a request (a Slack channel and ts), to update once it is decided.
+      `CREATE TABLE il_posted_messages (
+        request_id TEXT NOT NULL, provider TEXT NOT NULL, ref TEXT NOT NULL, created_at BIGINT NOT NULL,
+        PRIMARY KEY (request_id, provider, ref))`,
+    ],
+  },
 ];

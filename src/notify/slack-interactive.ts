@@ -1,0 +1,148 @@
+import type { ApprovalRequest } from '../core/index.ts';
+import { escapeSlack, oneLine, truncate } from './escape.ts';
+import { approvalRequestedMessage } from './message.ts';
+import { slackMessage, type SlackPayload, type SlackText } from './slack-message.ts';
+
+/**
+ * The messages of the Slack app (docs/notifications.md): a request with buttons that decide it in
+ * Slack, the same message once decided, and the modal that asks for a reviewer's message. Every
+ * untrusted value is escaped as in {@link slackMessage}; the evidence is set apart as quoted text.
+ */
+
+/** What a button carries: the request, and the version and action hash the message showed. */
+export interface ButtonValue {
+  id: string;
+  v: number;
+  h: string;
+}
+
+/** Action ids of the buttons. */
+export const ACTIONS = {
+  approve: 'interlock_approve',
+  reject: 'interlock_reject',
+  respond: 'interlock_respond',
+  edit: 'interlock_edit',
+} as const;
+
+const md = (text: string): SlackText => ({ type: 'mrkdwn', text, verbatim: true });
+const plain = (text: string): SlackText => ({ type: 'plain_text', text: escapeSlack(text), emoji: false });
+
+/** The untrusted evidence as quoted lines, each escaped and cut short. */
+function evidenceQuote(evidence: Record<string, unknown>): string | undefined {
+  const lines = Object.entries(evidence)
+    .filter(([, v]) => v !== null && v !== undefined && v !== '')
+    .slice(0, 6)
+    .map(
+      ([k, v]) =>
+        `> *${escapeSlack(oneLine(k))}:* ${escapeSlack(truncate(oneLine(typeof v === 'string' ? v : JSON.stringify(v)), 300))}`,
+    );
+  return lines.length ? `*Evidence (untrusted: from the customer or the model)*\n${lines.join('\n')}` : undefined;
+}
+
+/** The base message of a request, without its link button and footer (they are replaced below). */
+function base(req: ApprovalRequest, baseUrl: string): SlackPayload {
+  const p = slackMessage(approvalRequestedMessage(req, baseUrl));
+  const blocks = p.blocks.filter((b) => b.type !== 'actions' && b.type !== 'context');
+  const fields = blocks.find((b) => b.type === 'section' && b.fields);
+  if (fields && fields.type === 'section')
+    fields.fields = [...(fields.fields ?? []), md(`*Tier*\n${escapeSlack(req.tier)}`)];
+  const quote = evidenceQuote(req.evidence);
+  if (quote) blocks.push({ type: 'section', text: md(quote) });
+  return { text: p.text, blocks };
+}
+
+/** A pending request with Approve, Reject, Respond and "Edit in Interlock". */
+export function requestMessage(req: ApprovalRequest, baseUrl: string): SlackPayload {
+  const p = base(req, baseUrl);
+  const value = JSON.stringify({ id: req.id, v: req.version, h: req.actionHash } satisfies ButtonValue);
+  const quorum =
+    req.approvalsRequired > 1 ? ` · ${req.approvalsReceived} of ${req.approvalsRequired} approvals so far` : '';
+  return {
+    text: p.text,
+    blocks: [
+      ...p.blocks,
+      {
+        type: 'actions',
+        block_id: `interlock:${req.id}`,
+        elements: [
+          { type: 'button', text: plain('Approve'), action_id: ACTIONS.approve, value, style: 'primary' },
+          { type: 'button', text: plain('Reject'), action_id: ACTIONS.reject, value, style: 'danger' },
+          { type: 'button', text: plain('Respond'), action_id: ACTIONS.respond, value },
+          // Edits need the form and the diff: they happen on the review page.
+          {
+            type: 'button',
+            text: plain('Edit in Interlock'),
+            action_id: ACTIONS.edit,
+            url: `${baseUrl.replace(/\/+$/, '')}/approvals/${encodeURIComponent(req.id)}`,
+          },
+        ],
+      },
+      { type: 'context', elements: [md(`Interlock · request ${escapeSlack(req.id)} · v${req.version}${quorum}`)] },
+    ],
+  } as SlackPayload;
+}
+
+/** Past tense of how a request ended, for the updated message. */
+function outcome(req: ApprovalRequest): string {
+  const r = req.resolution;
+  switch (req.status) {
+    case 'authorized':
+    case 'executing':
+    case 'executed':
+    case 'failed':
+      return r?.type === 'edit'
+        ? 'Edited and approved'
+        : r?.type === 'timeout'
+          ? 'Approved by its timeout default'
+          : 'Approved';
+    case 'rejected':
+      return 'Rejected';
+    case 'responded':
+      return 'Answered';
+    case 'expired':
+      return `Expired (${r?.applied ?? req.onTimeout} applied)`;
+    case 'superseded':
+      return 'Replaced by a new request';
+    case 'cancelled':
+      return 'Cancelled';
+    default:
+      return req.status;
+  }
+}
+
+/** The message once the request is decided (from any channel): the buttons give way to the outcome. */
+export function decidedMessage(req: ApprovalRequest, baseUrl: string, names: Record<string, string>): SlackPayload {
+  const p = base(req, baseUrl);
+  const r = req.resolution;
+  const by = r && r.type !== 'timeout' ? ` by ${escapeSlack(oneLine(names[r.by] ?? r.by))}` : '';
+  const at = r ? ` at ${new Date(r.at).toISOString().replace('T', ' ').slice(0, 16)} UTC` : '';
+  const said = r?.message ? `: “${escapeSlack(truncate(oneLine(r.message), 300))}”` : '';
+  return {
+    text: `${outcome(req)}: ${p.text}`,
+    blocks: [
+      ...p.blocks,
+      { type: 'section', text: md(`*${outcome(req)}*${by}${at}${said}`) },
+      { type: 'context', elements: [md(`Interlock · request ${escapeSlack(req.id)}`)] },
+    ],
+  };
+}
+
+/** The modal that asks for a rejection's message or a response. */
+export function messageModal(kind: 'reject' | 'respond', meta: ButtonValue & { channel?: string }) {
+  return {
+    type: 'modal',
+    callback_id: kind === 'reject' ? ACTIONS.reject : ACTIONS.respond,
+    private_metadata: JSON.stringify(meta),
+    title: plain(kind === 'reject' ? 'Reject' : 'Respond'),
+    submit: plain(kind === 'reject' ? 'Reject' : 'Send'),
+    close: plain('Cancel'),
+    blocks: [
+      {
+        type: 'input',
+        block_id: 'message',
+        label: plain(kind === 'reject' ? 'Why (the agent sees this)' : 'Your answer (the agent gets it as the result)'),
+        element: { type: 'plain_text_input', action_id: 'text', multiline: true, max_length: 2000 },
+      },
+    ],
+  };
+}
