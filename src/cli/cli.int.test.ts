@@ -68,7 +68,13 @@ for (const backend of allBackends()) {
       assert.ok(!list.out.includes(token), 'list never shows tokens');
       const rows = await store.unsafeQuery('SELECT token_hash FROM il_reviewers WHERE id = $1', [id]);
       assert.notEqual(rows[0]?.token_hash, token);
+      const linked = await run(['reviewers', 'link-slack', id, 'U024BE7LH'], env);
+      assert.equal(linked.code, 0, linked.err);
+      assert.match(linked.out, /Slack user U024BE7LH decides as Sam/);
+      assert.equal((await store.getReviewerByIdentity('slack', 'U024BE7LH'))?.id, id);
+      assert.equal((await run(['reviewers', 'link-slack', id, 'not-a-member-id'], env)).code, 2);
       assert.equal((await run(['reviewers', 'revoke', id], env)).code, 0);
+      assert.equal((await run(['reviewers', 'link-slack', id, 'U024BE7LH'], env)).code, 3, 'a revoked reviewer');
       assert.equal((await run(['reviewers', 'revoke', id], env)).code, 3);
       assert.ok((await store.listAudit({})).some((e) => e.type === 'reviewer_revoked'));
     });

@@ -138,7 +138,27 @@ export async function reviewers(argv: string[], io: Output): Promise<number> {
       io.out(`revoked ${id}`);
       return EXIT.ok;
     }
-    throw new UsageError('usage: interlock reviewers add --name NAME --roles a,b | list | revoke ID');
+    if (sub === 'link-slack') {
+      const [id, slackUser] = positionals;
+      if (!id || !slackUser || !/^[UW][A-Z0-9]{2,}$/.test(slackUser))
+        throw new UsageError(
+          'usage: interlock reviewers link-slack <reviewer-id> <slack-user-id>  (the Slack member id, e.g. U024BE7LH: profile → ⋯ → Copy member ID)',
+        );
+      const r = await interlock.reviewers.getReviewer(id);
+      if (!r || r.revoked) {
+        io.err(`no active reviewer ${id}; see interlock reviewers list`);
+        return EXIT.refused;
+      }
+      await interlock.reviewers.linkIdentity('slack', slackUser, id, interlock.now());
+      await interlock.audit.record([
+        { type: 'reviewer_added', actor: 'cli', payload: { reviewerId: id, linked: { slack: slackUser } } },
+      ]);
+      io.out(`Slack user ${slackUser} decides as ${r.name} (${id}; roles ${r.roles.join(', ')})`);
+      return EXIT.ok;
+    }
+    throw new UsageError(
+      'usage: interlock reviewers add --name NAME --roles a,b | list | revoke ID | link-slack ID SLACK_USER_ID',
+    );
   } finally {
     await store.close();
   }

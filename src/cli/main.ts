@@ -14,6 +14,7 @@ usage: interlock <command> [options]
   migrate                                          apply database migrations
   reviewers add --name NAME --roles a,b            create a reviewer; prints its token once
   reviewers list | revoke ID
+  reviewers link-slack ID SLACK_USER_ID            decide in Slack as this reviewer (Slack member id U…)
   approvals list [--status S] [--role R] [--tool T] [--thread ID] [--json]
   approvals show ID [--json]                       what was proposed, who decided, what ran
   approvals decide ID --approve|--reject|--respond|--edit [--message M] [--args JSON] [--trust]

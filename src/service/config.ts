@@ -4,7 +4,7 @@ import { pathToFileURL, fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { ConfigError, definePolicy, type PolicyConfig } from '../core/index.ts';
 import type { Interlock, ThreadRunner } from '../engine/index.ts';
-import type { RoutingConfig } from '../notify/index.ts';
+import type { RoutingConfig, SlackApp } from '../notify/index.ts';
 
 /** What `interlock.config.ts` exports (default export). */
 export interface InterlockConfig {
@@ -12,8 +12,16 @@ export interface InterlockConfig {
   policy: PolicyConfig;
   /** Build the agents over the engine; threads are resumed by the agent whose name they carry. */
   agents: (ctx: { interlock: Interlock }) => ThreadRunner[] | Promise<ThreadRunner[]>;
-  /** Notification channels and routes by role; without it the web queue (live events) is the only channel. */
-  notifications?: (env: NodeJS.ProcessEnv) => RoutingConfig;
+  /**
+   * Notification channels and routes by role; without it the web queue (live events) is the only channel.
+   * With `slack` configured, `ctx.slack.channel('C…')` is a channel whose messages decide in Slack.
+   */
+  notifications?: (env: NodeJS.ProcessEnv, ctx: { slack?: SlackApp }) => RoutingConfig;
+  /**
+   * The Slack app reviewers decide in (docs/notifications.md): its bot token and signing secret, usually
+   * `env.SLACK_BOT_TOKEN` and `env.SLACK_SIGNING_SECRET`. Return undefined to run without it.
+   */
+  slack?: (env: NodeJS.ProcessEnv) => { botToken: string; signingSecret: string; apiUrl?: string } | undefined;
   /** Reviewer roles the deployment uses (for demo reviewers and `reviewers add` hints). */
   roles?: string[];
   /** First-run conveniences for a demo deployment. */
@@ -62,6 +70,12 @@ const configSchema = z.object({
     .custom<InterlockConfig['notifications']>(
       (v) => typeof v === 'function',
       'must be a function (env) => ({ channels, routes, default? })',
+    )
+    .optional(),
+  slack: z
+    .custom<InterlockConfig['slack']>(
+      (v) => typeof v === 'function',
+      'must be a function (env) => ({ botToken: env.SLACK_BOT_TOKEN, signingSecret: env.SLACK_SIGNING_SECRET })',
     )
     .optional(),
   roles: z.array(z.string().min(1)).optional(),

@@ -11,7 +11,14 @@ import {
   withJwtAuth,
   type RunningServer,
 } from '../server/index.ts';
-import { createNotifier, type Channel, type RoutingConfig } from '../notify/index.ts';
+import {
+  createNotifier,
+  createSlackApp,
+  type Channel,
+  type RoutingConfig,
+  type SlackApp,
+  type SlackInteraction,
+} from '../notify/index.ts';
 import { createWorker, DEFAULT_UNKNOWN_AGENT_MS, type Worker } from '../worker/index.ts';
 import { createWebUi } from '../web/index.ts';
 import type { InterlockConfig } from './config.ts';
@@ -80,8 +87,8 @@ function msFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number, min: 
 /** The web queue is always a channel: requests appear there live. Other channels come from the config. */
 const queueChannel: Channel = { name: 'web-queue', send: async () => undefined };
 
-function routing(config: InterlockConfig, env: NodeJS.ProcessEnv): RoutingConfig {
-  const r = config.notifications?.(env);
+function routing(config: InterlockConfig, env: NodeJS.ProcessEnv, slack: SlackApp | undefined): RoutingConfig {
+  const r = config.notifications?.(env, slack ? { slack } : {});
   if (!r) return { channels: { 'web-queue': queueChannel }, routes: {}, default: ['web-queue'] };
   return r;
 }
@@ -114,6 +121,9 @@ export async function startService(o: ServiceOptions): Promise<Service> {
   const threads = createThreadsAdapter(interlock, agents, (m) => log(m), { recoverAfterMs: leaseMs });
   let server: RunningServer | undefined;
   let baseUrl = o.baseUrl ?? process.env.INTERLOCK_BASE_URL;
+  // Made once the public URL is known (its messages link to the review page); the endpoint waits for it.
+  let slack: SlackApp | undefined;
+  const slackSettings = o.config.slack?.(process.env);
   if (o.http !== false) {
     // /metrics: open unless INTERLOCK_METRICS_TOKEN is set; then scrapers send it as a bearer token (operators' tokens work too).
     const metricsToken = process.env.INTERLOCK_METRICS_TOKEN;
@@ -124,15 +134,29 @@ export async function startService(o: ServiceOptions): Promise<Service> {
       ui: createWebUi(),
       ...(baseUrl ? { baseUrl } : {}),
       ...(metricsToken ? { metrics: { token: metricsToken } } : {}),
+      ...(slackSettings
+        ? {
+            slack: {
+              handle: async (r: SlackInteraction) =>
+                slack ? slack.handle(r) : { status: 503, body: { error: { code: 'starting', message: 'starting' } } },
+            },
+          }
+        : {}),
     });
     server = await serve({ app, port: o.port ?? 3000, hostname: o.hostname ?? process.env.HOST ?? '127.0.0.1' });
     baseUrl ??= `http://localhost:${server.port}`;
   }
   baseUrl ??= 'http://localhost:3000';
+  let stopSlack: (() => void) | undefined;
+  if (slackSettings) {
+    slack = createSlackApp({ ...slackSettings, interlock, baseUrl, onError: (m) => log(m) });
+    // Messages follow every decision, from any channel and any process sharing the database.
+    stopSlack = slack.start();
+  }
 
   let worker: Worker | undefined;
   if (o.worker !== false) {
-    const notifier = createNotifier({ interlock, routing: routing(o.config, process.env), baseUrl });
+    const notifier = createNotifier({ interlock, routing: routing(o.config, process.env, slack), baseUrl });
     worker = createWorker({
       interlock,
       agents: [...agents.values()],
@@ -165,6 +189,7 @@ export async function startService(o: ServiceOptions): Promise<Service> {
     url: server ? baseUrl : undefined,
     close() {
       closing ??= (async () => {
+        stopSlack?.();
         await server?.close();
         await worker?.stop();
         await threads.idle();
