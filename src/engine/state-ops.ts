@@ -85,6 +85,7 @@ export type ReviewerOps = Pick<
   | 'linkIdentity'
   | 'getReviewerByIdentity'
   | 'recordPostedMessage'
+  | 'listStalePostedMessages'
   | 'listPostedMessages'
 >;
 export type SessionOps = Pick<Store, 'insertSession' | 'getSession' | 'deleteSession' | 'deleteExpiredSessions'>;
@@ -262,6 +263,7 @@ export function directOps(store: Store): { reviewers: ReviewerOps; sessions: Ses
       'linkIdentity',
       'getReviewerByIdentity',
       'recordPostedMessage',
+      'listStalePostedMessages',
       'listPostedMessages',
     ] as const),
     sessions: pick(store, ['insertSession', 'getSession', 'deleteSession', 'deleteExpiredSessions'] as const),

@@ -9,7 +9,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { allBackends } from '../testing/backends.ts';
 import { startFakeSlack, type FakeSlack } from '../testing/fake-slack.ts';
 import type { ApprovalRequest } from '../core/index.ts';
-import { startServerFixture, type ServerFixture } from '../../test/support/server-fixture.ts';
+import { startServerFixture, testPolicy, type ServerFixture } from '../../test/support/server-fixture.ts';
+import { createInterlock } from '../engine/index.ts';
 import { approvalRequestedMessage } from './message.ts';
 import { createSlackApp, type SlackApp } from './slack-app.ts';
 
@@ -36,7 +37,7 @@ for (const backend of allBackends()) {
         onError: () => undefined,
       });
       holder.app = slack;
-      stop = slack.start();
+      stop = slack.start(100); // a short sweep, for the test of decisions no event announces
       const link = (user: string, who: keyof ServerFixture['ids']) =>
         f.interlock.reviewers.linkIdentity('slack', user, f.ids[who], f.clock.now());
       await link('U_ALICE', 'alice');
@@ -221,6 +222,23 @@ for (const backend of allBackends()) {
       assert.match(lastEphemeral(), /duplicate_reviewer/);
       await click('U_BOB', 'interlock_approve', updated);
       assert.equal(await status(req.id), 'authorized');
+    });
+
+    it('a decision no event announces (another process’s engine, the CLI on SQLite) is caught by the sweep', async () => {
+      const req = await f.pauseRefund(970);
+      await posted(req);
+      // A second engine over the same database: its events are its own (on SQLite nothing carries them over).
+      const other = createInterlock({ store: f.store, policy: testPolicy, now: f.clock.now });
+      await other.decide(
+        req.id,
+        { type: 'reject', message: 'decided from the CLI', expectedVersion: req.version, actionHash: req.actionHash },
+        { id: f.ids.bob, name: 'bob', roles: ['supervisor'] },
+      );
+      const shows = () =>
+        JSON.stringify(fake.of('chat.update').map((c) => c.body.blocks)).includes('decided from the CLI');
+      for (let i = 0; i < 100 && !shows(); i++) await sleep(20);
+      assert.ok(shows(), 'the message shows the CLI decision');
+      assert.deepEqual(await f.interlock.reviewers.listStalePostedMessages('slack', 50), []);
     });
 
     it('the message is updated after a decision made elsewhere (the reviewer UI’s API)', async () => {

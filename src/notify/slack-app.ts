@@ -40,8 +40,11 @@ export interface SlackApp {
   channel(slackChannelId: string, name?: string): Channel;
   /** Handle one interaction (POST /slack/interactions): `status` and the JSON `body` to answer with. */
   handle(req: SlackInteraction): Promise<{ status: number; body: unknown }>;
-  /** Keep posted messages current after every decision from any channel; returns the stop function. */
-  start(): () => void;
+  /**
+   * Keep posted messages current after every decision from any channel (and, every `sweepMs`, those
+   * decided where no event reached this process); returns the stop function.
+   */
+  start(sweepMs?: number): () => void;
   /** Bring a request's Slack messages up to date now (what `start` does on each decision). */
   refresh(requestId: string): Promise<void>;
 }
@@ -120,6 +123,8 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
           req.id,
           PROVIDER,
           `${typeof posted.channel === 'string' ? posted.channel : slackChannelId}:${typeof posted.ts === 'string' ? posted.ts : ''}`,
+          req.version,
+          req.status !== 'pending',
           il.now(),
         );
       },
@@ -143,6 +148,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     for (const ref of refs) {
       const [ch, ts] = [ref.slice(0, ref.indexOf(':')), ref.slice(ref.indexOf(':') + 1)];
       await call('chat.update', { channel: ch, ts, ...body });
+      await il.reviewers.recordPostedMessage(req.id, PROVIDER, ref, req.version, req.status !== 'pending', il.now());
     }
   }
 
@@ -252,16 +258,27 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     channel,
     handle,
     refresh,
-    start() {
-      // Every decision, from any channel (UI, API, CLI, Slack, a timeout), and in any process sharing the database.
-      return il.on((e) => {
-        if (e.type !== 'approval.decided' && e.type !== 'approval.expired') return;
-        void refresh(e.requestId).catch((err: unknown) =>
-          report(
-            `slack: could not update the messages of ${e.requestId}: ${err instanceof Error ? err.message : String(err)}`,
-          ),
+    start(sweepMs = 5_000) {
+      const update = (id: string) =>
+        void refresh(id).catch((err: unknown) =>
+          report(`slack: could not update the messages of ${id}: ${err instanceof Error ? err.message : String(err)}`),
         );
+      // Every decision, from any channel (UI, API, CLI, Slack, a timeout): at once for this process's and,
+      // on PostgreSQL, other processes' events; the sweep catches the rest (a CLI decision on SQLite, a failed update).
+      const off = il.on((e) => {
+        if (e.type === 'approval.decided' || e.type === 'approval.expired') update(e.requestId);
       });
+      const timer = setInterval(() => {
+        void il.reviewers
+          .listStalePostedMessages(PROVIDER, 50)
+          .then((ids) => ids.forEach(update))
+          .catch((err: unknown) => report(`slack: sweep failed: ${err instanceof Error ? err.message : String(err)}`));
+      }, sweepMs);
+      timer.unref();
+      return () => {
+        off();
+        clearInterval(timer);
+      };
     },
   };
 }

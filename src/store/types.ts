@@ -319,8 +319,20 @@ export interface ReviewerStoreOps {
   linkIdentity(provider: string, externalId: string, reviewerId: string, now: number): Promise<void>;
   /** The reviewer an account in a chat tool belongs to. */
   getReviewerByIdentity(provider: string, externalId: string): Promise<ReviewerRow | undefined>;
-  /** Remember a message posted about a request (`ref`: the provider's handle, e.g. Slack `channel:ts`). */
-  recordPostedMessage(requestId: string, provider: string, ref: string, now: number): Promise<void>;
+  /**
+   * Remember a message posted about a request (`ref`: the provider's handle, e.g. Slack `channel:ts`)
+   * and the request version it shows (`final`: it shows the outcome); recording it again updates both.
+   */
+  recordPostedMessage(
+    requestId: string,
+    provider: string,
+    ref: string,
+    version: number,
+    final: boolean,
+    now: number,
+  ): Promise<void>;
+  /** Requests whose posted messages show an older version than the request's (up to `limit`). */
+  listStalePostedMessages(provider: string, limit: number): Promise<string[]>;
   listPostedMessages(requestId: string, provider: string): Promise<string[]>;
 }
 

@@ -51,11 +51,21 @@ export function reviewerOps(db: SqlExecutor): ReviewerStoreOps {
       );
       return rows[0] ? toReviewer(rows[0]) : undefined;
     },
-    async recordPostedMessage(requestId, provider, ref, now) {
+    async recordPostedMessage(requestId, provider, ref, version, final, now) {
       await db.run(
-        `INSERT INTO il_posted_messages (request_id, provider, ref, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
-        [requestId, provider, ref, now],
+        `INSERT INTO il_posted_messages (request_id, provider, ref, created_at, version, final) VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (request_id, provider, ref) DO UPDATE SET version = excluded.version, final = excluded.final`,
+        [requestId, provider, ref, now, version, final ? 1 : 0],
       );
+    },
+    async listStalePostedMessages(provider, limit) {
+      // Messages not showing their request's current version: decided (or voted on) in another process.
+      const rows = await db.all(
+        `SELECT DISTINCT p.request_id FROM il_posted_messages p JOIN il_requests r ON r.id = p.request_id
+         WHERE p.provider = $1 AND p.final = 0 AND p.version <> r.version LIMIT $2`,
+        [provider, limit],
+      );
+      return rows.map((r) => String(r.request_id));
     },
     async listPostedMessages(requestId, provider) {
       const rows = await db.all(
@@ -80,5 +90,6 @@ export const reviewerShapes: { [K in keyof ReturnType<typeof reviewerOps>]: OpSh
   linkIdentity: 'write',
   getReviewerByIdentity: 'read',
   recordPostedMessage: 'write',
+  listStalePostedMessages: 'read',
   listPostedMessages: 'read',
 };

@@ -154,9 +154,11 @@ export const MIGRATIONS: readonly Migration[] = [
         provider TEXT NOT NULL, external_id TEXT NOT NULL, reviewer_id TEXT NOT NULL, created_at BIGINT NOT NULL,
         PRIMARY KEY (provider, external_id))`,
       // Messages posted about a request (a Slack channel and ts), to update once it is decided.
+      // `version`: the request's version the message shows; `final`: it shows the outcome, nothing left to update.
       `CREATE TABLE il_posted_messages (
         request_id TEXT NOT NULL, provider TEXT NOT NULL, ref TEXT NOT NULL, created_at BIGINT NOT NULL,
-        PRIMARY KEY (request_id, provider, ref))`,
+        version INTEGER NOT NULL, final INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (request_id, provider, ref))`,
+      `CREATE INDEX il_posted_messages_open ON il_posted_messages (provider) WHERE final = 0`,
     ],
   },
 ];
