@@ -176,6 +176,9 @@ for (const backend of allBackends()) {
       const old = await interact(payload, { ts: Math.floor(f.clock.now() / 1000) - 301 });
       assert.equal(old.status, 401);
       assert.match(JSON.stringify(old.body), /stale timestamp/);
+      // Signed, but not a button of ours: a clear 400.
+      const odd = await interact({ ...payload, actions: [{ action_id: 'interlock_approve', value: '{"id":42}' }] });
+      assert.equal(odd.status, 400);
       assert.equal(await status(req.id), 'pending');
     });
 

@@ -213,7 +213,9 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     if (payload.type === 'block_actions') {
       const action = payload.actions?.[0];
       if (!action || action.action_id === ACTIONS.edit) return { status: 200, body: {} }; // a link: Slack opens it
-      const v = JSON.parse(action.value ?? '{}') as ButtonValue;
+      const v = buttonValue(action.value);
+      if (!v)
+        return { status: 400, body: { error: { code: 'invalid_input', message: 'the button carries no request' } } };
       if (!reviewer) {
         await ephemeral(payload, await unknownUser(payload.user?.id, v.id));
         return { status: 200, body: {} };
@@ -233,7 +235,9 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     }
 
     if (payload.type === 'view_submission') {
-      const meta = JSON.parse(payload.view?.private_metadata ?? '{}') as ButtonValue;
+      const meta = buttonValue(payload.view?.private_metadata);
+      if (!meta)
+        return { status: 400, body: { error: { code: 'invalid_input', message: 'the form carries no request' } } };
       const kind = payload.view?.callback_id === ACTIONS.respond ? 'respond' : 'reject';
       const text = payload.view?.state?.values?.message?.text?.value?.trim() ?? '';
       const fail = (message: string) => ({ status: 200, body: { response_action: 'errors', errors: { message } } });
@@ -281,6 +285,18 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       };
     },
   };
+}
+
+/** A button's (or a modal's) request, version and action hash; undefined when it is not one of ours. */
+function buttonValue(raw: string | undefined): ButtonValue | undefined {
+  try {
+    const v = JSON.parse(raw ?? '') as Partial<ButtonValue>;
+    return typeof v.id === 'string' && typeof v.v === 'number' && typeof v.h === 'string'
+      ? { id: v.id, v: v.v, h: v.h }
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The parts of Slack's interaction payloads this app reads. */
