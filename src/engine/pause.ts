@@ -100,7 +100,7 @@ export async function writeCheckpoint(
     let created = false;
     if (!row) {
       row = { status };
-      await tx.insertThread({
+      created = await tx.insertThread({
         id: thread.id,
         agent: thread.agent,
         agentVersion: thread.agentVersion,
@@ -111,9 +111,10 @@ export async function writeCheckpoint(
         createdAt: now,
         updatedAt: now,
       });
-      created = true;
+      // Another run created it between the read and the insert (two calls of one step pausing at once).
+      if (!created) row = await tx.getThread(thread.id);
     }
-    if ((!created && row.status !== status) || opts.releaseLease)
+    if ((!created && row?.status !== status) || opts.releaseLease)
       await tx.updateThread(thread.id, { status, ...(opts.releaseLease ? { leaseOwner: null } : {}) }, now);
     return { checkpointId: null, created };
   }
@@ -127,7 +128,7 @@ export async function writeCheckpoint(
   let created = false;
   if (from === undefined) {
     if (thread.leaseOwner !== undefined) throw leaseLost(thread.id);
-    await tx.insertThread({
+    created = await tx.insertThread({
       id: thread.id,
       agent: thread.agent,
       agentVersion: thread.agentVersion,
@@ -138,8 +139,16 @@ export async function writeCheckpoint(
       createdAt: now,
       updatedAt: now,
     });
-    from = 0;
-    created = true;
+    if (created) from = 0;
+    else {
+      // Another run created it meanwhile: count the messages on the row it wrote, as above.
+      from = await tx.advanceThread(
+        thread.id,
+        { status, addMessages: n, agentVersion: thread.agentVersion, releaseLease: opts.releaseLease ?? false },
+        now,
+      );
+      if (from === undefined) throw new Error(`Thread ${thread.id} vanished while its checkpoint was written.`);
+    }
   }
   await tx.appendMessages(thread.id, from, cp.newMessages);
   const checkpointId = newId<string>('cp');

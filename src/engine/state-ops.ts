@@ -127,8 +127,7 @@ export function threadOps(ctx: EngineContext): ThreadOps {
       await store.transaction(async (tx) => {
         // A start never touches an existing thread: it may be paused on a person, and a second run
         // with new input would fail it and strand its requests.
-        if (await tx.getThread(t.id)) throw new ThreadExistsError(t.id);
-        await tx.insertThread(row);
+        if (!(await tx.insertThread(row))) throw new ThreadExistsError(t.id);
         await tx.enqueueJob({
           id: `job_start_${t.id}`,
           kind: 'resume',

@@ -219,6 +219,45 @@ for (const backend of allBackends()) {
         assert.equal(after?.status, 'interrupted');
       });
 
+      it('creates a thread once: a second insert with its id, even a concurrent one, writes nothing', async () => {
+        const t = thread();
+        const results = await Promise.all([
+          store.transaction((tx) => tx.insertThread(t)),
+          store.transaction((tx) => tx.insertThread({ ...t, agent: 'other', status: 'completed' })),
+        ]);
+        assert.deepEqual(results.sort(), [false, true]);
+        assert.equal(await store.insertThread({ ...t, agent: 'later' }), false);
+        const row = await store.getThread(t.id);
+        assert.ok(row && row.agent !== 'later');
+      });
+
+      it('a write that fails inside a transaction fails the transaction with its own error, and nothing commits', async () => {
+        const t = thread();
+        await store.insertThread(t);
+        const req = request({ threadId: t.id });
+        await store.insertRequest(req);
+        const cp = uid('cp');
+        await assert.rejects(
+          store.transaction(async (tx) => {
+            // The checkpoint is a write nobody waits for (pipelined on PostgreSQL); the duplicate request fails after it.
+            await tx.insertCheckpoint({
+              id: cp,
+              threadId: t.id,
+              messageCount: 0,
+              schemaVersion: 1,
+              state: {},
+              createdAt: T,
+            });
+            await tx.insertRequest(req);
+            await tx.enqueueJob(job('resume', T));
+          }),
+          (err: Error & { code?: string }) => /unique|duplicate/i.test(err.message),
+        );
+        assert.equal(await store.getCheckpoint(cp), undefined);
+        // The connection is fine afterwards.
+        assert.equal((await store.getThread(t.id))?.id, t.id);
+      });
+
       it('leases a thread to one loop at a time, creating it when missing', async () => {
         const { leaseOwner: _owner, leaseUntil: _until, ...input } = thread();
         const first = await store.claimThread(input, 'p1', T + MINUTE, T);

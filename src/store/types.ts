@@ -130,7 +130,8 @@ export interface AggregateQuery {
 /** Threads, their run leases, messages and checkpoints (src/store/sql/threads.ts). */
 export interface ThreadStoreOps {
   // threads and checkpoints
-  insertThread(t: Omit<ThreadRow, 'leaseOwner' | 'leaseUntil'>): Promise<void>;
+  /** Create the thread; false (and nothing written) when one with its id exists, created by a concurrent run or earlier. */
+  insertThread(t: Omit<ThreadRow, 'leaseOwner' | 'leaseUntil'>): Promise<boolean>;
   getThread(id: string): Promise<ThreadRow | undefined>;
   updateThread(
     id: string,
@@ -263,7 +264,7 @@ export interface JobStoreOps {
    * Mark the thread's ready `resume` jobs of these requests done, unclaimed: a run that
    * resolved them itself and reached a durable stop has done what they would do.
    */
-  settleResumeJobs(threadId: string, requestIds: readonly string[], now: number): Promise<number>;
+  settleResumeJobs(threadId: string, requestIds: readonly string[], now: number): Promise<void>;
   /** Give a job back: retry at `runAt`, or mark it dead. */
   failJob(id: string, owner: string, error: string, retryAt: number | null, now: number): Promise<boolean>;
   getJob(id: string): Promise<JobRow | undefined>;
@@ -395,7 +396,10 @@ export interface Store extends StoreTx {
    * tamper tests only. Placeholders are `$1`, `$2`…
    */
   unsafeQuery(sql: string, params?: readonly unknown[]): Promise<Array<Record<string, unknown>>>;
-  /** Number of transactions begun, for profiling the hot path. */
-  readonly stats: { transactions: number; statements: number };
+  /**
+   * Work done so far, for profiling the hot path: transactions begun, statements run and, on
+   * PostgreSQL, round trips (times the process waited for the server).
+   */
+  readonly stats: { transactions: number; statements: number; roundTrips?: number };
   close(): Promise<void>;
 }

@@ -6,6 +6,7 @@ import type { Dialect, Row, SqlExecutor } from '../sql/executor.ts';
 import { sqlOps, standaloneOps } from '../sql/repository.ts';
 import { applyMigrations } from '../sql/migrate.ts';
 import { createPgEventBus } from './event-bus.ts';
+import { pipelinedTx, type PgStats } from './pipeline.ts';
 
 /** Options of the PostgreSQL store. */
 export interface PostgresStoreOptions {
@@ -75,22 +76,27 @@ function statementName(sql: string): string {
   return n;
 }
 
-function executor(client: pg.ClientBase | pg.Pool, stats: { statements: number }, named = true): SqlExecutor {
-  const q = (sql: string, params: readonly unknown[]) =>
-    named
-      ? { name: statementName(sql), text: sql, values: params as unknown[] }
-      : { text: sql, values: params as unknown[] };
+const named = (sql: string, params: readonly unknown[]): pg.QueryConfig => ({
+  name: statementName(sql),
+  text: sql,
+  values: params as unknown[],
+});
+const unnamed = (sql: string, params: readonly unknown[]): pg.QueryConfig => ({
+  text: sql,
+  values: params as unknown[],
+});
+
+/** Statements one at a time, each awaited (outside a transaction, and for migrations). */
+function executor(client: pg.ClientBase | pg.Pool, stats: PgStats, q = named): SqlExecutor {
+  const run = async (sql: string, params: readonly unknown[] = []) => {
+    stats.statements++;
+    stats.roundTrips++;
+    return client.query<Row>(q(sql, params));
+  };
   return {
-    async all(sql, params = []) {
-      stats.statements++;
-      const r = await client.query<Row>(q(sql, params));
-      return r.rows;
-    },
-    async run(sql, params = []) {
-      stats.statements++;
-      const r = await client.query(q(sql, params));
-      return r.rowCount ?? 0;
-    },
+    all: async (sql, params) => (await run(sql, params)).rows,
+    run: async (sql, params) => (await run(sql, params)).rowCount ?? 0,
+    send: async (sql, params) => void (await run(sql, params)),
   };
 }
 
@@ -111,11 +117,13 @@ export function createPostgresStore(options: PostgresStoreOptions = {}): Store {
     connectionString,
     max: options.max ?? 10,
     types,
+    // Statements of a transaction whose answers nobody waits for travel together (see pipeline.ts).
+    pipeline: true,
     options: `-c search_path=${schema}`,
   });
   // An idle client losing its connection (server restart) must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
-  const stats = { transactions: 0, statements: 0 };
+  const stats: PgStats = { transactions: 0, statements: 0, roundTrips: 0 };
   const ops = sqlOps(executor(pool, stats), dialect);
 
   async function transaction<T>(fn: (tx: StoreTx) => Promise<T>, attempt = 1): Promise<T> {
@@ -130,16 +138,16 @@ export function createPostgresStore(options: PostgresStoreOptions = {}): Store {
     }
     const lost = watchCheckedOut(client);
     stats.transactions++;
+    const tx = pipelinedTx(client, stats, named);
     try {
-      await client.query('BEGIN');
-      const result = await fn(sqlOps(executor(client, stats), dialect));
-      await client.query('COMMIT');
+      const result = await fn(sqlOps(tx.exec, dialect));
+      await tx.commit();
       lost.release(false);
       return result;
     } catch (err) {
       let broken = false;
       try {
-        await client.query('ROLLBACK');
+        await tx.rollback();
       } catch {
         broken = true;
       }
@@ -172,7 +180,7 @@ export function createPostgresStore(options: PostgresStoreOptions = {}): Store {
           // Transaction-scoped lock: concurrent starters wait, then see the migration applied.
           await client.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
           await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
-          const result = await fn(executor(client, stats, false));
+          const result = await fn(executor(client, stats, unnamed));
           await client.query('COMMIT');
           return result;
         } catch (err) {
@@ -183,7 +191,7 @@ export function createPostgresStore(options: PostgresStoreOptions = {}): Store {
         }
       }, dialect);
     },
-    unsafeQuery: (sql, params = []) => executor(pool, stats, false).all(sql, params),
+    unsafeQuery: (sql, params = []) => executor(pool, stats, unnamed).all(sql, params),
     async threadStorageBytes(threadId) {
       const r = await pool.query<{ n: number }>(
         `SELECT (SELECT COALESCE(SUM(octet_length(body)), 0) FROM il_messages WHERE thread_id = $1)

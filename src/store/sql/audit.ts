@@ -94,13 +94,13 @@ export function auditOps(db: SqlExecutor, d: Dialect): AuditStoreOps {
       // The events and the chain's new head in one round trip.
       params.push(pos, prevHash, chain);
       const n = params.length;
-      await db.run(
+      await db.send(
         `WITH appended AS (${insert}) UPDATE il_audit_chains SET seq = $${n - 2}, hash = $${n - 1} WHERE chain = $${n}`,
         params,
       );
     } else {
-      await db.run(insert, params);
-      await db.run(`UPDATE il_audit_chains SET seq = $1, hash = $2 WHERE chain = $3`, [pos, prevHash, chain]);
+      await db.send(insert, params);
+      await db.send(`UPDATE il_audit_chains SET seq = $1, hash = $2 WHERE chain = $3`, [pos, prevHash, chain]);
     }
     return events;
   }

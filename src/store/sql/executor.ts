@@ -9,6 +9,13 @@ export interface SqlExecutor {
   all(sql: string, params?: readonly unknown[]): Promise<Row[]>;
   /** Run a statement; returns the number of rows it changed. */
   run(sql: string, params?: readonly unknown[]): Promise<number>;
+  /**
+   * A write whose result nobody reads. Inside a PostgreSQL transaction it is sent and not waited
+   * for: it travels with the next statement that is, or with the COMMIT, and if it fails the
+   * transaction fails with its error there. Elsewhere it runs like {@link run}. Only for writes
+   * whose success the rest of the transaction does not depend on before it commits.
+   */
+  send(sql: string, params?: readonly unknown[]): Promise<void>;
 }
 
 /** SQL fragments that differ between backends: the only place they differ. */

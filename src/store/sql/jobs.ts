@@ -33,7 +33,7 @@ function toJob(r: Row): JobRow {
 export function jobOps(db: SqlExecutor, d: Dialect): JobStoreOps {
   return {
     async enqueueJob(j) {
-      await db.run(
+      await db.send(
         `INSERT INTO il_jobs (id, kind, thread_id, request_id, payload, status, attempts, run_at, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, 'ready', 0, $6, $7, $7)`,
         [j.id, j.kind, j.threadId, j.requestId, JSON.stringify(j.payload), j.runAt, j.createdAt],
@@ -55,8 +55,8 @@ export function jobOps(db: SqlExecutor, d: Dialect): JobStoreOps {
       return rows.map(toJob).sort((a, b) => a.runAt - b.runAt);
     },
     async settleResumeJobs(threadId, requestIds, now) {
-      if (requestIds.length === 0) return 0;
-      return db.run(
+      if (requestIds.length === 0) return;
+      await db.send(
         `UPDATE il_jobs SET status = 'done', updated_at = $2 WHERE kind = 'resume' AND thread_id = $1 AND status = 'ready' AND request_id IN (${placeholders(requestIds.length, 3)})`,
         [threadId, now, ...requestIds],
       );

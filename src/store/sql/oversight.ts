@@ -29,7 +29,7 @@ export function oversightOps(db: SqlExecutor): OversightStoreOps {
       return { finished: num(rows[0]?.finished ?? 0), withoutPerson: num(rows[0]?.alone ?? 0) };
     },
     async recordCardOpen(requestId, reviewer, at) {
-      await db.run(
+      await db.send(
         `INSERT INTO il_card_opens (request_id, reviewer, opened_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
         [requestId, reviewer, at],
       );

@@ -69,7 +69,7 @@ function decodeCursor(c: string, order: 'newest' | 'expiry'): [number, string] {
 export function requestOps(db: SqlExecutor, d: Dialect): RequestStoreOps {
   return {
     async insertRequest(r) {
-      await db.run(
+      await db.send(
         `INSERT INTO il_requests (id, thread_id, checkpoint_id, tool_call_id, tool, args, action_hash, reason, rule_id, tier, role,
            approvals_required, approvals_received, version, status, proposer, evidence, context, on_timeout, escalate_to, trustable,
            resolution, parent_id, superseded_by, created_at, expires_at, updated_at, resolved_at, planted)
@@ -138,7 +138,7 @@ export function requestOps(db: SqlExecutor, d: Dialect): RequestStoreOps {
       return n === 1;
     },
     async setRequestStatus(id, status, now) {
-      await db.run(`UPDATE il_requests SET status = $2, version = version + 1, updated_at = $3 WHERE id = $1`, [
+      await db.send(`UPDATE il_requests SET status = $2, version = version + 1, updated_at = $3 WHERE id = $1`, [
         id,
         status,
         now,
@@ -236,7 +236,7 @@ export function requestOps(db: SqlExecutor, d: Dialect): RequestStoreOps {
       return rows.map((r) => ({ role: String(r.role), count: num(r.n), oldestCreatedAt: num(r.oldest) }));
     },
     async insertTrust(g) {
-      await db.run(
+      await db.send(
         `INSERT INTO il_trust (thread_id, tool, rule_id, reviewer, request_id, created_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
         [g.threadId, g.tool, g.ruleId, g.reviewer, g.requestId, g.createdAt],
       );

@@ -16,7 +16,7 @@ function toReviewer(r: Row): ReviewerRow {
 export function reviewerOps(db: SqlExecutor): ReviewerStoreOps {
   return {
     async insertReviewer(r) {
-      await db.run(
+      await db.send(
         `INSERT INTO il_reviewers (id, name, roles, token_hash, revoked, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
         [r.id, r.name, JSON.stringify(r.roles), r.tokenHash, r.revoked ? 1 : 0, r.createdAt],
       );
@@ -37,7 +37,7 @@ export function reviewerOps(db: SqlExecutor): ReviewerStoreOps {
     },
     async linkIdentity(provider, externalId, reviewerId, now) {
       // One account, one reviewer: linking again moves it (an account handed to a colleague).
-      await db.run(
+      await db.send(
         `INSERT INTO il_reviewer_identities (provider, external_id, reviewer_id, created_at) VALUES ($1, $2, $3, $4)
          ON CONFLICT (provider, external_id) DO UPDATE SET reviewer_id = excluded.reviewer_id, created_at = excluded.created_at`,
         [provider, externalId, reviewerId, now],
@@ -52,7 +52,7 @@ export function reviewerOps(db: SqlExecutor): ReviewerStoreOps {
       return rows[0] ? toReviewer(rows[0]) : undefined;
     },
     async recordPostedMessage(requestId, provider, ref, version, final, now) {
-      await db.run(
+      await db.send(
         `INSERT INTO il_posted_messages (request_id, provider, ref, created_at, version, final) VALUES ($1, $2, $3, $4, $5, $6)
          ON CONFLICT (request_id, provider, ref) DO UPDATE SET version = excluded.version, final = excluded.final`,
         [requestId, provider, ref, now, version, final ? 1 : 0],

@@ -14,7 +14,7 @@ function toSession(r: Row): SessionRow {
 export function sessionOps(db: SqlExecutor): SessionStoreOps {
   return {
     async insertSession(s) {
-      await db.run(`INSERT INTO il_sessions (id_hash, reviewer_id, created_at, expires_at) VALUES ($1, $2, $3, $4)`, [
+      await db.send(`INSERT INTO il_sessions (id_hash, reviewer_id, created_at, expires_at) VALUES ($1, $2, $3, $4)`, [
         s.idHash,
         s.reviewerId,
         s.createdAt,

@@ -41,9 +41,10 @@ const PATCH_COLUMNS = {
 export function threadOps(db: SqlExecutor): ThreadStoreOps {
   return {
     async insertThread(t) {
-      await db.run(
+      // A thread another run created meanwhile is not an error here: the caller says what it means.
+      const n = await db.run(
         `INSERT INTO il_threads (id, agent, agent_version, status, message_count, abort_requested, metadata, created_at, updated_at, paused)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING`,
         [
           t.id,
           t.agent,
@@ -57,6 +58,7 @@ export function threadOps(db: SqlExecutor): ThreadStoreOps {
           t.status === 'interrupted' ? 1 : 0,
         ],
       );
+      return n === 1;
     },
     async getThread(id) {
       const rows = await db.all(`SELECT * FROM il_threads WHERE id = $1`, [id]);
@@ -73,7 +75,7 @@ export function threadOps(db: SqlExecutor): ThreadStoreOps {
         if (k === 'leaseOwner' && v === null) sets.push('lease_until = NULL');
         if (k === 'status' && v === 'interrupted') sets.push('paused = 1');
       }
-      await db.run(`UPDATE il_threads SET ${[...sets, 'updated_at = $2'].join(', ')} WHERE id = $1`, params);
+      await db.send(`UPDATE il_threads SET ${[...sets, 'updated_at = $2'].join(', ')} WHERE id = $1`, params);
     },
     async claimThread(t, owner, leaseUntil, now) {
       // One statement in the common case: create the thread holding the lease, or take the lease if free.
@@ -97,7 +99,7 @@ export function threadOps(db: SqlExecutor): ThreadStoreOps {
         params.push(fromSeq + i, JSON.stringify(m));
         values.push(`($1, $${params.length - 1}, $${params.length})`);
       });
-      await db.run(`INSERT INTO il_messages (thread_id, seq, body) VALUES ${values.join(', ')}`, params);
+      await db.send(`INSERT INTO il_messages (thread_id, seq, body) VALUES ${values.join(', ')}`, params);
     },
     async listMessages(threadId, limit) {
       const rows =
@@ -119,7 +121,7 @@ export function threadOps(db: SqlExecutor): ThreadStoreOps {
       );
     },
     async releaseThread(id, owner, now) {
-      await db.run(
+      await db.send(
         `UPDATE il_threads SET lease_owner = NULL, lease_until = NULL, updated_at = $3 WHERE id = $1 AND lease_owner = $2`,
         [id, owner, now],
       );
@@ -159,7 +161,7 @@ export function threadOps(db: SqlExecutor): ThreadStoreOps {
       return { checkpoint, messages: rows.slice(1).map((r) => fromJson<unknown>(r.body)) };
     },
     async insertCheckpoint(c) {
-      await db.run(
+      await db.send(
         `INSERT INTO il_checkpoints (id, thread_id, message_count, schema_version, state, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
         [c.id, c.threadId, c.messageCount, c.schemaVersion, JSON.stringify(c.state), c.createdAt],
       );

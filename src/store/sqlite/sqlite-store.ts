@@ -133,6 +133,10 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       stats.statements++;
       return Number(prepare(sql).run(...bind(params)).changes);
     },
+    async send(sql, params = []) {
+      stats.statements++;
+      prepare(sql).run(...bind(params));
+    },
   };
   const ops = sqlOps(exec, dialect);
   let closed = false;

@@ -1,0 +1,109 @@
+import type pg from 'pg';
+import type { Row, SqlExecutor } from '../sql/executor.ts';
+
+/** What the PostgreSQL store counts, for profiling the hot path. */
+export interface PgStats {
+  transactions: number;
+  statements: number;
+  /** Times the process waited for the server: a statement or COMMIT whose answer it awaited. */
+  roundTrips: number;
+}
+
+/** A named prepared statement (planned once per connection), or plain text for migrations. */
+export type QueryOf = (sql: string, params: readonly unknown[]) => pg.QueryConfig;
+
+/**
+ * One transaction on a pipelining client (`pg`'s `pipeline` mode: queries are written without
+ * waiting for the answers before them, each with its own Sync).
+ *
+ * BEGIN and every {@link SqlExecutor.send} are written and not waited for; they travel with the
+ * next statement whose answer the caller needs, or with the COMMIT, so a transaction of five
+ * writes and a COMMIT is one round trip instead of seven. The writes are corked together so
+ * one burst is one `write` system call. If a sent write fails, the server aborts the
+ * transaction: every later statement fails with "current transaction is aborted" and COMMIT
+ * answers ROLLBACK. The first failure is what the caller sees — from the next awaited statement
+ * or from {@link PipelinedTx.commit} — so a unique violation reads as one, not as its echo.
+ */
+export interface PipelinedTx {
+  exec: SqlExecutor;
+  /** COMMIT; throws the first failure of the transaction instead, if there was one (the server rolled it back). */
+  commit(): Promise<void>;
+  /** ROLLBACK; throws only when the connection cannot take it (the caller then destroys the client). */
+  rollback(): Promise<void>;
+}
+
+export function pipelinedTx(client: pg.ClientBase, stats: PgStats, q: QueryOf): PipelinedTx {
+  const stream = (client as unknown as { connection?: { stream?: { cork?(): void; uncork?(): void } } }).connection
+    ?.stream;
+  let corked = false;
+  let failure: unknown;
+  let pending: Promise<unknown>[] = [];
+
+  const flush = () => {
+    if (corked) {
+      corked = false;
+      stream?.uncork?.();
+    }
+  };
+  /** Write without waiting: corked, so it leaves with the next awaited statement (or on the next turn of the loop). */
+  const write = (config: pg.QueryConfig | string) => {
+    if (!corked && stream?.cork) {
+      stream.cork();
+      corked = true;
+      // Nothing should sit in the buffer if the caller awaits something other than the database.
+      setImmediate(flush);
+    }
+    const p = client.query(config as pg.QueryConfig).then(
+      () => undefined,
+      (err: unknown) => {
+        failure ??= err;
+      },
+    );
+    pending.push(p);
+  };
+  /** Write and wait: one round trip, which also carries everything written before it. */
+  const ask = async <R>(config: pg.QueryConfig | string, read: (r: pg.QueryResult<Row>) => R): Promise<R> => {
+    stats.roundTrips++;
+    const p = client.query<Row>(config as pg.QueryConfig);
+    flush();
+    try {
+      const r = await p;
+      if (failure !== undefined) throw failure;
+      return read(r);
+    } catch (err) {
+      throw failure ?? err;
+    }
+  };
+
+  write('BEGIN');
+  return {
+    exec: {
+      all(sql, params = []) {
+        stats.statements++;
+        return ask(q(sql, params), (r) => r.rows);
+      },
+      run(sql, params = []) {
+        stats.statements++;
+        return ask(q(sql, params), (r) => r.rowCount ?? 0);
+      },
+      send(sql, params = []) {
+        stats.statements++;
+        write(q(sql, params));
+        return Promise.resolve();
+      },
+    },
+    async commit() {
+      await ask('COMMIT', () => undefined);
+      // The answers arrive in order: every sent write has settled by now.
+      await Promise.all(pending);
+      pending = [];
+      if (failure !== undefined) throw failure;
+    },
+    async rollback() {
+      flush();
+      stats.roundTrips++;
+      await client.query('ROLLBACK');
+      await Promise.all(pending);
+    },
+  };
+}
