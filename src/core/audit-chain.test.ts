@@ -9,6 +9,7 @@ import {
   ChainVerifier,
   GENESIS_HASH,
   hashEvent,
+  hashParts,
   type AuditEvent,
   type AuditEventInput,
   type AuditType,
@@ -151,6 +152,33 @@ describe('hashEvent', () => {
       { prevHash: 'f'.repeat(64) },
     ];
     for (const c of changes) assert.notEqual(hashEvent({ ...base, ...c }), h, JSON.stringify(c));
+  });
+});
+
+describe('hashParts', () => {
+  const json = fc.jsonValue().filter((v) => v !== null && typeof v === 'object' && !Array.isArray(v));
+  it('head + chainSeq + mid + prevHash + tail is exactly what hashEvent hashes (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          id: fc.string(),
+          type: fc.constantFrom(...TYPES),
+          actor: fc.string(),
+          at: fc.nat(),
+          chain: fc.integer({ min: 1, max: AUDIT_CHAINS }),
+          chainSeq: fc.integer({ min: 1, max: 2 ** 40 }),
+          threadId: fc.option(fc.string()),
+          requestId: fc.option(fc.string()),
+          payload: json,
+          prevHash: fc.stringMatching(/^[0-9a-f]{64}$/),
+        }),
+        (e) => {
+          const p = hashParts(e as Omit<AuditEvent, 'hash' | 'seq'>);
+          const event = { ...e, seq: 1 } as Omit<AuditEvent, 'hash'>;
+          assert.equal(sha256(p.head + String(e.chainSeq) + p.mid + e.prevHash + p.tail), hashEvent(event));
+        },
+      ),
+    );
   });
 });
 

@@ -110,6 +110,26 @@ export function hashEvent(e: Omit<AuditEvent, 'hash'>): string {
   );
 }
 
+/**
+ * {@link hashEvent}'s input with the two values only the chain's head knows left out: the text
+ * hashed is `head + chainSeq + mid + prevHash + tail`. A database that appends under the
+ * chain's lock (PostgreSQL's `il_audit_append`) fills them in and hashes there, so the event
+ * needs no round trip to read the head first. Only for chains after 0 (their form names `chain`).
+ */
+export function hashParts(e: Omit<AuditEvent, 'hash' | 'chainSeq' | 'prevHash' | 'seq'>): {
+  head: string;
+  mid: string;
+  tail: string;
+} {
+  // canonicalJson's key order: actor, at, chain, chainSeq, id, payload, prevHash, requestId, threadId, type.
+  const j = canonicalJson;
+  return {
+    head: `{"actor":${j(e.actor)},"at":${j(e.at)},"chain":${j(e.chain)},"chainSeq":`,
+    mid: `,"id":${j(e.id)},"payload":${j(e.payload)},"prevHash":"`,
+    tail: `","requestId":${j(e.requestId)},"threadId":${j(e.threadId)},"type":${j(e.type)}}`,
+  };
+}
+
 /** Result of walking the chain. */
 export type ChainVerification =
   | { ok: true; events: number; headSeq: number; headHash: string; heads?: ChainHead[] }

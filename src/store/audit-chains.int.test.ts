@@ -103,7 +103,7 @@ describe('audit chains: upgrade of a log written before several chains', () => {
       assert.equal(v0.ok, true, JSON.stringify(v0));
       assert.deepEqual(v0.ok && [v0.events, v0.headSeq], [12, 12]);
 
-      const appended = await store.transaction((tx) =>
+      await store.transaction((tx) =>
         tx.appendAudit(
           [
             { type: 'interrupted', actor: 'agent:new', threadId: 'thr_new' },
@@ -112,6 +112,7 @@ describe('audit chains: upgrade of a log written before several chains', () => {
           5000,
         ),
       );
+      const appended = await store.listAudit({ threadId: 'thr_new' });
       assert.deepEqual(
         appended.map((e) => [e.seq, e.chain, e.chainSeq]),
         [
@@ -159,6 +160,8 @@ describe('audit chains on PostgreSQL: appenders lock only their own chain', () =
     const inside = new Promise<void>((r) => (appended = r));
     const first = store.transaction(async (tx) => {
       await tx.appendAudit([{ type: 'approved', actor: 'reviewer:a', threadId: holder }], 1);
+      // The append is sent, not waited for; a read behind it returns once it ran and holds the chain.
+      await tx.getAuditHeads();
       appended();
       await held;
     });

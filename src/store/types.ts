@@ -276,8 +276,12 @@ export interface JobStoreOps {
 /** The hash-chained audit log (src/store/sql/audit.ts). */
 export interface AuditStoreOps {
   // audit
-  /** Append events to the hash chain; returns them with seq and hash. */
-  appendAudit(events: readonly AuditEventInput[], now: number): Promise<AuditEvent[]>;
+  /**
+   * Append events to their chains (numbered and hashed under each chain's lock). Returns nothing:
+   * inside a PostgreSQL transaction the append is sent with the other writes, not waited for;
+   * read the events back with {@link listAudit}.
+   */
+  appendAudit(events: readonly AuditEventInput[], now: number): Promise<void>;
   listAudit(filter: {
     threadId?: string;
     requestId?: string;

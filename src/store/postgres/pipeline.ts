@@ -36,7 +36,7 @@ export function pipelinedTx(client: pg.ClientBase, stats: PgStats, q: QueryOf): 
   const stream = (client as unknown as { connection?: { stream?: { cork?(): void; uncork?(): void } } }).connection
     ?.stream;
   let corked = false;
-  let failure: unknown;
+  let failure: Error | undefined;
   let pending: Promise<unknown>[] = [];
 
   const flush = () => {
@@ -56,7 +56,7 @@ export function pipelinedTx(client: pg.ClientBase, stats: PgStats, q: QueryOf): 
     const p = client.query(config as pg.QueryConfig).then(
       () => undefined,
       (err: unknown) => {
-        failure ??= err;
+        failure ??= err as Error;
       },
     );
     pending.push(p);

@@ -20,14 +20,13 @@ export interface PostgresStoreOptions {
 
 const dialect: Dialect = {
   name: 'postgres',
-  auditSequence: true,
   forUpdate: ' FOR UPDATE',
   forUpdateSkipLocked: ' FOR UPDATE SKIP LOCKED',
   jsonText: (col, p) => `(${col}::jsonb ->> ${p}::text)`,
   // Only JSON numbers: a cast of any other text would fail the whole query.
   jsonNumber: (col, p) =>
     `(CASE WHEN jsonb_typeof(${col}::jsonb -> ${p}::text) = 'number' THEN (${col}::jsonb ->> ${p}::text)::double precision END)`,
-  writableCte: true,
+  auditFunction: true,
 };
 
 // BIGINT columns hold epoch milliseconds and sequence numbers, all within 2^53.

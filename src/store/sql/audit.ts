@@ -1,6 +1,7 @@
 import {
   auditChainFor,
   hashEvent,
+  hashParts,
   newId,
   type AuditEvent,
   type AuditEventInput,
@@ -28,33 +29,70 @@ function toEvent(r: Row): AuditEvent {
 
 /** The hash-chained audit log: several chains, one head row each (see migration 3). */
 export function auditOps(db: SqlExecutor, d: Dialect): AuditStoreOps {
-  async function appendToChain(
+  /** PostgreSQL: one statement numbers, hashes and inserts under the chain's lock (migration 7), sent with the transaction's other writes. */
+  async function appendInDatabase(
     chain: number,
     inputs: readonly AuditEventInput[],
     ids: readonly string[],
     now: number,
-  ): Promise<AuditEvent[]> {
-    // Locking the chain's head row serializes that chain's appenders across processes: no forks.
-    // The log positions are taken under that lock in the same statement (PostgreSQL: from the
-    // sequence, one row per event; SQLite: after the last one), so within a chain they increase.
+  ) {
+    const cols = { ids: [...ids], types: [] as string[], actors: [] as string[], threads: [] as (string | null)[] };
+    const requests: (string | null)[] = [];
+    const payloads: string[] = [];
+    const heads: string[] = [];
+    const mids: string[] = [];
+    const tails: string[] = [];
+    inputs.forEach((i, k) => {
+      const e = {
+        id: ids[k]!,
+        chain,
+        type: i.type,
+        actor: i.actor,
+        at: now,
+        threadId: i.threadId ?? null,
+        requestId: i.requestId ?? null,
+        payload: i.payload ?? {},
+      };
+      const p = hashParts(e);
+      cols.types.push(e.type);
+      cols.actors.push(e.actor);
+      cols.threads.push(e.threadId);
+      requests.push(e.requestId);
+      payloads.push(JSON.stringify(e.payload));
+      heads.push(p.head);
+      mids.push(p.mid);
+      tails.push(p.tail);
+    });
+    await db.send(`SELECT il_audit_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, [
+      chain,
+      now,
+      cols.ids,
+      cols.types,
+      cols.actors,
+      cols.threads,
+      requests,
+      payloads,
+      heads,
+      mids,
+      tails,
+    ]);
+  }
+
+  /** SQLite (one writer at a time): read the head, hash here, insert, move the head. */
+  async function appendHere(chain: number, inputs: readonly AuditEventInput[], ids: readonly string[], now: number) {
     const rows = await db.all(
-      d.auditSequence
-        ? `SELECT h.seq, h.hash, nextval('il_audit_seq') AS next FROM (SELECT seq, hash FROM il_audit_chains WHERE chain = $1${d.forUpdate}) h CROSS JOIN generate_series(1, $2)`
-        : `SELECT seq, hash, (SELECT COALESCE(MAX(seq), 0) FROM il_audit) AS next FROM il_audit_chains WHERE chain = $1${d.forUpdate}`,
-      d.auditSequence ? [chain, inputs.length] : [chain],
+      `SELECT seq, hash, (SELECT COALESCE(MAX(seq), 0) FROM il_audit) AS next FROM il_audit_chains WHERE chain = $1${d.forUpdate}`,
+      [chain],
     );
     const head = rows[0];
     if (!head) throw new Error(`Audit chain ${chain} has no head row: the schema is not migrated (run migrations).`);
-    const seqs = d.auditSequence
-      ? rows.map((r) => num(r.next)).sort((a, b) => a - b)
-      : inputs.map((_, k) => num(head.next) + k + 1);
     let pos = num(head.seq);
     let prevHash = String(head.hash);
-    const events: AuditEvent[] = [];
-    inputs.forEach((i, k) => {
+    const params: unknown[] = [];
+    const values = inputs.map((i, k) => {
       pos++;
       const e = {
-        seq: seqs[k]!,
+        seq: num(head.next) + k + 1,
         chain,
         chainSeq: pos,
         id: ids[k]!,
@@ -67,11 +105,7 @@ export function auditOps(db: SqlExecutor, d: Dialect): AuditStoreOps {
         prevHash,
       };
       const hash = hashEvent(e);
-      events.push({ ...e, hash });
       prevHash = hash;
-    });
-    const params: unknown[] = [];
-    const values = events.map((e) => {
       params.push(
         e.seq,
         e.id,
@@ -84,30 +118,21 @@ export function auditOps(db: SqlExecutor, d: Dialect): AuditStoreOps {
         e.requestId,
         JSON.stringify(e.payload),
         e.prevHash,
-        e.hash,
+        hash,
       );
       const b = params.length - 12;
-      return `(${Array.from({ length: 12 }, (_, k) => `$${b + k + 1}`).join(', ')})`;
+      return `(${Array.from({ length: 12 }, (_, n) => `$${b + n + 1}`).join(', ')})`;
     });
-    const insert = `INSERT INTO il_audit (seq, id, chain, chain_seq, type, actor, at, thread_id, request_id, payload, prev_hash, hash) VALUES ${values.join(', ')}`;
-    if (d.writableCte) {
-      // The events and the chain's new head in one round trip.
-      params.push(pos, prevHash, chain);
-      const n = params.length;
-      await db.send(
-        `WITH appended AS (${insert}) UPDATE il_audit_chains SET seq = $${n - 2}, hash = $${n - 1} WHERE chain = $${n}`,
-        params,
-      );
-    } else {
-      await db.send(insert, params);
-      await db.send(`UPDATE il_audit_chains SET seq = $1, hash = $2 WHERE chain = $3`, [pos, prevHash, chain]);
-    }
-    return events;
+    await db.send(
+      `INSERT INTO il_audit (seq, id, chain, chain_seq, type, actor, at, thread_id, request_id, payload, prev_hash, hash) VALUES ${values.join(', ')}`,
+      params,
+    );
+    await db.send(`UPDATE il_audit_chains SET seq = $1, hash = $2 WHERE chain = $3`, [pos, prevHash, chain]);
   }
 
   return {
     async appendAudit(inputs, now) {
-      if (inputs.length === 0) return [];
+      if (inputs.length === 0) return;
       // Each event goes to its thread's chain; one without a thread goes with the call's first
       // thread (else its request's, else its own id's chain). A call that spans several chains
       // (the sweeper's batch over many threads) locks them in chain order, as every appender does,
@@ -121,18 +146,16 @@ export function auditOps(db: SqlExecutor, d: Dialect): AuditStoreOps {
         if (g) g.push(k);
         else groups.set(chain, [k]);
       });
-      const out = new Array<AuditEvent>(inputs.length);
+      const append = d.auditFunction ? appendInDatabase : appendHere;
       for (const chain of [...groups.keys()].sort((a, b) => a - b)) {
         const idx = groups.get(chain)!;
-        const events = await appendToChain(
+        await append(
           chain,
           idx.map((k) => inputs[k]!),
           idx.map((k) => ids[k]!),
           now,
         );
-        idx.forEach((k, n) => (out[k] = events[n]!));
       }
-      return out;
     },
     async listAudit(f) {
       const w = where([

@@ -22,13 +22,6 @@ export interface SqlExecutor {
 export interface Dialect {
   /** Which backend: picks a migration statement's variant where the two differ. */
   name: 'sqlite' | 'postgres';
-  /**
-   * The audit log's `seq` comes from a database sequence, taken under the
-   * chain's lock: appenders on different chains never wait on each other.
-   * Without one (SQLite, whose writers are serialized anyway) the appender
-   * continues after the last `seq`.
-   */
-  auditSequence: boolean;
   /** Appended to a SELECT that the transaction will update. */
   forUpdate: string;
   /** Appended to a SELECT that claims work other processes may also claim. */
@@ -37,8 +30,8 @@ export interface Dialect {
   jsonText(column: string, param: string): string;
   /** A JSON text column's top-level field as a number; NULL when it is not a JSON number. */
   jsonNumber(column: string, param: string): string;
-  /** `WITH x AS (INSERT …) UPDATE …` runs both in one statement (one round trip). */
-  writableCte: boolean;
+  /** The database appends audit events itself (`il_audit_append`, migration 7): no head read first. */
+  auditFunction: boolean;
 }
 
 /** Parse a JSON column (text in both backends, so bytes round-trip exactly). */

@@ -161,4 +161,43 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX il_posted_messages_open ON il_posted_messages (provider) WHERE final = 0`,
     ],
   },
+  {
+    id: 7,
+    name: 'audit append in one statement',
+    statements: [
+      // PostgreSQL appends a call's events to one chain in one statement: lock the head, number and
+      // hash each event (the text core/audit-chain.ts hashParts describes, so `interlock audit
+      // verify` checks it as before), insert, move the head. The caller need not read the head first,
+      // so the append travels with the transaction's other writes instead of costing two round trips.
+      {
+        postgres: `CREATE FUNCTION il_audit_append(p_chain INTEGER, p_at BIGINT, p_ids TEXT[], p_types TEXT[], p_actors TEXT[],
+            p_threads TEXT[], p_requests TEXT[], p_payloads TEXT[], p_heads TEXT[], p_mids TEXT[], p_tails TEXT[])
+          RETURNS TABLE (o_seq BIGINT, o_chain_seq BIGINT, o_prev_hash TEXT, o_hash TEXT)
+          LANGUAGE plpgsql AS $fn$
+          DECLARE
+            h_seq BIGINT;
+            h_hash TEXT;
+          BEGIN
+            SELECT c.seq, c.hash INTO h_seq, h_hash FROM il_audit_chains c WHERE c.chain = p_chain FOR UPDATE;
+            IF NOT FOUND THEN
+              RAISE EXCEPTION 'Audit chain % has no head row: the schema is not migrated (run migrations).', p_chain;
+            END IF;
+            FOR i IN 1 .. coalesce(array_length(p_ids, 1), 0) LOOP
+              o_prev_hash := h_hash;
+              h_seq := h_seq + 1;
+              o_seq := nextval('il_audit_seq');
+              h_hash := encode(sha256(convert_to(p_heads[i] || h_seq::text || p_mids[i] || o_prev_hash || p_tails[i], 'UTF8')), 'hex');
+              INSERT INTO il_audit (seq, id, chain, chain_seq, type, actor, at, thread_id, request_id, payload, prev_hash, hash)
+                VALUES (o_seq, p_ids[i], p_chain, h_seq, p_types[i], p_actors[i], p_at, p_threads[i], p_requests[i],
+                  p_payloads[i], o_prev_hash, h_hash);
+              o_chain_seq := h_seq;
+              o_hash := h_hash;
+              RETURN NEXT;
+            END LOOP;
+            UPDATE il_audit_chains SET seq = h_seq, hash = h_hash WHERE chain = p_chain;
+          END
+          $fn$`,
+      },
+    ],
+  },
 ];

@@ -65,7 +65,8 @@ describe('sqlite group commit', () => {
       // A constraint violation inside a group is also the failing transaction's alone.
       store.transaction(async (tx) => {
         await tx.insertThread(thread('dup'));
-        await tx.insertThread(thread('dup'));
+        await tx.appendMessages('dup', 0, [{ role: 'user', content: 'once' }]);
+        await tx.appendMessages('dup', 0, [{ role: 'user', content: 'twice at one position' }]);
       }),
       store.transaction(async (tx) => tx.insertThread(thread('keep-3'))),
     ]);

@@ -21,7 +21,6 @@ export interface SqliteStoreOptions {
 
 const dialect: Dialect = {
   name: 'sqlite',
-  auditSequence: false,
   forUpdate: '',
   forUpdateSkipLocked: '',
   // json_extract gives 1/0 for JSON true/false; PostgreSQL's ->> gives 'true'/'false'.
@@ -30,7 +29,7 @@ const dialect: Dialect = {
   // Only JSON numbers, as in PostgreSQL (CAST would turn '12abc' into 12).
   jsonNumber: (col, p) =>
     `(CASE WHEN json_type(${col}, '$.' || ${p}) IN ('integer', 'real') THEN CAST(json_extract(${col}, '$.' || ${p}) AS REAL) END)`,
-  writableCte: false,
+  auditFunction: false,
 };
 
 /** SQLite numbers its parameters `?N`; the shared SQL uses `$N`. */
