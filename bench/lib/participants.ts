@@ -24,7 +24,7 @@ export interface Participant {
   /** Approve and run the turn to its end. */
   resume(threadId: string, token: unknown): Promise<void>;
   /** Transactions and statements so far (Interlock's `store.stats`; the floor's by construction). */
-  counters?(): { transactions: number; statements: number };
+  counters?(): { transactions: number; statements: number; roundTrips?: number };
   /** Bytes the thread's persisted state takes (payload columns). */
   storageBytes?(threadId: string): Promise<number>;
   /** Bytes including everything else tied to the thread (Interlock: requests, audit, ledger, jobs). */

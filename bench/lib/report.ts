@@ -231,7 +231,7 @@ export function markdown(r: Results): string {
   const prof = r.cycles.filter((c) => c.perCycle && c.system === 'interlock');
   if (prof.length) {
     out.push(
-      'Work per cycle (sequential runs; PostgreSQL round trips = statements + BEGIN and COMMIT of each transaction):',
+      'Work per cycle (sequential runs; PostgreSQL round trips = the times the process waited for the server: statements sent with the next one or with the COMMIT share its round trip):',
     );
     out.push('');
     out.push(
@@ -252,7 +252,7 @@ export function markdown(r: Results): string {
             `${fmt(x.pause.transactions)} / ${fmt(x.pause.statements)}`,
             `${fmt(x.resume.transactions)} / ${fmt(x.resume.statements)}`,
             `${fmt(t)} / ${fmt(s)}`,
-            c.backend === 'postgres' ? fmt(s + 2 * t) : '—',
+            c.backend === 'postgres' ? fmt((x.pause.roundTrips ?? 0) + (x.resume.roundTrips ?? 0)) : '—',
           ];
         }),
       ),

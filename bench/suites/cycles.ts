@@ -27,6 +27,8 @@ export interface CycleRun {
 export interface Counts {
   transactions: number;
   statements: number;
+  /** Times the process waited for the server (PostgreSQL; absent where not counted). */
+  roundTrips?: number;
 }
 
 /** Raw samples of one measurement; several (rounds) merge into a {@link CycleRun}. */
@@ -61,7 +63,10 @@ export async function measureCycles(
 ): Promise<CycleSamples> {
   const pauses: number[] = [];
   const resumes: number[] = [];
-  const counts = { pause: { transactions: 0, statements: 0 }, resume: { transactions: 0, statements: 0 } };
+  const counts = {
+    pause: { transactions: 0, statements: 0, roundTrips: 0 },
+    resume: { transactions: 0, statements: 0, roundTrips: 0 },
+  };
   const perWorker = new Array<number>(opts.concurrency).fill(0);
   const deadline = performance.now() + opts.seconds * 1000;
   let started = 0;
@@ -87,6 +92,8 @@ export async function measureCycles(
           counts.pause.statements += c1.statements - c0.statements;
           counts.resume.transactions += c2.transactions - c1.transactions;
           counts.resume.statements += c2.statements - c1.statements;
+          counts.pause.roundTrips += (c1.roundTrips ?? 0) - (c0.roundTrips ?? 0);
+          counts.resume.roundTrips += (c2.roundTrips ?? 0) - (c1.roundTrips ?? 0);
         }
       }
     }),
@@ -120,10 +127,12 @@ export function toRun(p: Participant, concurrency: number, rounds: CycleSamples[
             pause: {
               transactions: per(sum((r) => r.counts.pause.transactions)),
               statements: per(sum((r) => r.counts.pause.statements)),
+              roundTrips: per(sum((r) => r.counts.pause.roundTrips ?? 0)),
             },
             resume: {
               transactions: per(sum((r) => r.counts.resume.transactions)),
               statements: per(sum((r) => r.counts.resume.statements)),
+              roundTrips: per(sum((r) => r.counts.resume.roundTrips ?? 0)),
             },
           }
         : null,
