@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only=cycles,steps,storage,http,queue,workers] [-- --update-docs]`
+ * `npm run bench [-- --quick] [-- --only=cycles,steps,storage,http,queue,workers,fleet] [-- --update-docs]`
  *
  * Runs every suite of the benchmark in one run on this machine — Interlock,
  * LangGraph.js and the database floor side by side — and writes
@@ -13,7 +13,7 @@ import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { createSqliteStore } from '../src/index.ts';
 import { ensurePeers } from './setup.ts';
-import { postgresSettings, Scratch, type Durability } from './lib/backends.ts';
+import { BENCH_DATABASE_URL, postgresSettings, Scratch, type Durability } from './lib/backends.ts';
 import { machine } from './lib/machine.ts';
 import {
   interlockParticipant,
@@ -32,9 +32,10 @@ import { runStorage } from './suites/storage.ts';
 import { runHttp } from './suites/http.ts';
 import { ROLE_MIX, runQueue } from './suites/queue.ts';
 import { runWorkers } from './suites/workers.ts';
+import { interlockFleetTurn, langGraphFleetTurn, runFleet, type FleetRun } from './suites/fleet.ts';
 import { loadLangGraph, type LangGraphPeer } from './peers/langgraph.ts';
 
-const SUITES = ['cycles', 'steps', 'storage', 'http', 'queue', 'workers'] as const;
+const SUITES = ['cycles', 'steps', 'storage', 'http', 'queue', 'workers', 'fleet'] as const;
 type Suite = (typeof SUITES)[number];
 
 const args = process.argv.slice(2);
@@ -67,6 +68,7 @@ const scale = quick
       queueExpired: 10_000,
       queueSamples: 100,
       workerJobs: 1_000,
+      fleetSeconds: 3,
     }
   : {
       cycleSeconds: 6,
@@ -82,7 +84,11 @@ const scale = quick
       queueExpired: 100_000,
       queueSamples: 300,
       workerJobs: 10_000,
+      fleetSeconds: 10,
     };
+
+/** Agents in flight in the fleet suite. */
+const FLEET_AGENTS = 64;
 
 const log = (line: string) => console.log(line);
 const started = new Date();
@@ -106,6 +112,8 @@ const results: Results = {
       'queue expired': scale.queueExpired,
       roles: ROLE_MIX,
       'worker jobs': scale.workerJobs,
+      'fleet: agents in flight': FLEET_AGENTS,
+      'fleet: seconds per participant': scale.fleetSeconds,
     },
   },
   cycles: [],
@@ -114,6 +122,7 @@ const results: Results = {
   http: [],
   queue: [],
   workers: [],
+  fleet: [],
   skipped: [],
   targets: [],
 };
@@ -335,6 +344,69 @@ async function suiteWorkers(): Promise<void> {
   }
 }
 
+async function suiteFleet(): Promise<void> {
+  const o = { agents: FLEET_AGENTS, seconds: scale.fleetSeconds, warmup: 2 };
+  const sqlite = SQLITE_DURABILITY('full');
+  const runs: Array<() => Promise<void>> = [
+    async () => {
+      const store = await scratch.sqliteStore('full', 'fleet');
+      push(
+        await runFleet(
+          { label: 'Interlock · SQLite', backend: 'sqlite', persistence: sqlite },
+          { ...o, run: 'il-sqlite' },
+          interlockFleetTurn(store),
+        ),
+      );
+      await store.close();
+    },
+  ];
+  if (lg && peers.sqliteSaver.ok)
+    runs.push(async () => {
+      const { saver, db } = await lg.sqliteSaver(scratch.file('langgraph-fleet'), 'FULL');
+      push(
+        await runFleet(
+          { label: 'LangGraph.js · SqliteSaver', backend: 'sqlite', persistence: sqlite },
+          { ...o, run: 'lg-sqlite' },
+          langGraphFleetTurn(lg, saver),
+        ),
+      );
+      db.close();
+    });
+  runs.push(async () => {
+    const { store } = await scratch.postgresStore('fleet', 16);
+    push(
+      await runFleet(
+        { label: 'Interlock · PostgreSQL', backend: 'postgres', persistence: PG_DURABILITY },
+        { ...o, run: 'il-pg' },
+        interlockFleetTurn(store),
+      ),
+    );
+    await store.close();
+  });
+  if (lg && peers.postgresSaver.ok)
+    runs.push(async () => {
+      const saver = await lg.postgresSaver(BENCH_DATABASE_URL, scratch.schema('langgraph_fleet'), 16);
+      push(
+        await runFleet(
+          { label: 'LangGraph.js · PostgresSaver', backend: 'postgres', persistence: PG_DURABILITY },
+          { ...o, run: 'lg-pg' },
+          langGraphFleetTurn(lg, saver),
+        ),
+      );
+      await saver.end();
+    });
+  function push(r: FleetRun) {
+    (results.fleet ??= []).push(r);
+    log(
+      `  ${r.label} ×${r.agents}: ${fmt(r.turnsPerSec)} turns/s (${fmt(r.stepsPerSec)} steps/s), turn p99 ${fmt(r.turnMs.p99)} ms`,
+    );
+  }
+  for (const run of runs) {
+    await settle();
+    await run();
+  }
+}
+
 const suites: Record<Suite, [string, () => Promise<void>]> = {
   cycles: ['1. pause → decide → resume cycles', suiteCycles],
   steps: ['2. steps that do not pause', suiteSteps],
@@ -342,6 +414,7 @@ const suites: Record<Suite, [string, () => Promise<void>]> = {
   http: ['4. decisions over HTTP', suiteHttp],
   queue: ['5. queue at scale', suiteQueue],
   workers: ['6. workers on PostgreSQL', suiteWorkers],
+  fleet: ['7. a fleet of agents', suiteFleet],
 };
 
 try {
@@ -369,7 +442,7 @@ if (merge) {
   // The suites rerun now replace theirs in the last complete run; the rest of it stands.
   const prev = JSON.parse(readFileSync(join(dir, `${latestName}.json`), 'utf8')) as Results;
   const titles = [...only].map((s) => suites[s][0]);
-  for (const s of only) (prev[s] as unknown[]) = results[s];
+  for (const s of only) (prev[s] as unknown[]) = results[s] ?? [];
   prev.skipped = [
     ...prev.skipped.filter((x) => !titles.some((t) => x.what.includes(t))),
     ...results.skipped.filter((x) => titles.some((t) => x.what.includes(t))),

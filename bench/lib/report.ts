@@ -9,6 +9,7 @@ import type { StorageRun } from '../suites/storage.ts';
 import type { HttpRun } from '../suites/http.ts';
 import type { QueueRun } from '../suites/queue.ts';
 import type { WorkerRun } from '../suites/workers.ts';
+import type { FleetRun } from '../suites/fleet.ts';
 import type { Machine } from './machine.ts';
 import type { PeerStatus } from '../setup.ts';
 import { fmt, ratio } from './stats.ts';
@@ -30,6 +31,8 @@ export interface Results {
   };
   cycles: CycleRun[];
   steps: StepRun[];
+  /** Absent in results written before the fleet suite existed. */
+  fleet?: FleetRun[];
   storage: StorageRun[];
   http: HttpRun[];
   queue: QueueRun[];
@@ -441,6 +444,40 @@ export function markdown(r: Results): string {
     );
     out.push('');
   }
+
+  if (r.fleet?.length) {
+    const fleet = r.fleet;
+    out.push('## 7. A fleet of agents');
+    out.push('');
+    out.push(
+      `${fleet[0]!.agents} agents in flight against one database, every turn on a fresh thread and none pausing (the refund is \`auto\`): the load of a fleet making auto-tier calls. "vs LangGraph.js" compares turns/s with LangGraph.js's checkpointer on the same backend.`,
+    );
+    out.push('');
+    const peer = (f: FleetRun) => fleet.find((x) => x.backend === f.backend && x.label.startsWith('LangGraph'));
+    out.push(
+      table(
+        [
+          'participant',
+          'durability',
+          'in flight',
+          'turns/s',
+          'model steps/s',
+          'turn p50 / p99 (ms)',
+          'vs LangGraph.js',
+        ],
+        fleet.map((f) => [
+          f.label,
+          f.persistence,
+          String(f.agents),
+          fmt(f.turnsPerSec),
+          fmt(f.stepsPerSec),
+          `${ms(f.turnMs.p50)} / ${ms(f.turnMs.p99)}`,
+          f.label.startsWith('LangGraph') ? '' : ratio(f.turnsPerSec, peer(f)?.turnsPerSec),
+        ]),
+      ),
+    );
+    out.push('');
+  }
   return out.join('\n');
 }
 
@@ -481,6 +518,12 @@ export function docsSection(r: Results, compact = false): string {
       `Queue first page, ${q.pending.toLocaleString('en-US')} pending (p99, worst query)`,
       q.label,
       `${ms(Math.max(...q.pages.map((p) => p.latencyMs.p99)))} ms; sweeper ${fmt(q.expiredPerSec)} expired/s`,
+    ]);
+  for (const f of r.fleet ?? [])
+    rows.push([
+      `Fleet: ${f.agents} agents in flight, no pauses (turns/s)`,
+      `${f.label} (${f.persistence})`,
+      `${fmt(f.turnsPerSec)}, turn p99 ${ms(f.turnMs.p99)} ms`,
     ]);
   for (const w of r.workers)
     rows.push([
