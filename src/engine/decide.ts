@@ -6,7 +6,6 @@ import {
   newId,
   NotFoundError,
   PolicyBlockedError,
-  StaleVersionError,
   tierRank,
   UnknownFieldError,
   unknownFields,
@@ -154,10 +153,14 @@ export async function decide(
   let result: DecisionResult;
   try {
     result = await ctx.store.transaction(async (tx) => {
-      const claim = opts.claimThread
-        ? await tx.claimThread(opts.claimThread.row, opts.claimThread.owner, opts.claimThread.leaseUntil, now)
+      // The lease and the request are asked for together (one round trip), in this order: the thread
+      // row is locked before the request's, as every transaction that takes both does.
+      const claiming = opts.claimThread
+        ? tx.claimThread(opts.claimThread.row, opts.claimThread.owner, opts.claimThread.leaseUntil, now)
         : undefined;
+      claiming?.catch(() => undefined); // awaited below; a failure fails the transaction either way
       const req = await tx.getRequest(requestId, { forUpdate: true });
+      const claim = await claiming;
       if (!req) throw new NotFoundError('approval_request', requestId);
       const voters = req.approvalsRequired > 1 ? await tx.listVoters(requestId) : [];
       checkDecision(req, decision, reviewer, now, voters);
@@ -326,8 +329,8 @@ export async function decide(
           break;
         }
       }
-      if (!(await tx.updateRequest(next, req.version)))
-        throw new StaleVersionError(req.id, req.version, req.version + 1);
+      // Read for update above: the version cannot have moved, so the write travels with the COMMIT.
+      await tx.updateLockedRequest(next, req.version);
       await tx.appendAudit(audit, now);
       if (created) {
         await openRequest(tx, created);

@@ -78,12 +78,17 @@ export async function executeOnce<T>(
   const now = ctx.now();
   const claim = await ctx.store.transaction(async (tx) => {
     const cp = opts.checkpoint;
+    // The checkpoint's first statement and the request's lock are asked for together (one round
+    // trip), the thread row first, as every transaction that takes both does.
+    const checkpointing = cp ? writeCheckpoint(tx, cp.thread, cp.checkpoint, cp.status, now) : undefined;
+    const reading = input.requestId ? tx.getRequest(input.requestId, { forUpdate: true }) : undefined;
+    reading?.catch(() => undefined); // awaited below; a failure fails the transaction either way
     if (cp) {
-      await writeCheckpoint(tx, cp.thread, cp.checkpoint, cp.status, now);
+      await checkpointing;
       if (cp.audit?.length) await tx.appendAudit(cp.audit, now);
     }
     if (input.requestId) {
-      const req = await tx.getRequest(input.requestId, { forUpdate: true });
+      const req = await reading;
       if (!req) throw new NotFoundError('approval_request', input.requestId);
       if (req.planted)
         throw new InterlockUsageError(
@@ -120,7 +125,7 @@ export async function executeOnce<T>(
         now,
       );
       if (c.claimed && req.status === 'authorized')
-        await tx.updateRequest(transition(req, { type: 'start_execution' }, now), req.version);
+        await tx.updateLockedRequest(transition(req, { type: 'start_execution' }, now), req.version);
       return c;
     }
     return tx.claimExecution(
@@ -166,7 +171,7 @@ export async function executeOnce<T>(
   }
   const done = ctx.now();
   const recorded = await ctx.store.transaction(async (tx) => {
-    const ok = await tx.finishExecution(
+    const finishing = tx.finishExecution(
       input.key,
       ctx.owner,
       outcome.status === 'succeeded'
@@ -174,12 +179,15 @@ export async function executeOnce<T>(
         : { status: 'failed', error: outcome.error },
       done,
     );
-    if (!ok) return false;
+    // Asked for together with the outcome (one round trip), after it: the ledger row is locked first, as before.
+    const reading = input.requestId ? tx.getRequest(input.requestId, { forUpdate: true }) : undefined;
+    reading?.catch(() => undefined); // awaited below, or not needed when the lease was lost
+    if (!(await finishing)) return false;
     if (input.requestId) {
-      const req = await tx.getRequest(input.requestId, { forUpdate: true });
+      const req = await reading;
       // An execution finishes its request once; a request already final (a replay's) stays as it is.
       if (req && (req.status === 'executing' || req.status === 'authorized'))
-        await tx.updateRequest(
+        await tx.updateLockedRequest(
           transition(req, { type: 'finish_execution', ok: outcome.status === 'succeeded' }, done),
           req.version,
         );

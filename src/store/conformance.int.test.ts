@@ -851,6 +851,39 @@ for (const backend of allBackends()) {
         assert.deepEqual(await store.listVoters(r.id), ['rev-b']);
       });
 
+      it('a checked write that changes the wrong number of rows fails its transaction, even when it was not waited for', async () => {
+        const r = pendingRequest();
+        await store.insertRequest(r);
+        await store.insertVote({ requestId: r.id, reviewer: 'rev-a', type: 'approve', version: 1, createdAt: T });
+        const job1 = job('resume', T);
+        // A second approval by the same reviewer, sent before the job and the COMMIT.
+        await assert.rejects(
+          store.transaction(async (tx) => {
+            await tx.insertVote({ requestId: r.id, reviewer: 'rev-a', type: 'approve', version: 2, createdAt: T + 1 });
+            await tx.enqueueJob(job1);
+          }),
+          /rev-a already has a vote/,
+        );
+        assert.equal(await store.getJob(job1.id), undefined);
+        // A locked update at a version the row is not at.
+        const job2 = job('resume', T);
+        await assert.rejects(
+          store.transaction(async (tx) => {
+            await tx.updateLockedRequest({ ...r, status: 'authorized', version: 9 }, 8);
+            await tx.enqueueJob(job2);
+          }),
+          /no longer at version 8/,
+        );
+        assert.equal(await store.getJob(job2.id), undefined);
+        assert.equal((await store.getRequest(r.id))?.status, 'pending');
+        // At the right version it writes.
+        await store.transaction(async (tx) => {
+          const cur = await tx.getRequest(r.id, { forUpdate: true });
+          await tx.updateLockedRequest({ ...cur!, status: 'authorized', version: cur!.version + 1 }, cur!.version);
+        });
+        assert.equal((await store.getRequest(r.id))?.status, 'authorized');
+      });
+
       it('counts pending requests by role with the oldest creation time', async () => {
         const [roleA, roleB, roleC] = [uid('role'), uid('role'), uid('role')];
         await store.insertRequest(pendingRequest({ role: roleA, createdAt: T + 30 }));

@@ -191,6 +191,12 @@ export interface RequestStoreOps {
   setRequestStatus(id: string, status: RequestStatus, now: number): Promise<void>;
   /** Write the mutable fields of a request, only if it is still at `expectedVersion`. Returns false if it moved on. */
   updateRequest(r: ApprovalRequest, expectedVersion: number): Promise<boolean>;
+  /**
+   * {@link updateRequest} for a request this transaction read with `forUpdate`, whose version
+   * therefore cannot have moved: sent without waiting on PostgreSQL; should it change nothing
+   * anyway, the transaction fails.
+   */
+  updateLockedRequest(r: ApprovalRequest, expectedVersion: number): Promise<void>;
   listRequests(q: RequestQuery): Promise<{ items: ApprovalRequest[]; nextCursor: string | null }>;
   /**
    * The requests raised for one tool call of a thread (a framework's call id), oldest first: the

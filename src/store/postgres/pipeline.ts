@@ -61,9 +61,11 @@ export function pipelinedTx(client: pg.ClientBase, stats: PgStats, q: QueryOf): 
     );
     pending.push(p);
   };
+  /** Answers awaited right now: statements asked together (before the first answer) share one round trip. */
+  let waiting = 0;
   /** Write and wait: one round trip, which also carries everything written before it. */
   const ask = async <R>(config: pg.QueryConfig | string, read: (r: pg.QueryResult<Row>) => R): Promise<R> => {
-    stats.roundTrips++;
+    if (waiting++ === 0) stats.roundTrips++;
     const p = client.query<Row>(config as pg.QueryConfig);
     flush();
     try {
@@ -72,6 +74,8 @@ export function pipelinedTx(client: pg.ClientBase, stats: PgStats, q: QueryOf): 
       return read(r);
     } catch (err) {
       throw failure ?? err;
+    } finally {
+      waiting--;
     }
   };
 
@@ -91,6 +95,11 @@ export function pipelinedTx(client: pg.ClientBase, stats: PgStats, q: QueryOf): 
         write(q(sql, params));
         return Promise.resolve();
       },
+      sendExpecting(sql, params, rows, message) {
+        stats.statements++;
+        write(q(expecting(sql, params.length, rows), [...params, message]));
+        return Promise.resolve();
+      },
     },
     async commit() {
       await ask('COMMIT', () => undefined);
@@ -106,4 +115,13 @@ export function pipelinedTx(client: pg.ClientBase, stats: PgStats, q: QueryOf): 
       await Promise.all(pending);
     },
   };
+}
+
+/**
+ * A write that fails on the server unless it changed exactly `rows` rows (`il_expect_rows`,
+ * migration 7), so it can be sent without waiting and still fail its transaction: a check in
+ * Node would come after the COMMIT that travelled with it.
+ */
+export function expecting(sql: string, paramCount: number, rows: number): string {
+  return `WITH w AS (${sql} RETURNING 1) SELECT il_expect_rows((SELECT count(*) FROM w), ${rows}, $${paramCount + 1})`;
 }

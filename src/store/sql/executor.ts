@@ -16,6 +16,12 @@ export interface SqlExecutor {
    * whose success the rest of the transaction does not depend on before it commits.
    */
   send(sql: string, params?: readonly unknown[]): Promise<void>;
+  /**
+   * {@link send} for a write that must change exactly `rows` rows (an INSERT or UPDATE without
+   * RETURNING): if it changes another number, the transaction fails with `message` — checked by
+   * the database on PostgreSQL, so the write can still travel with the COMMIT.
+   */
+  sendExpecting(sql: string, params: readonly unknown[], rows: number, message: string): Promise<void>;
 }
 
 /** SQL fragments that differ between backends: the only place they differ. */

@@ -65,6 +65,32 @@ function decodeCursor(c: string, order: 'newest' | 'expiry'): [number, string] {
   return [Number(m[2]), m[3]!];
 }
 
+/** A request's new state, guarded by the version it was read at. */
+const UPDATE_REQUEST = `UPDATE il_requests SET args = $3, action_hash = $4, approvals_received = $5, version = $6, status = $7,
+    resolution = $8, superseded_by = $9, updated_at = $10, resolved_at = $11, tier = $12, role = $13,
+    approvals_required = $14, expires_at = $15
+  WHERE id = $1 AND version = $2`;
+
+function updateParams(r: ApprovalRequest, expectedVersion: number): unknown[] {
+  return [
+    r.id,
+    expectedVersion,
+    JSON.stringify(r.args),
+    r.actionHash,
+    r.approvalsReceived,
+    r.version,
+    r.status,
+    r.resolution === null ? null : JSON.stringify(r.resolution),
+    r.supersededBy,
+    r.updatedAt,
+    r.resolvedAt,
+    r.tier,
+    r.role,
+    r.approvalsRequired,
+    r.expiresAt,
+  ];
+}
+
 /** Approval requests, quorum votes and trust grants. */
 export function requestOps(db: SqlExecutor, d: Dialect): RequestStoreOps {
   return {
@@ -112,30 +138,15 @@ export function requestOps(db: SqlExecutor, d: Dialect): RequestStoreOps {
       return rows[0] ? toRequest(rows[0]) : undefined;
     },
     async updateRequest(r, expectedVersion) {
-      const n = await db.run(
-        `UPDATE il_requests SET args = $3, action_hash = $4, approvals_received = $5, version = $6, status = $7,
-           resolution = $8, superseded_by = $9, updated_at = $10, resolved_at = $11, tier = $12, role = $13,
-           approvals_required = $14, expires_at = $15
-         WHERE id = $1 AND version = $2`,
-        [
-          r.id,
-          expectedVersion,
-          JSON.stringify(r.args),
-          r.actionHash,
-          r.approvalsReceived,
-          r.version,
-          r.status,
-          r.resolution === null ? null : JSON.stringify(r.resolution),
-          r.supersededBy,
-          r.updatedAt,
-          r.resolvedAt,
-          r.tier,
-          r.role,
-          r.approvalsRequired,
-          r.expiresAt,
-        ],
+      return (await db.run(UPDATE_REQUEST, updateParams(r, expectedVersion))) === 1;
+    },
+    async updateLockedRequest(r, expectedVersion) {
+      await db.sendExpecting(
+        UPDATE_REQUEST,
+        updateParams(r, expectedVersion),
+        1,
+        `Approval request ${r.id} is no longer at version ${expectedVersion}, though this transaction read it for update; nothing was written.`,
       );
-      return n === 1;
     },
     async setRequestStatus(id, status, now) {
       await db.send(`UPDATE il_requests SET status = $2, version = version + 1, updated_at = $3 WHERE id = $1`, [
@@ -210,16 +221,14 @@ export function requestOps(db: SqlExecutor, d: Dialect): RequestStoreOps {
     async insertVote(v) {
       // One row per reviewer: their latest decision. An approver who later rejects, responds or edits
       // replaces their approval; an approval never replaces a vote, so no one is counted twice.
-      const n = await db.run(
+      await db.sendExpecting(
         `INSERT INTO il_votes (request_id, reviewer, type, version, created_at) VALUES ($1, $2, $3, $4, $5)
          ON CONFLICT (request_id, reviewer) DO UPDATE SET type = excluded.type, version = excluded.version, created_at = excluded.created_at
          WHERE excluded.type <> 'approve'`,
         [v.requestId, v.reviewer, v.type, v.version, v.createdAt],
+        1,
+        `Reviewer ${v.reviewer} already has a vote on request ${v.requestId}; an approval cannot replace it.`,
       );
-      if (n !== 1)
-        throw new Error(
-          `Reviewer ${v.reviewer} already has a vote on request ${v.requestId}; an approval cannot replace it.`,
-        );
     },
     async listVoters(requestId) {
       const rows = await db.all(
@@ -263,6 +272,7 @@ export const requestShapes: { [K in keyof ReturnType<typeof requestOps>]: OpShap
   getRequest: 'read',
   setRequestStatus: 'write',
   updateRequest: 'write',
+  updateLockedRequest: 'write',
   listRequests: 'read',
   listRequestsForCall: 'read',
   claimExpired: 'write',

@@ -163,7 +163,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     id: 7,
-    name: 'audit append in one statement',
+    name: 'audit append and checked writes in one statement',
     statements: [
       // PostgreSQL appends a call's events to one chain in one statement: lock the head, number and
       // hash each event (the text core/audit-chain.ts hashParts describes, so `interlock audit
@@ -195,6 +195,19 @@ export const MIGRATIONS: readonly Migration[] = [
               RETURN NEXT;
             END LOOP;
             UPDATE il_audit_chains SET seq = h_seq, hash = h_hash WHERE chain = p_chain;
+          END
+          $fn$`,
+      },
+      // A write sent without waiting fails its transaction here when it changed another number of
+      // rows than the caller knows it must (see SqlExecutor.sendExpecting).
+      {
+        postgres: `CREATE FUNCTION il_expect_rows(p_n BIGINT, p_expected INTEGER, p_message TEXT) RETURNS BIGINT
+          LANGUAGE plpgsql AS $fn$
+          BEGIN
+            IF p_n <> p_expected THEN
+              RAISE EXCEPTION USING MESSAGE = p_message, ERRCODE = 'P0001';
+            END IF;
+            RETURN p_n;
           END
           $fn$`,
       },

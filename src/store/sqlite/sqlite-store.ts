@@ -136,6 +136,10 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       stats.statements++;
       prepare(sql).run(...bind(params));
     },
+    async sendExpecting(sql, params, rows, message) {
+      stats.statements++;
+      if (Number(prepare(sql).run(...bind(params)).changes) !== rows) throw new Error(message);
+    },
   };
   const ops = sqlOps(exec, dialect);
   let closed = false;
