@@ -118,6 +118,25 @@ export async function writeCheckpoint(
       await tx.updateThread(thread.id, { status, ...(opts.releaseLease ? { leaseOwner: null } : {}) }, now);
     return { checkpointId: null, created };
   }
+  const leaseOwner = thread.leaseOwner;
+  if (leaseOwner !== undefined) {
+    // A run's checkpoint: the database counts the messages, nothing waits for an answer.
+    const checkpointId = newId<string>('cp');
+    await tx.writeFencedCheckpoint(
+      {
+        threadId: thread.id,
+        leaseOwner,
+        status,
+        agentVersion: thread.agentVersion,
+        releaseLease: opts.releaseLease ?? false,
+        messages: cp.newMessages,
+        checkpoint: { id: checkpointId, schemaVersion: cp.schemaVersion, state: cp.state, createdAt: now },
+      },
+      now,
+      () => leaseLost(thread.id),
+    );
+    return { checkpointId, created: false };
+  }
   // One statement counts the new messages on the thread row (under its lock) and says where they start.
   const n = cp.newMessages.length;
   let from = await tx.advanceThread(

@@ -14,7 +14,7 @@ import { actionHash } from '../core/canonical.ts';
 import { ValidationError, type InterlockError } from '../core/errors.ts';
 import { LATEST_MIGRATION } from './sql/migrate.ts';
 import { allBackends } from '../testing/backends.ts';
-import type { ExecutionRow, JobRow, Store, ThreadRow } from './types.ts';
+import type { ExecutionRow, JobRow, Store, StoreTx, ThreadRow } from './types.ts';
 
 /** A fixed clock origin; tests pass times explicitly. Expiries before it belong to the claimExpired test. */
 const T = 1_700_000_000_000;
@@ -256,6 +256,44 @@ for (const backend of allBackends()) {
         assert.equal(await store.getCheckpoint(cp), undefined);
         // The connection is fine afterwards.
         assert.equal((await store.getThread(t.id))?.id, t.id);
+      });
+
+      it('a fenced checkpoint appends after the messages the thread has, and writes nothing once the lease is gone', async () => {
+        const { leaseOwner: _owner, leaseUntil: _until, ...input } = thread();
+        await store.claimThread(input, 'p1', T + MINUTE, T);
+        const write = (owner: string, messages: unknown[], id: string, then?: Parameters<StoreTx['enqueueJob']>[0]) =>
+          store.transaction(async (tx) => {
+            await tx.writeFencedCheckpoint(
+              {
+                threadId: input.id,
+                leaseOwner: owner,
+                status: 'running',
+                agentVersion: '2.0.0',
+                releaseLease: false,
+                messages,
+                checkpoint: { id, schemaVersion: 1, state: { step: id }, createdAt: T },
+              },
+              T + 1,
+              () => new Error(`lease of ${input.id} lost`),
+            );
+            if (then) await tx.enqueueJob(then);
+          });
+        await write('p1', [{ n: 0 }, { n: 1 }], 'cp_a');
+        await write('p1', [], 'cp_b');
+        await write('p1', [{ n: 2 }], 'cp_c');
+        const latest = await store.loadLatest(input.id);
+        assert.equal(latest.checkpoint?.id, 'cp_c');
+        assert.equal(latest.checkpoint?.messageCount, 3);
+        assert.deepEqual(latest.messages, [{ n: 0 }, { n: 1 }, { n: 2 }]);
+        assert.equal((await store.getCheckpoint('cp_b'))?.messageCount, 2);
+        assert.equal((await store.getThread(input.id))?.agentVersion, '2.0.0');
+        // Another run's checkpoint fails its transaction with the caller's error, and nothing of it stays.
+        const j = job('resume', T);
+        await assert.rejects(write('p2', [{ n: 99 }], 'cp_x', j), /lease of .* lost/);
+        assert.equal(await store.getCheckpoint('cp_x'), undefined);
+        assert.equal(await store.getJob(j.id), undefined);
+        assert.equal((await store.getThread(input.id))?.messageCount, 3);
+        assert.deepEqual((await store.loadLatest(input.id)).messages, [{ n: 0 }, { n: 1 }, { n: 2 }]);
       });
 
       it('leases a thread to one loop at a time, creating it when missing', async () => {

@@ -175,6 +175,25 @@ export interface ThreadStoreOps {
     },
     now: number,
   ): Promise<number | undefined>;
+  /**
+   * For a run holding the thread's lease: advance the thread (status, message count), append the
+   * new messages after those it has, and write the checkpoint covering them. The database counts
+   * the messages, so on PostgreSQL all of it travels with the transaction's next awaited statement
+   * or its COMMIT; if `leaseOwner` no longer holds the lease, the transaction fails with `leaseLost()`.
+   */
+  writeFencedCheckpoint(
+    w: {
+      threadId: string;
+      leaseOwner: string;
+      status: ThreadStatus;
+      agentVersion: string;
+      releaseLease: boolean;
+      messages: readonly unknown[];
+      checkpoint: { id: string; schemaVersion: number; state: unknown; createdAt: number };
+    },
+    now: number,
+    leaseLost: () => Error,
+  ): Promise<void>;
   insertCheckpoint(c: CheckpointRow): Promise<void>;
   getLatestCheckpoint(threadId: string): Promise<CheckpointRow | undefined>;
   /** The latest checkpoint and the messages it covers, in one read (what a run starts from). */

@@ -46,7 +46,7 @@ export function pipelinedTx(client: pg.ClientBase, stats: PgStats, q: QueryOf): 
     }
   };
   /** Write without waiting: corked, so it leaves with the next awaited statement (or on the next turn of the loop). */
-  const write = (config: pg.QueryConfig | string) => {
+  const write = (config: pg.QueryConfig | string, mapError?: (err: unknown) => Error) => {
     if (!corked && stream?.cork) {
       stream.cork();
       corked = true;
@@ -56,7 +56,7 @@ export function pipelinedTx(client: pg.ClientBase, stats: PgStats, q: QueryOf): 
     const p = client.query(config as pg.QueryConfig).then(
       () => undefined,
       (err: unknown) => {
-        failure ??= err as Error;
+        failure ??= mapError ? mapError(err) : (err as Error);
       },
     );
     pending.push(p);
@@ -95,9 +95,9 @@ export function pipelinedTx(client: pg.ClientBase, stats: PgStats, q: QueryOf): 
         write(q(sql, params));
         return Promise.resolve();
       },
-      sendExpecting(sql, params, rows, message) {
+      sendExpecting(sql, params, rows, fail) {
         stats.statements++;
-        write(q(expecting(sql, params.length, rows), [...params, message]));
+        write(q(expecting(sql, params.length, rows), [...params, fail().message]), (err) => checked(err, fail));
         return Promise.resolve();
       },
     },
@@ -125,3 +125,11 @@ export function pipelinedTx(client: pg.ClientBase, stats: PgStats, q: QueryOf): 
 export function expecting(sql: string, paramCount: number, rows: number): string {
   return `WITH w AS (${sql} RETURNING 1) SELECT il_expect_rows((SELECT count(*) FROM w), ${rows}, $${paramCount + 1})`;
 }
+
+/** `il_expect_rows`'s refusal is the caller's own error; any other failure stays as it is. */
+export function checked(err: unknown, fail: () => Error): Error {
+  return (err as { code?: string }).code === EXPECT_ROWS_FAILED ? fail() : (err as Error);
+}
+
+/** The SQLSTATE `il_expect_rows` raises (migration 7). */
+const EXPECT_ROWS_FAILED = 'P0001';

@@ -6,7 +6,7 @@ import type { Dialect, Row, SqlExecutor } from '../sql/executor.ts';
 import { sqlOps, standaloneOps } from '../sql/repository.ts';
 import { applyMigrations } from '../sql/migrate.ts';
 import { createPgEventBus } from './event-bus.ts';
-import { expecting, pipelinedTx, type PgStats } from './pipeline.ts';
+import { checked, expecting, pipelinedTx, type PgStats } from './pipeline.ts';
 
 /** Options of the PostgreSQL store. */
 export interface PostgresStoreOptions {
@@ -96,8 +96,11 @@ function executor(client: pg.ClientBase | pg.Pool, stats: PgStats, q = named): S
     all: async (sql, params) => (await run(sql, params)).rows,
     run: async (sql, params) => (await run(sql, params)).rowCount ?? 0,
     send: async (sql, params) => void (await run(sql, params)),
-    sendExpecting: async (sql, params, rows, message) =>
-      void (await run(expecting(sql, params.length, rows), [...params, message])),
+    async sendExpecting(sql, params, rows, fail) {
+      await run(expecting(sql, params.length, rows), [...params, fail().message]).catch((err: unknown) => {
+        throw checked(err, fail);
+      });
+    },
   };
 }
 

@@ -18,10 +18,10 @@ export interface SqlExecutor {
   send(sql: string, params?: readonly unknown[]): Promise<void>;
   /**
    * {@link send} for a write that must change exactly `rows` rows (an INSERT or UPDATE without
-   * RETURNING): if it changes another number, the transaction fails with `message` — checked by
+   * RETURNING): if it changes another number, the transaction fails with `failure()` — checked by
    * the database on PostgreSQL, so the write can still travel with the COMMIT.
    */
-  sendExpecting(sql: string, params: readonly unknown[], rows: number, message: string): Promise<void>;
+  sendExpecting(sql: string, params: readonly unknown[], rows: number, failure: () => Error): Promise<void>;
 }
 
 /** SQL fragments that differ between backends: the only place they differ. */

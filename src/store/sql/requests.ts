@@ -145,7 +145,10 @@ export function requestOps(db: SqlExecutor, d: Dialect): RequestStoreOps {
         UPDATE_REQUEST,
         updateParams(r, expectedVersion),
         1,
-        `Approval request ${r.id} is no longer at version ${expectedVersion}, though this transaction read it for update; nothing was written.`,
+        () =>
+          new Error(
+            `Approval request ${r.id} is no longer at version ${expectedVersion}, though this transaction read it for update; nothing was written.`,
+          ),
       );
     },
     async setRequestStatus(id, status, now) {
@@ -227,7 +230,10 @@ export function requestOps(db: SqlExecutor, d: Dialect): RequestStoreOps {
          WHERE excluded.type <> 'approve'`,
         [v.requestId, v.reviewer, v.type, v.version, v.createdAt],
         1,
-        `Reviewer ${v.reviewer} already has a vote on request ${v.requestId}; an approval cannot replace it.`,
+        () =>
+          new Error(
+            `Reviewer ${v.reviewer} already has a vote on request ${v.requestId}; an approval cannot replace it.`,
+          ),
       );
     },
     async listVoters(requestId) {

@@ -126,6 +126,38 @@ export function threadOps(db: SqlExecutor): ThreadStoreOps {
         [id, owner, now],
       );
     },
+    async writeFencedCheckpoint(w, now, leaseLost) {
+      // The thread row first (its lock, and the fence), then the messages and the checkpoint at the
+      // count it now holds: the database does the arithmetic, so nothing here waits for an answer.
+      await db.sendExpecting(
+        `UPDATE il_threads SET status = $3, message_count = message_count + $4, agent_version = $5, updated_at = $2,
+           paused = CASE WHEN $3 = 'interrupted' THEN 1 ELSE paused END${w.releaseLease ? ', lease_owner = NULL, lease_until = NULL' : ''}
+         WHERE id = $1 AND lease_owner = $6`,
+        [w.threadId, now, w.status, w.messages.length, w.agentVersion, w.leaseOwner],
+        1,
+        leaseLost,
+      );
+      const n = w.messages.length;
+      if (n > 0) {
+        const params: unknown[] = [w.threadId, n];
+        const rows = w.messages.map((m, i) => {
+          params.push(JSON.stringify(m));
+          return `($${params.length}, ${i})`;
+        });
+        await db.send(
+          `INSERT INTO il_messages (thread_id, seq, body)
+           SELECT $1, t.message_count - $2 + v.column2, v.column1 FROM il_threads t, (VALUES ${rows.join(', ')}) AS v
+           WHERE t.id = $1`,
+          params,
+        );
+      }
+      const c = w.checkpoint;
+      await db.send(
+        `INSERT INTO il_checkpoints (id, thread_id, message_count, schema_version, state, created_at)
+         SELECT $2, $1, t.message_count, $3, $4, $5 FROM il_threads t WHERE t.id = $1`,
+        [w.threadId, c.id, c.schemaVersion, JSON.stringify(c.state), c.createdAt],
+      );
+    },
     async advanceThread(id, c, now) {
       // With leaseOwner, the write is fenced: a run whose lease passed to another run changes nothing.
       const rows = await db.all(
@@ -194,6 +226,7 @@ export const threadShapes: { [K in keyof ReturnType<typeof threadOps>]: OpShape 
   appendMessages: 'write',
   listMessages: 'read',
   advanceThread: 'write',
+  writeFencedCheckpoint: 'multi',
   insertCheckpoint: 'write',
   getLatestCheckpoint: 'read',
   loadLatest: 'read',

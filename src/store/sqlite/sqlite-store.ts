@@ -136,9 +136,9 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       stats.statements++;
       prepare(sql).run(...bind(params));
     },
-    async sendExpecting(sql, params, rows, message) {
+    async sendExpecting(sql, params, rows, fail) {
       stats.statements++;
-      if (Number(prepare(sql).run(...bind(params)).changes) !== rows) throw new Error(message);
+      if (Number(prepare(sql).run(...bind(params)).changes) !== rows) throw fail();
     },
   };
   const ops = sqlOps(exec, dialect);
