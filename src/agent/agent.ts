@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ConfigError, InterlockUsageError, newId, NotFoundError, type ApprovalRequest } from '../core/index.ts';
-import type { ThreadRow } from '../store/types.ts';
+import type { ThreadClaim } from '../store/types.ts';
 import type { Message } from './messages.ts';
 import { Run, type AgentRuntime } from './run.ts';
 import { initialState, readState, sameMajor } from './state.ts';
@@ -18,10 +18,7 @@ import {
 } from './delegation.ts';
 
 /** A run's hold on a thread: whether the lease is ours, and the thread row as the claim left it. */
-interface Claim {
-  claimed: boolean;
-  thread: ThreadRow;
-}
+type Claim = ThreadClaim;
 
 /**
  * Create an agent.
@@ -95,7 +92,7 @@ export function createAgent(opts: AgentOptions): Agent {
   /** Take the thread's lease for one run (creating the thread on first use). */
   function claim(threadId: string, runOwner: string, tree?: TreeInfo): Promise<Claim> {
     const c = claimSpec(threadId, runOwner, tree);
-    return threads.claimThread(c.row, c.owner, c.leaseUntil, c.now);
+    return threads.claimAndLoad(c.row, c.owner, c.leaseUntil, c.now);
   }
 
   /** Start a run: with the lease `claimed` already taken (in a decision's transaction), or take it now. */
@@ -107,7 +104,7 @@ export function createAgent(opts: AgentOptions): Agent {
     tree?: TreeInfo,
   ): Promise<Run | AgentResult> {
     const now = il.now();
-    const { claimed, thread } = taken ?? (await claim(threadId, runOwner, tree));
+    const { claimed, thread, latest } = taken ?? (await claim(threadId, runOwner, tree));
     if (thread.agent !== opts.name) {
       if (claimed) await threads.releaseThread(threadId, runOwner, now);
       throw new InterlockUsageError(
@@ -128,7 +125,7 @@ export function createAgent(opts: AgentOptions): Agent {
     }
     let run: Run;
     try {
-      const { checkpoint: cp, messages } = await threads.loadLatest(threadId);
+      const { checkpoint: cp, messages } = latest ?? (await threads.loadLatest(threadId));
       const state = cp
         ? readState(cp.state, opts.version, compatible, threadId)
         : initialState(opts.version, opts.system);

@@ -16,7 +16,7 @@ import {
   type Reviewer,
   transition,
 } from '../core/index.ts';
-import type { StoreTx, ThreadRow } from '../store/types.ts';
+import type { StoreTx, ThreadClaim, ThreadRow } from '../store/types.ts';
 import type { EngineContext } from './context.ts';
 import { gate } from './gate.ts';
 import { newRequest, openRequest } from './pause.ts';
@@ -33,7 +33,7 @@ export interface DecisionResult {
   outcome: 'authorized' | 'rejected' | 'responded' | 'pending' | 'superseded';
   newRequest?: ApprovalRequest;
   /** The thread lease taken in the same transaction, when {@link DecideOptions.claimThread} asked for it. */
-  claim?: { claimed: boolean; thread: ThreadRow };
+  claim?: ThreadClaim;
   /** The request was a planted check (said once it is decided): `caught` unless it was approved. */
   plantedCheck?: { caught: boolean };
 }
@@ -45,7 +45,8 @@ export interface DecideOptions {
    * the thread at once): one commit instead of two. The claim runs first, before
    * the request is locked, so rows are locked in the order every run's
    * transaction uses (thread, request, audit chain) and the two cannot deadlock.
-   * If the claim or the decision throws, neither is recorded.
+   * If the claim or the decision throws, neither is recorded. The thread's latest checkpoint is
+   * read after the claim in the same round trip, for the run to start from.
    */
   claimThread?: { row: Omit<ThreadRow, 'leaseOwner' | 'leaseUntil'>; owner: string; leaseUntil: number };
 }
@@ -159,8 +160,12 @@ export async function decide(
         ? tx.claimThread(opts.claimThread.row, opts.claimThread.owner, opts.claimThread.leaseUntil, now)
         : undefined;
       claiming?.catch(() => undefined); // awaited below; a failure fails the transaction either way
-      const req = await tx.getRequest(requestId, { forUpdate: true });
-      const claim = await claiming;
+      const locking = tx.getRequest(requestId, { forUpdate: true });
+      // What the run that follows starts from, read under the lease: asked for with the two above.
+      const loading = opts.claimThread ? tx.loadLatest(opts.claimThread.row.id) : undefined;
+      loading?.catch(() => undefined);
+      const req = await locking;
+      const claim: ThreadClaim | undefined = claiming && { ...(await claiming), latest: await loading };
       if (!req) throw new NotFoundError('approval_request', requestId);
       const voters = req.approvalsRequired > 1 ? await tx.listVoters(requestId) : [];
       checkDecision(req, decision, reviewer, now, voters);

@@ -1,5 +1,5 @@
 import { InterlockUsageError, type ApprovalRequest, type AuditEventInput } from '../core/index.ts';
-import type { JobRow, Store, ThreadRow } from '../store/types.ts';
+import type { JobRow, Store, ThreadClaim, ThreadRow } from '../store/types.ts';
 import type { EngineContext } from './context.ts';
 import { cancelOpenRequests, endThread } from './end-thread.ts';
 
@@ -36,6 +36,17 @@ export interface ThreadOps extends Pick<
    * run by a worker), in one transaction. Refuses an existing id ({@link ThreadExistsError}).
    */
   start(t: { id: string; agent: string; agentVersion: string; input: string; recoverAt: number }): Promise<ThreadRow>;
+  /**
+   * Take the thread's run lease ({@link Store.claimThread}) and load its latest checkpoint with the
+   * messages it covers, read after the claim: one round trip. `latest` is what a run starts from
+   * when `claimed`; a busy thread's is for its result only.
+   */
+  claimAndLoad(
+    row: Omit<ThreadRow, 'leaseOwner' | 'leaseUntil'>,
+    owner: string,
+    leaseUntil: number,
+    now: number,
+  ): Promise<ThreadClaim>;
   /**
    * Abort a thread: a paused one ends now (its open requests are cancelled); a running one is
    * flagged and stops at its next boundary. Returns the row as it was before.
@@ -111,6 +122,13 @@ export function threadOps(ctx: EngineContext): ThreadOps {
       'renewThreadLease',
       'releaseThread',
     ] as const),
+    claimAndLoad: (row, owner, leaseUntil, now) =>
+      store.batch(async (ops) => {
+        const claiming = ops.claimThread(row, owner, leaseUntil, now);
+        const loading = ops.loadLatest(row.id);
+        loading.catch(() => undefined); // awaited below, after the claim it follows
+        return { ...(await claiming), latest: await loading };
+      }),
     async start(t) {
       const now = ctx.now();
       const row: Omit<ThreadRow, 'leaseOwner' | 'leaseUntil'> = {

@@ -296,6 +296,27 @@ for (const backend of allBackends()) {
         assert.deepEqual((await store.loadLatest(input.id)).messages, [{ n: 0 }, { n: 1 }, { n: 2 }]);
       });
 
+      it('a batch runs its operations in the order started, each on its own: a read started after a claim sees it', async () => {
+        const { leaseOwner: _owner, leaseUntil: _until, ...input } = thread();
+        const [claim, seen] = await store.batch(async (ops) => {
+          const claiming = ops.claimThread(input, 'p1', T + MINUTE, T);
+          const reading = ops.getThread(input.id);
+          return [await claiming, await reading] as const;
+        });
+        assert.equal(claim.claimed, true);
+        assert.equal(seen?.leaseOwner, 'p1');
+        // A failing operation fails the batch; what ran before it stays (no transaction), and the store works on.
+        const cp = { id: uid('cp'), threadId: input.id, messageCount: 0, schemaVersion: 1, state: {}, createdAt: T };
+        await store.insertCheckpoint(cp);
+        await assert.rejects(
+          store.batch(async (ops) => {
+            await ops.releaseThread(input.id, 'p1', T + 1);
+            await ops.insertCheckpoint(cp);
+          }),
+        );
+        assert.equal((await store.getThread(input.id))?.leaseOwner, null);
+      });
+
       it('leases a thread to one loop at a time, creating it when missing', async () => {
         const { leaseOwner: _owner, leaseUntil: _until, ...input } = thread();
         const first = await store.claimThread(input, 'p1', T + MINUTE, T);

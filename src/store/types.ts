@@ -127,6 +127,13 @@ export interface AggregateQuery {
   outcome: 'executed' | 'failed';
 }
 
+/** A run lease taken (or found busy), with the thread's latest checkpoint when it was read after the claim. */
+export interface ThreadClaim {
+  claimed: boolean;
+  thread: ThreadRow;
+  latest?: { checkpoint: CheckpointRow | undefined; messages: unknown[] };
+}
+
 /** Threads, their run leases, messages and checkpoints (src/store/sql/threads.ts). */
 export interface ThreadStoreOps {
   // threads and checkpoints
@@ -416,6 +423,14 @@ export interface Store extends StoreTx {
   readonly capabilities: StoreCapabilities;
   /** Run `fn` in one transaction: all its writes commit together or not at all. */
   transaction<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;
+  /**
+   * Run `fn`'s operations one after another on one connection, each atomic on its own as on the
+   * Store, with no transaction around them. Operations `fn` starts without waiting for the one
+   * before travel together (one round trip on PostgreSQL) and still run in the order started, so
+   * a read started after a write sees it: a lease claim and the checkpoint behind it.
+   * Only for operations that are one statement each (the `read`/`write` shapes).
+   */
+  batch<T>(fn: (ops: StoreTx) => Promise<T>): Promise<T>;
   /** Apply pending migrations (safe when several processes start at once). */
   migrate(): Promise<void>;
   /** Total bytes the thread occupies (messages, checkpoints), for storage accounting. */

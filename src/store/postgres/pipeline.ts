@@ -32,7 +32,20 @@ export interface PipelinedTx {
   rollback(): Promise<void>;
 }
 
-export function pipelinedTx(client: pg.ClientBase, stats: PgStats, q: QueryOf): PipelinedTx {
+/**
+ * Statements on one pipelining client with no transaction around them (see Store.batch): each
+ * commits on its own, in the order sent; those asked for together share one round trip.
+ */
+export function pipelinedSession(client: pg.ClientBase, stats: PgStats, q: QueryOf): SqlExecutor {
+  return pipelinedTx(client, stats, q, { begin: false }).exec;
+}
+
+export function pipelinedTx(
+  client: pg.ClientBase,
+  stats: PgStats,
+  q: QueryOf,
+  opts: { begin?: boolean } = {},
+): PipelinedTx {
   const stream = (client as unknown as { connection?: { stream?: { cork?(): void; uncork?(): void } } }).connection
     ?.stream;
   let corked = false;
@@ -79,7 +92,8 @@ export function pipelinedTx(client: pg.ClientBase, stats: PgStats, q: QueryOf): 
     }
   };
 
-  write('BEGIN');
+  const inTx = opts.begin !== false;
+  if (inTx) write('BEGIN');
   return {
     exec: {
       all(sql, params = []) {
@@ -90,14 +104,21 @@ export function pipelinedTx(client: pg.ClientBase, stats: PgStats, q: QueryOf): 
         stats.statements++;
         return ask(q(sql, params), (r) => r.rowCount ?? 0);
       },
+      // Outside a transaction no COMMIT would report a failure later: a write waits for its answer.
       send(sql, params = []) {
         stats.statements++;
+        if (!inTx) return ask(q(sql, params), () => undefined);
         write(q(sql, params));
         return Promise.resolve();
       },
       sendExpecting(sql, params, rows, fail) {
         stats.statements++;
-        write(q(expecting(sql, params.length, rows), [...params, fail().message]), (err) => checked(err, fail));
+        const config = q(expecting(sql, params.length, rows), [...params, fail().message]);
+        if (!inTx)
+          return ask(config, () => undefined).catch((err: unknown) => {
+            throw checked(err, fail);
+          });
+        write(config, (err) => checked(err, fail));
         return Promise.resolve();
       },
     },

@@ -6,7 +6,7 @@ import type { Dialect, Row, SqlExecutor } from '../sql/executor.ts';
 import { sqlOps, standaloneOps } from '../sql/repository.ts';
 import { applyMigrations } from '../sql/migrate.ts';
 import { createPgEventBus } from './event-bus.ts';
-import { checked, expecting, pipelinedTx, type PgStats } from './pipeline.ts';
+import { checked, expecting, pipelinedSession, pipelinedTx, type PgStats } from './pipeline.ts';
 
 /** Options of the PostgreSQL store. */
 export interface PostgresStoreOptions {
@@ -174,6 +174,28 @@ export function createPostgresStore(options: PostgresStoreOptions = {}): Store {
     capabilities: { multiProcess: true, skipLocked: true },
     stats,
     transaction: (fn) => transaction(fn),
+    async batch(fn) {
+      let client: pg.PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (err) {
+        throw new StoreError(
+          `Cannot connect to PostgreSQL: ${(err as Error).message}. Check DATABASE_URL and that the server is up.`,
+          err,
+        );
+      }
+      const lost = watchCheckedOut(client);
+      let broken = false;
+      try {
+        return await fn(sqlOps(pipelinedSession(client, stats, named), dialect));
+      } catch (err) {
+        // Answers of statements fn did not wait for may still be on their way: a fresh connection for the next user.
+        broken = true;
+        throw err;
+      } finally {
+        lost.release(broken);
+      }
+    },
     async migrate() {
       await applyMigrations(async (fn) => {
         const client = await pool.connect();

@@ -160,6 +160,8 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     capabilities: { multiProcess: false, skipLocked: false },
     stats,
     transaction,
+    // One connection, statements in order: the operations as the Store runs them.
+    batch: (fn) => fn(single),
     async migrate() {
       await applyMigrations((fn) => transaction(() => fn(exec)), dialect);
     },
