@@ -356,6 +356,29 @@ for (const backend of allBackends()) {
       );
     });
 
+    it('an answer names an interrupt of its own thread: another thread’s is refused and changes nothing', async () => {
+      const { agent, pay } = make();
+      const [a, b] = [tid(), tid()];
+      const ra = await agent.invoke('I need a full refund of $850 for ORD-999', { threadId: a });
+      const rb = await agent.invoke('I need a full refund of $850 for ORD-999', { threadId: b });
+      const idB = rb.interrupts[0]!.id;
+      await assert.rejects(
+        agent.invoke(null, { threadId: a, responses: { [idB]: { type: 'approve' } }, reviewer: sup }),
+        (e: Error & { code?: string }) => e.code === 'interrupt_not_found',
+      );
+      assert.equal((await il.getRequest(idB))?.status, 'pending');
+      assert.equal((await il.threads.getThread(a))?.leaseOwner, null, 'the refused answer took no lease');
+      assert.equal(pay.calls, 0);
+      // The thread's own interrupt is answered as usual.
+      const end = await agent.invoke(null, {
+        threadId: a,
+        responses: { [ra.interrupts[0]!.id]: { type: 'approve' } },
+        reviewer: sup,
+      });
+      assert.equal(end.stopReason, 'end_turn');
+      assert.equal(pay.calls, 1);
+    });
+
     it('refuses a checkpoint from an incompatible agent version, accepts a compatible one', async () => {
       const { agent } = make();
       const threadId = tid();

@@ -162,18 +162,14 @@ export function createAgent(opts: AgentOptions): Agent {
         );
       // In-process answers are decisions like any reviewer's: same checks, same audit, same ledger.
       for (const [i, [id, resp]] of responses.entries()) {
-        const req = await il.getRequestOrThrow(id);
-        if (req.threadId !== threadId && !(await inTree(req.threadId, threadId)))
-          throw new NotFoundError('interrupt', id);
         // The last decision's transaction also takes the lease for the run that follows: one commit, not two.
         const last = i === responses.length - 1;
         const spec = claimSpec(threadId, runOwner);
-        const d = await il.decide(
-          id,
-          { ...resp, expectedVersion: req.version, actionHash: req.actionHash },
-          o.reviewer,
-          last ? { claimThread: { row: spec.row, owner: spec.owner, leaseUntil: spec.leaseUntil } } : {},
-        );
+        // Bound to the request as it is, and refused unless it is an interrupt of this thread's tree.
+        const d = await il.answer(id, resp, o.reviewer, {
+          answering: threadId,
+          ...(last ? { claimThread: { row: spec.row, owner: spec.owner, leaseUntil: spec.leaseUntil } } : {}),
+        });
         if (d.claim) claimed = d.claim;
         // Only a resolved request is final for the run (a quorum still pending may gain votes meanwhile).
         if (d.outcome === 'authorized' || d.outcome === 'rejected' || d.outcome === 'responded')
@@ -208,11 +204,6 @@ export function createAgent(opts: AgentOptions): Agent {
     } finally {
       clearInterval(renewal);
     }
-  }
-
-  /** Is `threadId` a thread of the tree rooted at `root` (a sub-agent's, at any depth)? */
-  async function inTree(threadId: string, root: string): Promise<boolean> {
-    return (await threads.getThread(threadId))?.metadata.rootThreadId === root;
   }
 
   const agent: Agent = {

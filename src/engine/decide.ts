@@ -49,6 +49,39 @@ export interface DecideOptions {
    * read after the claim in the same round trip, for the run to start from.
    */
   claimThread?: { row: Omit<ThreadRow, 'leaseOwner' | 'leaseUntil'>; owner: string; leaseUntil: number };
+  /**
+   * An in-process answer to an interrupt of this thread (or of a thread in its tree), which the
+   * caller holds rather than a versioned card: the decision binds to the version and action hash
+   * the request has when the transaction locks it (`expectedVersion` and `actionHash` are not
+   * read), and a request outside the tree is refused as an unknown interrupt. See {@link answer}.
+   */
+  answering?: string;
+}
+
+/** {@link decide} for an in-process answer to an interrupt the caller holds ({@link DecideOptions.answering}). */
+export function answer(
+  ctx: EngineContext,
+  requestId: string,
+  response: Omit<Decision, 'expectedVersion' | 'actionHash'>,
+  reviewer: Reviewer,
+  opts: DecideOptions & { answering: string },
+): Promise<DecisionResult> {
+  // The version and hash are the locked request's own (answering): these are never compared.
+  return decide(ctx, requestId, { ...response, expectedVersion: -1, actionHash: '' }, reviewer, opts);
+}
+
+/** The decision bound to the request as it is, when answering; refused when the request is outside the tree. */
+async function asAnswer(
+  tx: Pick<StoreTx, 'getThread'>,
+  req: ApprovalRequest,
+  decision: Decision,
+  opts: DecideOptions,
+): Promise<Decision> {
+  const threadId = opts.answering;
+  if (threadId === undefined) return decision;
+  if (req.threadId !== threadId && (await tx.getThread(req.threadId))?.metadata.rootThreadId !== threadId)
+    throw new NotFoundError('interrupt', req.id);
+  return { ...decision, expectedVersion: req.version, actionHash: req.actionHash };
 }
 
 const actorOf = (r: Reviewer) => `reviewer:${r.id}`;
@@ -116,15 +149,17 @@ async function resolve(tx: StoreTx, req: ApprovalRequest, now: number): Promise<
 export async function decide(
   ctx: EngineContext,
   requestId: string,
-  decision: Decision,
+  submitted: Decision,
   reviewer: Reviewer,
   opts: DecideOptions = {},
 ): Promise<DecisionResult> {
+  let decision = submitted;
   // Edits are validated and re-gated before the transaction: the policy may read aggregates.
   let edited: { args: Record<string, unknown>; verdict: Awaited<ReturnType<typeof gate>> } | undefined;
   if (decision.type === 'edit') {
     const current = await ctx.store.getRequest(requestId);
     if (!current) throw new NotFoundError('approval_request', requestId);
+    decision = await asAnswer(ctx.store, current, decision, opts);
     // Who may edit, and whether the request still takes edits, is answered before the args are looked at.
     try {
       checkDecision(
@@ -166,7 +201,8 @@ export async function decide(
       loading?.catch(() => undefined);
       const req = await locking;
       const claim: ThreadClaim | undefined = claiming && { ...(await claiming), latest: await loading };
-      if (!req) throw new NotFoundError('approval_request', requestId);
+      if (!req) throw new NotFoundError(opts.answering === undefined ? 'approval_request' : 'interrupt', requestId);
+      decision = await asAnswer(tx, req, decision, opts);
       const voters = req.approvalsRequired > 1 ? await tx.listVoters(requestId) : [];
       checkDecision(req, decision, reviewer, now, voters);
       const audit: AuditEventInput[] = [];

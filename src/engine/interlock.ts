@@ -37,7 +37,7 @@ import {
   type PauseResult,
   type ThreadRef,
 } from './pause.ts';
-import { decide, type DecideOptions, type DecisionResult } from './decide.ts';
+import { answer, decide, type DecideOptions, type DecisionResult } from './decide.ts';
 import { expireDue } from './expire.ts';
 import { executeOnce, type ExecuteOptions, type ExecutionInput, type ExecutionOutcome } from './execute.ts';
 import { explain, verifyAudit, type RequestStory, type VerifyOptions } from './audit.ts';
@@ -121,6 +121,16 @@ export interface Interlock {
   registerTools(tools: Record<string, ToolSchemaEntry>): void;
   /** A reviewer's guarded decision. */
   decide(requestId: string, decision: Decision, reviewer: Reviewer, opts?: DecideOptions): Promise<DecisionResult>;
+  /**
+   * An in-process answer to an interrupt of thread `opts.answering` (or of its tree): a decision
+   * bound to the request as it is when locked, with the same checks and audit as {@link decide}.
+   */
+  answer(
+    requestId: string,
+    response: Omit<Decision, 'expectedVersion' | 'actionHash'>,
+    reviewer: Reviewer,
+    opts: DecideOptions & { answering: string },
+  ): Promise<DecisionResult>;
   /** Apply timeout defaults to expired requests. */
   expireDue(opts?: { batch?: number; max?: number }): Promise<ApprovalRequest[]>;
   /** Run a side effect at most once under a key. */
@@ -221,6 +231,7 @@ export function createInterlock(options: InterlockOptions): Interlock {
       for (const [name, entry] of Object.entries(entries)) tools.set(name, entry);
     },
     decide: (id, d, r, o) => decide(ctx, id, d, r, o),
+    answer: (id, d, r, o) => answer(ctx, id, d, r, o),
     expireDue: (o) => expireDue(ctx, o),
     executeOnce: (input, fn, o) => executeOnce(ctx, input, fn, o),
     getRequest: (id) => ctx.store.getRequest(id),
