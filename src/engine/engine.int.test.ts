@@ -371,6 +371,8 @@ for (const backend of allBackends()) {
         ),
         'not_authorized',
       );
+      // A refused execution leaves no claim behind (the claim is asked for with the request and rolled back).
+      assert.equal(await store.getExecution(`${req.id}:${req.actionHash}`), undefined);
       await il.decide(req.id, { type: 'approve', expectedVersion: 1, actionHash: req.actionHash }, alice);
       assert.equal(
         await code(
@@ -381,6 +383,7 @@ for (const backend of allBackends()) {
         ),
         'action_hash_mismatch',
       );
+      assert.equal(await store.getExecution('k'), undefined);
       const key = `${req.id}:${req.actionHash}`;
       const keysSeen: string[] = [];
       // A "crashed" first process: it claims, then never finishes (simulated by a different owner whose fn never records).

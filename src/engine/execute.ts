@@ -83,6 +83,25 @@ export async function executeOnce<T>(
     const checkpointing = cp ? writeCheckpoint(tx, cp.thread, cp.checkpoint, cp.status, now) : undefined;
     const reading = input.requestId ? tx.getRequest(input.requestId, { forUpdate: true }) : undefined;
     reading?.catch(() => undefined); // awaited below; a failure fails the transaction either way
+    // The claim is asked for with them, before the request is checked: if a check below refuses,
+    // the transaction rolls back and the claim with it.
+    const claiming = input.requestId
+      ? tx.claimExecution(
+          {
+            key: input.key,
+            requestId: input.requestId,
+            threadId: input.threadId ?? null,
+            tool: input.tool,
+            args: input.args,
+            actionHash: hash,
+            leaseOwner: ctx.owner,
+            leaseUntil: now + leaseMs,
+            createdAt: now,
+          },
+          now,
+        )
+      : undefined;
+    claiming?.catch(() => undefined);
     if (cp) {
       await checkpointing;
       if (cp.audit?.length) await tx.appendAudit(cp.audit, now);
@@ -110,20 +129,7 @@ export async function executeOnce<T>(
           { details: { requestId: req.id } },
         );
       }
-      const c = await tx.claimExecution(
-        {
-          key: input.key,
-          requestId: input.requestId,
-          threadId: input.threadId ?? null,
-          tool: input.tool,
-          args: input.args,
-          actionHash: hash,
-          leaseOwner: ctx.owner,
-          leaseUntil: now + leaseMs,
-          createdAt: now,
-        },
-        now,
-      );
+      const c = (await claiming)!;
       if (c.claimed && req.status === 'authorized')
         await tx.updateLockedRequest(transition(req, { type: 'start_execution' }, now), req.version);
       return c;
