@@ -213,4 +213,27 @@ export const MIGRATIONS: readonly Migration[] = [
       },
     ],
   },
+  {
+    id: 8,
+    name: 'fewer pages per commit on SQLite',
+    statements: [
+      // The audit log keyed by its position as the rowid: `seq BIGINT PRIMARY KEY` was a separate
+      // index beside the table, and the UNIQUE index on the random event id served no lookup.
+      // Two fewer b-trees written per event (about 8 pages a cycle). Same columns, same rows.
+      {
+        sqlite: `CREATE TABLE il_audit_rebuilt (
+          seq INTEGER PRIMARY KEY, id TEXT NOT NULL, type TEXT NOT NULL, actor TEXT NOT NULL,
+          at BIGINT NOT NULL, thread_id TEXT, request_id TEXT, payload TEXT NOT NULL,
+          prev_hash TEXT NOT NULL, hash TEXT NOT NULL, chain INTEGER NOT NULL DEFAULT 0, chain_seq BIGINT NOT NULL DEFAULT 0)`,
+      },
+      {
+        sqlite: `INSERT INTO il_audit_rebuilt (seq, id, type, actor, at, thread_id, request_id, payload, prev_hash, hash, chain, chain_seq)
+          SELECT seq, id, type, actor, at, thread_id, request_id, payload, prev_hash, hash, chain, chain_seq FROM il_audit ORDER BY seq`,
+      },
+      { sqlite: `DROP TABLE il_audit` },
+      { sqlite: `ALTER TABLE il_audit_rebuilt RENAME TO il_audit` },
+      { sqlite: `CREATE INDEX il_audit_thread ON il_audit (thread_id, seq)` },
+      { sqlite: `CREATE INDEX il_audit_request ON il_audit (request_id, seq)` },
+    ],
+  },
 ];
