@@ -236,4 +236,13 @@ export const MIGRATIONS: readonly Migration[] = [
       { sqlite: `CREATE INDEX il_audit_request ON il_audit (request_id, seq)` },
     ],
   },
+  {
+    id: 9,
+    name: 'no unique index on audit event ids on PostgreSQL',
+    statements: [
+      // As migration 8 on SQLite: no lookup goes by the random event id, and its unique index was
+      // one more b-tree written per event, inside the chain's lock (il_audit_append).
+      { postgres: `ALTER TABLE il_audit DROP CONSTRAINT IF EXISTS il_audit_id_key` },
+    ],
+  },
 ];
