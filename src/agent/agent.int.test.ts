@@ -340,6 +340,44 @@ for (const backend of allBackends()) {
       assert.equal(m.stopReason, 'max_iterations');
     });
 
+    it('an abort asked while a tool runs stops the run at the next boundary, before the model is asked again', async () => {
+      // The run learns of an abort at the boundary after the call: from the thread row it reads there,
+      // or from the row the execution's outcome read as it committed; either way after the tool ran.
+      for (const [text, reviewer] of [
+        ['refund $45', undefined],
+        ['refund $850', sup],
+      ] as const) {
+        const pay = new FakePayments();
+        const threadId = tid();
+        const model = scriptedModel(supportScript);
+        const tools = supportTools(pay).map((t) =>
+          t.name !== 'issue_refund'
+            ? t
+            : {
+                ...t,
+                execute: async (args: never, ctx: never) => {
+                  await il.threads.abort(threadId, 'operator:olga');
+                  return t.execute(args, ctx);
+                },
+              },
+        );
+        const agent = createAgent({ name: 'support', version: '1.0.0', model, system: 's', tools, interlock: il });
+        let r = await agent.invoke(text, { threadId });
+        if (reviewer) {
+          assert.equal(r.stopReason, 'interrupt');
+          r = await agent.invoke(null, { threadId, responses: { [r.interrupts[0]!.id]: { type: 'approve' } }, reviewer });
+        }
+        assert.equal(r.stopReason, 'aborted', text);
+        assert.equal((await store.getThread(threadId))?.status, 'aborted');
+        assert.equal(pay.effects.length, 1, 'the refund ran once');
+        const calls = model.calls;
+        assert.equal((await agent.resume(threadId)).stopReason, 'aborted');
+        assert.equal(model.calls, calls, 'the model is not asked again after the abort');
+        const last = r.messages[r.messages.length - 1];
+        assert.equal(last?.role, 'tool', 'the run stopped right after the tool result');
+      }
+    });
+
     it('stores each message once: storage grows linearly with the conversation', async () => {
       const { agent } = make();
       const threadId = tid();

@@ -143,6 +143,8 @@ export abstract class CallStep extends RunBase {
 
   /** Hooks, validation, gate, execution of one call. */
   protected async runCall(call: PendingCall, fresh: NewWait[]): Promise<'done' | 'waiting' | 'busy'> {
+    // Whatever row an earlier call's outcome read is older than this call's work: the boundary reads anew.
+    this.claimedRow = undefined;
     // A sub-agent already under way passed its hooks and gate when it started: continue it.
     if (call.child) return this.runSubAgent(call);
     const tool = this.rt.tools.get(call.toolName);
@@ -295,10 +297,13 @@ export abstract class CallStep extends RunBase {
           abandonIf: (e) => e instanceof ToolInterrupt,
           ...(this.rt.opts.leaseMs ? { leaseMs: this.rt.opts.leaseMs } : {}),
           ...(checkpoint ? { checkpoint } : {}),
+          readThread: true,
         },
       );
       if (checkpoint) this.saved();
       if (out.status === 'in_progress') return 'busy';
+      // Read as the outcome committed, after the tool ran: the next boundary's abort check needs no read.
+      this.claimedRow = out.thread;
       this.state.usage.toolCalls++;
       this.done(
         call,

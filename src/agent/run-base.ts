@@ -28,7 +28,10 @@ export abstract class RunBase {
   protected readonly seen = new Map<string, ApprovalRequest>();
   protected readonly audit: AuditEventInput[] = [];
 
-  /** The thread row as the run's lease claim returned it: the first boundary's abort check needs no read. */
+  /**
+   * The thread row as the database last told this run of it — the lease claim's, or the last
+   * execution outcome's — when nothing has happened since: the next boundary's abort check needs no read.
+   */
   protected claimedRow: ThreadRow | undefined;
 
   /** Requests resolved by this invoke's decisions, as they committed: read once from here instead of the store. */

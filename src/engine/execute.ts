@@ -1,12 +1,12 @@
 import { actionHash, InterlockUsageError, NotFoundError, transition, type AuditEventInput } from '../core/index.ts';
-import type { ExecutionRow, ThreadStatus } from '../store/types.ts';
+import type { ExecutionRow, ThreadRow, ThreadStatus } from '../store/types.ts';
 import type { EngineContext } from './context.ts';
 import { writeCheckpoint, type CheckpointInput, type ThreadRef } from './pause.ts';
 
 /** What an execution under the ledger came to. */
 export type ExecutionOutcome<T> =
-  | { status: 'succeeded'; result: T; replayed: boolean; key: string }
-  | { status: 'failed'; error: string; replayed: boolean; key: string }
+  | { status: 'succeeded'; result: T; replayed: boolean; key: string; thread?: ThreadRow }
+  | { status: 'failed'; error: string; replayed: boolean; key: string; thread?: ThreadRow }
   /** Another process holds the claim and its lease is live: try again later. */
   | { status: 'in_progress'; key: string; leaseUntil: number | null };
 
@@ -41,6 +41,12 @@ export interface ExecuteOptions {
    * Written even when the claim finds the key already finished or held.
    */
   checkpoint?: { thread: ThreadRef; checkpoint: CheckpointInput; status: ThreadStatus; audit?: AuditEventInput[] };
+  /**
+   * Read the thread's row in the outcome's transaction and return it as `thread` (when this
+   * execution recorded the outcome). The agent loop's next boundary reads the abort flag from it
+   * instead of asking the database again right after the commit.
+   */
+  readThread?: boolean;
 }
 
 /** The key binding an execution to one request and one exact action. */
@@ -188,6 +194,9 @@ export async function executeOnce<T>(
     // Asked for together with the outcome (one round trip), after it: the ledger row is locked first, as before.
     const reading = input.requestId ? tx.getRequest(input.requestId, { forUpdate: true }) : undefined;
     reading?.catch(() => undefined); // awaited below, or not needed when the lease was lost
+    // The thread as the tool left it (an abort asked while it ran shows), in the same round trip.
+    const threadReading = opts.readThread && input.threadId ? tx.getThread(input.threadId) : undefined;
+    threadReading?.catch(() => undefined);
     if (!(await finishing)) return false;
     if (input.requestId) {
       const req = await reading;
@@ -227,7 +236,7 @@ export async function executeOnce<T>(
       });
     }
     await tx.appendAudit(audit, done);
-    return true;
+    return { thread: await threadReading };
   });
   if (!recorded) {
     // Our lease ran out and another process took the claim over: its record stands.
@@ -244,7 +253,8 @@ export async function executeOnce<T>(
       ? {}
       : { tier: typeof input.auditPayload?.tier === 'string' ? input.auditPayload.tier : 'auto' }),
   });
+  const thread = recorded.thread ? { thread: recorded.thread } : {};
   return outcome.status === 'succeeded'
-    ? { status: 'succeeded', result: outcome.result, replayed: false, key: input.key }
-    : { status: 'failed', error: outcome.error, replayed: false, key: input.key };
+    ? { status: 'succeeded', result: outcome.result, replayed: false, key: input.key, ...thread }
+    : { status: 'failed', error: outcome.error, replayed: false, key: input.key, ...thread };
 }
