@@ -365,7 +365,11 @@ for (const backend of allBackends()) {
         let r = await agent.invoke(text, { threadId });
         if (reviewer) {
           assert.equal(r.stopReason, 'interrupt');
-          r = await agent.invoke(null, { threadId, responses: { [r.interrupts[0]!.id]: { type: 'approve' } }, reviewer });
+          r = await agent.invoke(null, {
+            threadId,
+            responses: { [r.interrupts[0]!.id]: { type: 'approve' } },
+            reviewer,
+          });
         }
         assert.equal(r.stopReason, 'aborted', text);
         assert.equal((await store.getThread(threadId))?.status, 'aborted');
