@@ -217,7 +217,12 @@ export abstract class CallStep extends RunBase {
     } else {
       const verdict = await this.il.gate(
         { tool: call.toolName, args },
-        { threadId: this.threadId, proposer: this.rt.identity, app: this.state.appState },
+        {
+          threadId: this.threadId,
+          proposer: this.rt.identity,
+          app: this.state.appState,
+          ...(this.boundaryTrust ? { trust: this.boundaryTrust } : {}),
+        },
       );
       if (verdict.tier === 'block') {
         this.audit.push({

@@ -1,5 +1,6 @@
 import { applyTriage, isInterrupting, type PolicyContext, type ToolCall, type Verdict } from '../core/index.ts';
 import type { EngineContext } from './context.ts';
+import type { TrustGrant } from '../store/types.ts';
 
 /** Where the gate's call comes from. */
 export interface GateContext {
@@ -7,6 +8,12 @@ export interface GateContext {
   proposer?: string;
   /** Application facts the rules may read (customer tier, channel…). */
   app?: Record<string, unknown>;
+  /**
+   * The thread's trust grants as the caller just read them (see ThreadOps.readBoundary): the gate
+   * looks there instead of reading the store. A grant made since is missed, and the call asks a
+   * person as it would have without the grant.
+   */
+  trust?: readonly TrustGrant[];
 }
 
 /** A verdict, plus the trust grant that lowered it to `auto`, if any. */
@@ -49,7 +56,9 @@ export async function gate(ctx: EngineContext, call: ToolCall, g: GateContext = 
   }
   // "Approve and trust": a reviewer allowed this rule for the rest of the thread.
   if (verdict.tier === 'approve' && verdict.trustable && g.threadId && isInterrupting(verdict.tier)) {
-    const grant = await ctx.store.getTrust(g.threadId, call.tool, verdict.ruleId);
+    const grant = g.trust
+      ? g.trust.find((t) => t.tool === call.tool && t.ruleId === verdict.ruleId)
+      : await ctx.store.getTrust(g.threadId, call.tool, verdict.ruleId);
     if (grant) {
       return {
         ...verdict,
