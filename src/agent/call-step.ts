@@ -135,6 +135,7 @@ export abstract class CallStep extends RunBase {
       call.args = o.args;
     } else {
       // A trust grant was audited (`trusted`) by the decision that made it; the run only uses it.
+      if (o.request.resolution?.trust) this.state.trust = 'some';
       call.authorizedBy = o.request.id;
       call.args = o.args;
     }
@@ -221,7 +222,7 @@ export abstract class CallStep extends RunBase {
           threadId: this.threadId,
           proposer: this.rt.identity,
           app: this.state.appState,
-          ...(this.boundaryTrust ? { trust: this.boundaryTrust } : {}),
+          ...(this.state.trust === 'none' ? { noTrustGrants: true } : {}),
         },
       );
       if (verdict.tier === 'block') {

@@ -1,6 +1,6 @@
 import type { ApprovalRequest, AuditEventInput } from '../core/index.ts';
 import type { ExecuteOptions, GateVerdict } from '../engine/index.ts';
-import type { ThreadRow, TrustGrant } from '../store/types.ts';
+import type { ThreadRow } from '../store/types.ts';
 import { userMessage, type Message } from './messages.ts';
 import { LOOP_STATE_VERSION, type LoopState, type PendingCall, type Wait, type WaitKind } from './state.ts';
 import type { AgentRuntime, TreeInfo } from './types.ts';
@@ -33,26 +33,6 @@ export abstract class RunBase {
    * execution outcome's — when nothing has happened since: the next boundary's abort check needs no read.
    */
   protected claimedRow: ThreadRow | undefined;
-
-  /**
-   * The thread's trust grants as read at this step's boundary, for the gate of the calls it runs;
-   * undefined when they were not read with the row (the gate then reads them itself).
-   */
-  protected boundaryTrust: TrustGrant[] | undefined;
-
-  /**
-   * Read the thread's row at a boundary, and with it (same round trip) its trust grants when a
-   * call about to pass the gate could use one.
-   */
-  protected async readBoundary(): Promise<ThreadRow | undefined> {
-    const policy = this.il.policy;
-    const gating = this.state.batch?.calls.some(
-      (c) => c.status === 'todo' && !c.authorizedBy && !c.child && policy.mayTrust(c.toolName),
-    );
-    const b = await this.il.threads.readBoundary(this.threadId, gating ?? false);
-    this.boundaryTrust = b.trust;
-    return b.thread;
-  }
 
   /** Requests resolved by this invoke's decisions, as they committed: read once from here instead of the store. */
   protected readonly known: Map<string, ApprovalRequest>;

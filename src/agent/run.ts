@@ -20,8 +20,7 @@ export class Run extends CallStep {
   /** Run until the thread ends, pauses or stops. */
   async loop(): Promise<AgentResult> {
     for (;;) {
-      this.boundaryTrust = undefined; // a grant read at an earlier step is not this step's
-      const thread = this.claimedRow ?? (await this.readBoundary());
+      const thread = this.claimedRow ?? (await this.il.threads.getThread(this.threadId));
       this.claimedRow = undefined;
       if (thread?.abortRequested) return this.finish('aborted', 'aborted');
 

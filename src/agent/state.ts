@@ -54,6 +54,13 @@ export interface LoopState {
   active?: string;
   /** A handoff made in the current batch, applied once every call of the batch has its result. */
   handoffTo?: string;
+  /**
+   * Trust grants in this thread: `none` while no decision the run followed granted any (a grant
+   * is made only by approving one of the thread's own requests, which its run follows before it
+   * gates another call), so the gate need not read them; `some` once one did. Absent in
+   * checkpoints written before it was kept: the gate reads the grants.
+   */
+  trust?: 'none' | 'some';
 }
 
 /** State of a new thread. */
@@ -68,6 +75,7 @@ export function initialState(agentVersion: string, system: string): LoopState {
     batch: null,
     control: null,
     appState: {},
+    trust: 'none',
   };
 }
 

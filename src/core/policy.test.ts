@@ -436,11 +436,6 @@ describe('definePolicy: verdict fields and defaults', () => {
     assert.equal(trust('c'), false);
     assert.equal(trust('d'), false);
     assert.equal(trust('e'), true);
-    // mayTrust: whether any verdict of the tool could be trustable (so a run reads the thread's grants).
-    assert.deepEqual(
-      ['a', 'b', 'c', 'd', 'e', 'unknown'].map((t) => policy.mayTrust(t)),
-      [true, false, false, false, true, false],
-    );
   });
 
   it('resolves escalation targets: one approval and the rule timeout unless given', () => {

@@ -168,12 +168,6 @@ export interface Policy {
   evaluate(call: ToolCall, ctx: PolicyContext): Verdict;
   /** The planted-check settings of a tool's rule, if it has any. */
   plantFor(tool: string, ruleId: string): PlantSpec | undefined;
-  /**
-   * Whether a trust grant could lower one of the tool's verdicts: it has an `approve` rule that
-   * is trustable. (Triage and hidden characters make a verdict untrustable.) Only then is a
-   * thread's trust worth reading for the tool.
-   */
-  mayTrust(tool: string): boolean;
 }
 
 interface NormalizedRule extends Rule {
@@ -321,7 +315,6 @@ export function definePolicy(config: PolicyConfig): Policy {
     hiddenCharacters,
     aggregatesFor: (tool) => tools.get(tool)?.aggregates ?? {},
     plantFor: (tool, ruleId) => tools.get(tool)?.rules.find((r) => r.id === ruleId)?.plant,
-    mayTrust: (tool) => tools.get(tool)?.rules.some((r) => r.tier === 'approve' && r.trustable !== false) ?? false,
     evaluate: (call, ctx) =>
       applyHiddenCharacters(evaluateRules(tools, call, ctx), call.args, hiddenCharacters, defaults.role),
   };

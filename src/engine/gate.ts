@@ -1,6 +1,5 @@
 import { applyTriage, isInterrupting, type PolicyContext, type ToolCall, type Verdict } from '../core/index.ts';
 import type { EngineContext } from './context.ts';
-import type { TrustGrant } from '../store/types.ts';
 
 /** Where the gate's call comes from. */
 export interface GateContext {
@@ -9,11 +8,11 @@ export interface GateContext {
   /** Application facts the rules may read (customer tier, channel…). */
   app?: Record<string, unknown>;
   /**
-   * The thread's trust grants as the caller just read them (see ThreadOps.readBoundary): the gate
-   * looks there instead of reading the store. A grant made since is missed, and the call asks a
-   * person as it would have without the grant.
+   * The caller knows the thread has no trust grant (its run followed every decision made in it):
+   * the gate does not read the grants. A grant it could not know of yet is missed, and the call
+   * asks a person as it would have before the grant.
    */
-  trust?: readonly TrustGrant[];
+  noTrustGrants?: boolean;
 }
 
 /** A verdict, plus the trust grant that lowered it to `auto`, if any. */
@@ -55,10 +54,14 @@ export async function gate(ctx: EngineContext, call: ToolCall, g: GateContext = 
     verdict = applyTriage(verdict, await ctx.policy.triage(call, verdict, pctx), ctx.fallbackRole);
   }
   // "Approve and trust": a reviewer allowed this rule for the rest of the thread.
-  if (verdict.tier === 'approve' && verdict.trustable && g.threadId && isInterrupting(verdict.tier)) {
-    const grant = g.trust
-      ? g.trust.find((t) => t.tool === call.tool && t.ruleId === verdict.ruleId)
-      : await ctx.store.getTrust(g.threadId, call.tool, verdict.ruleId);
+  if (
+    verdict.tier === 'approve' &&
+    verdict.trustable &&
+    g.threadId &&
+    !g.noTrustGrants &&
+    isInterrupting(verdict.tier)
+  ) {
+    const grant = await ctx.store.getTrust(g.threadId, call.tool, verdict.ruleId);
     if (grant) {
       return {
         ...verdict,

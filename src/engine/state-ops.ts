@@ -1,5 +1,5 @@
 import { InterlockUsageError, type ApprovalRequest, type AuditEventInput } from '../core/index.ts';
-import type { JobRow, Store, ThreadClaim, ThreadRow, TrustGrant } from '../store/types.ts';
+import type { JobRow, Store, ThreadClaim, ThreadRow } from '../store/types.ts';
 import type { EngineContext } from './context.ts';
 import { cancelOpenRequests, endThread } from './end-thread.ts';
 
@@ -47,12 +47,6 @@ export interface ThreadOps extends Pick<
     leaseUntil: number,
     now: number,
   ): Promise<ThreadClaim>;
-  /**
-   * What a run reads at a boundary between steps: the thread's row (its abort flag) and, when
-   * `withTrust`, its trust grants for the gate ({@link GateContext.trust}), asked for together
-   * (one round trip).
-   */
-  readBoundary(threadId: string, withTrust: boolean): Promise<{ thread?: ThreadRow; trust?: TrustGrant[] }>;
   /**
    * Abort a thread: a paused one ends now (its open requests are cancelled); a running one is
    * flagged and stops at its next boundary. Returns the row as it was before.
@@ -128,17 +122,6 @@ export function threadOps(ctx: EngineContext): ThreadOps {
       'renewThreadLease',
       'releaseThread',
     ] as const),
-    readBoundary: (threadId, withTrust) =>
-      withTrust
-        ? store.batch(async (ops) => {
-            const reading = ops.getThread(threadId);
-            const trusting = ops.listTrust(threadId);
-            trusting.catch(() => undefined); // awaited below, after the row it follows
-            const thread = await reading;
-            const trust = await trusting;
-            return thread ? { thread, trust } : { trust };
-          })
-        : store.getThread(threadId).then((thread) => (thread ? { thread } : {})),
     claimAndLoad: (row, owner, leaseUntil, now) =>
       store.batch(async (ops) => {
         const claiming = ops.claimThread(row, owner, leaseUntil, now);

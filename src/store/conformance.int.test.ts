@@ -985,19 +985,6 @@ for (const backend of allBackends()) {
           createdAt: T,
         });
         assert.equal(await store.getTrust(threadId, 'refund', 'r2'), undefined);
-        await store.insertTrust({
-          threadId,
-          tool: 'email',
-          ruleId: 'r9',
-          reviewer: 'rev-3',
-          requestId: 'req-3',
-          createdAt: T + 2,
-        });
-        assert.deepEqual(await store.listTrust(threadId), [
-          { tool: 'refund', ruleId: 'r1', reviewer: 'rev-1', requestId: 'req-1', createdAt: T },
-          { tool: 'email', ruleId: 'r9', reviewer: 'rev-3', requestId: 'req-3', createdAt: T + 2 },
-        ]);
-        assert.deepEqual(await store.listTrust(uid('thr')), []);
       });
     });
 

@@ -255,17 +255,6 @@ export interface RequestStoreOps {
     tool: string,
     ruleId: string,
   ): Promise<{ reviewer: string; requestId: string; createdAt: number } | undefined>;
-  /** Every trust grant of a thread (few: one per tool and rule a reviewer trusted), oldest first. */
-  listTrust(threadId: string): Promise<TrustGrant[]>;
-}
-
-/** A reviewer's "approve and trust": the rule `ruleId` of `tool` runs alone for the rest of the thread. */
-export interface TrustGrant {
-  tool: string;
-  ruleId: string;
-  reviewer: string;
-  requestId: string;
-  createdAt: number;
 }
 
 /** The execute-once ledger and its aggregates (src/store/sql/ledger.ts). */

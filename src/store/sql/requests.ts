@@ -266,19 +266,6 @@ export function requestOps(db: SqlExecutor, d: Dialect): RequestStoreOps {
         ? { reviewer: String(r.reviewer), requestId: String(r.request_id), createdAt: num(r.created_at) }
         : undefined;
     },
-    async listTrust(threadId) {
-      const rows = await db.all(
-        `SELECT tool, rule_id, reviewer, request_id, created_at FROM il_trust WHERE thread_id = $1 ORDER BY created_at, tool, rule_id`,
-        [threadId],
-      );
-      return rows.map((r) => ({
-        tool: String(r.tool),
-        ruleId: String(r.rule_id),
-        reviewer: String(r.reviewer),
-        requestId: String(r.request_id),
-        createdAt: num(r.created_at),
-      }));
-    },
   };
 }
 
@@ -300,5 +287,4 @@ export const requestShapes: { [K in keyof ReturnType<typeof requestOps>]: OpShap
   countPendingByRole: 'read',
   insertTrust: 'write',
   getTrust: 'read',
-  listTrust: 'read',
 };
