@@ -283,6 +283,52 @@ for (const backend of allBackends()) {
       assert.equal(audit.filter((e) => e.type === 'trusted').length, 1, 'one grant, one trusted event');
     });
 
+    it('approve and trust answered with a hook question of the same batch: the call the hook held runs on the grant', async () => {
+      // The hook holds the first cancellation; the second waits for a retention lead. One answer approves
+      // the hook's question and approves the second with trust: the first, gated after, runs on the grant.
+      const pay = new FakePayments();
+      const threadId = tid();
+      const agent = createAgent({
+        name: 'support',
+        version: '1.0.0',
+        model: scriptedModel((ctx) =>
+          ctx.lastToolResults.length
+            ? { text: 'Both cancelled.' }
+            : {
+                toolCalls: [
+                  { name: 'cancel_subscription', args: { subscriptionId: 'SUB-1' } },
+                  { name: 'cancel_subscription', args: { subscriptionId: 'SUB-2' } },
+                ],
+              },
+        ),
+        system: 's',
+        tools: supportTools(pay),
+        interlock: il,
+        hooks: {
+          beforeToolCall: (call) =>
+            call.args.subscriptionId === 'SUB-1'
+              ? { interrupt: { name: 'check_contract', reason: 'check the contract first', role: 'retention_lead' } }
+              : undefined,
+        },
+      });
+      const r = await agent.invoke('cancel both', { threadId });
+      assert.deepEqual(
+        r.interrupts.map((i) => i.kind),
+        ['hook', 'approval'],
+      );
+      const [hook, approval] = r.interrupts;
+      const end = await agent.invoke(null, {
+        threadId,
+        responses: { [hook!.id]: { type: 'approve' }, [approval!.id]: { type: 'approve', trust: true } },
+        reviewer: ret,
+      });
+      assert.equal(end.stopReason, 'end_turn');
+      assert.equal(pay.count('cancel'), 2);
+      const auto = (await store.listAudit({ threadId })).filter((e) => e.type === 'auto_executed');
+      assert.equal(auto.length, 1, 'the call the hook held ran on the grant, without a new request');
+      assert.ok(auto[0]!.payload.trustedBy);
+    });
+
     it('a tool can interrupt several times, one at a time', async () => {
       const { agent, pay } = make();
       const threadId = tid();

@@ -142,6 +142,18 @@ export abstract class CallStep extends RunBase {
     return 'todo';
   }
 
+  /**
+   * Whether this thread surely has no trust grant: none was granted by a decision its run followed,
+   * and no approval it still has to follow waits in the batch (a reviewer may have approved that one
+   * with trust together with the answer that lets this call through).
+   */
+  private knowsNoTrust(): boolean {
+    return (
+      this.state.trust === 'none' &&
+      !this.state.batch?.calls.some((c) => c.status === 'waiting' && c.wait?.kind === 'approval')
+    );
+  }
+
   /** Hooks, validation, gate, execution of one call. */
   protected async runCall(call: PendingCall, fresh: NewWait[]): Promise<'done' | 'waiting' | 'busy'> {
     // Whatever row an earlier call's outcome read is older than this call's work: the boundary reads anew.
@@ -222,7 +234,7 @@ export abstract class CallStep extends RunBase {
           threadId: this.threadId,
           proposer: this.rt.identity,
           app: this.state.appState,
-          ...(this.state.trust === 'none' ? { noTrustGrants: true } : {}),
+          ...(this.knowsNoTrust() ? { noTrustGrants: true } : {}),
         },
       );
       if (verdict.tier === 'block') {

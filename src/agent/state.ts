@@ -56,9 +56,12 @@ export interface LoopState {
   handoffTo?: string;
   /**
    * Trust grants in this thread: `none` while no decision the run followed granted any (a grant
-   * is made only by approving one of the thread's own requests, which its run follows before it
-   * gates another call), so the gate need not read them; `some` once one did. Absent in
-   * checkpoints written before it was kept: the gate reads the grants.
+   * is made only by approving one of the thread's own requests, and its run follows that decision
+   * before it gates a call, unless the approval still waits in the batch: then the gate reads), so
+   * the gate need not read them; `some` once one did. Absent in checkpoints written before it was
+   * kept: the gate reads the grants. (A build from before, resuming a thread, keeps `none` through
+   * a grant it follows; the thread's later calls then ask a person where the grant would have let
+   * them run.)
    */
   trust?: 'none' | 'some';
 }
