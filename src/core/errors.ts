@@ -17,6 +17,10 @@ export const ERROR_CODES = [
   // the caller's input or configuration
   'invalid_input',
   'invalid_config',
+  /** An integration's tool ran without passing through Interlock's wrapper or approval hook: wire it as documented. */
+  'not_wired',
+  /** Two calls of one model step used the same call id, which the framework could not keep apart. */
+  'duplicate_call_id',
   'unknown_field',
   'config_exists',
   'payload_too_large',

@@ -42,7 +42,7 @@ import { expireDue } from './expire.ts';
 import { executeOnce, type ExecuteOptions, type ExecutionInput, type ExecutionOutcome } from './execute.ts';
 import { explain, verifyAudit, type RequestStory, type VerifyOptions } from './audit.ts';
 import { rollup, type Rollup } from './rollup.ts';
-import { followRequest, type CallOutcome } from './outcome.ts';
+import { askedHash, followRequest, type CallOutcome } from './outcome.ts';
 import type { ThreadStatus } from '../store/types.ts';
 import type { AuditEventInput } from '../core/index.ts';
 
@@ -145,11 +145,18 @@ export interface Interlock {
   getRequestOrThrow(id: string): Promise<ApprovalRequest>;
   listRequests(q: RequestQuery): Promise<{ items: ApprovalRequest[]; nextCursor: string | null }>;
   /**
-   * Where a framework's tool call stands: the request raised for it (by thread and call id), followed
-   * to the one that stands; undefined if the call never paused. Adapters use it to find the request
+   * Where a framework's tool call stands: the request raised for it (by thread and call id, and with
+   * `actionHash` the one raised for exactly those arguments), followed to the one that stands;
+   * undefined if the call never paused. Adapters use it to find the request
    * again when a framework re-evaluates approval for the same call.
    */
-  callOutcome(threadId: string, toolCallId: string): Promise<CallOutcome | undefined>;
+  callOutcome(threadId: string, toolCallId: string, actionHash?: string): Promise<CallOutcome | undefined>;
+  /**
+   * Where the call a request was opened for stands: the request followed to the one that stands
+   * (an edit that raised the tier, a timeout escalation). The key an integration keeps for a paused
+   * call — a framework's call id may repeat within a step or across turns, a request id never does.
+   */
+  requestOutcome(requestId: string): Promise<CallOutcome>;
   /** What was proposed, who decided, what ran. */
   explain(requestId: string): Promise<RequestStory>;
   verifyAudit(opts?: VerifyOptions): Promise<ChainVerification>;
@@ -241,13 +248,18 @@ export function createInterlock(options: InterlockOptions): Interlock {
       return r;
     },
     listRequests: (q) => ctx.store.listRequests(q),
-    async callOutcome(threadId, toolCallId) {
+    async callOutcome(threadId, toolCallId, hash) {
       // One read: the call's requests (the first and those it handed over to) all carry its call id.
       const chain = await ctx.store.listRequestsForCall(threadId, toolCallId);
-      if (chain.length === 0) return undefined;
       const byId = new Map(chain.map((r) => [r.id, r]));
-      return followRequest(async (id) => byId.get(id) ?? ctx.store.getRequest(id), chain[0]!.id);
+      // The request first opened for a call has no parent among them; with the call's hash, the one
+      // opened for exactly this call (another call under the same id has its own).
+      const roots = chain.filter((r) => !r.parentId || !byId.has(r.parentId));
+      const root = hash === undefined ? roots[0] : roots.findLast((r) => askedHash(r) === hash);
+      if (!root) return undefined;
+      return followRequest(async (id) => byId.get(id) ?? ctx.store.getRequest(id), root.id);
     },
+    requestOutcome: (id) => followRequest((r) => ctx.store.getRequest(r), id),
     explain: (id) => explain(ctx, id),
     verifyAudit: (o) => verifyAudit(ctx, o),
     rollup: (since, until, o) => rollup(ctx, since, until, o),

@@ -1,4 +1,4 @@
-import type { ApprovalRequest, TimeoutDecision } from '../core/index.ts';
+import { actionHash, type ApprovalRequest, type TimeoutDecision } from '../core/index.ts';
 
 /**
  * Where a gated call stands, read from its approval request after following
@@ -9,8 +9,20 @@ import type { ApprovalRequest, TimeoutDecision } from '../core/index.ts';
  */
 export type CallOutcome =
   | { state: 'pending'; request: ApprovalRequest }
-  /** Authorized (or already executing / run): `args` are what was authorized, edits included. */
-  | { state: 'approved'; request: ApprovalRequest; args: Record<string, unknown>; by: string; edited: boolean }
+  /**
+   * Authorized (or already executing / run): `args` are what was authorized, edits included; `edited` is
+   * set when a reviewer changed them anywhere on the way (in place, or by an edit that raised the tier
+   * to a new request); `askedHash` is the action hash of the request first opened for the call — the
+   * call the framework still holds must match it, whatever the edits.
+   */
+  | {
+      state: 'approved';
+      request: ApprovalRequest;
+      args: Record<string, unknown>;
+      by: string;
+      edited: boolean;
+      askedHash: string;
+    }
   | { state: 'rejected'; request: ApprovalRequest; message: string | undefined; by: string }
   | { state: 'responded'; request: ApprovalRequest; message: string; by: string }
   | { state: 'expired'; request: ApprovalRequest; applied: TimeoutDecision }
@@ -30,17 +42,34 @@ export async function followRequest(
   onRead?: (req: ApprovalRequest) => void,
 ): Promise<CallOutcome> {
   let id = requestId;
+  let asked: ApprovalRequest | undefined;
+  let viaEdit = false;
   for (let hops = 0; hops < MAX_HOPS; hops++) {
     const req = await read(id);
     if (!req) return { state: 'cancelled', request: { id } as ApprovalRequest };
     onRead?.(req);
+    asked ??= req;
     if (req.status === 'superseded' && req.supersededBy) {
+      // An edit that needed a new request still authorizes the reviewer's arguments for the first call.
+      if (req.resolution?.type === 'edit') viaEdit = true;
       id = req.supersededBy;
       continue;
     }
-    return outcomeOf(req);
+    const o = outcomeOf(req);
+    if (o.state !== 'approved' || asked === req) return o;
+    return { ...o, edited: o.edited || viaEdit, askedHash: asked.actionHash };
   }
   return { state: 'cancelled', request: { id } as ApprovalRequest };
+}
+
+/**
+ * The action hash of the call a request was opened for: an edit in place replaced the request's
+ * hash with the edited arguments', but the call the framework holds has the original ones.
+ */
+export function askedHash(req: ApprovalRequest): string {
+  return req.status !== 'superseded' && req.resolution?.type === 'edit' && req.resolution.originalArgs
+    ? actionHash(req.tool, req.resolution.originalArgs)
+    : req.actionHash;
 }
 
 /** What a request that is not superseded means for its call. */
@@ -55,7 +84,14 @@ export function outcomeOf(req: ApprovalRequest): CallOutcome {
     case 'executing':
     case 'executed':
     case 'failed':
-      return { state: 'approved', request: req, args: req.args, by, edited: req.resolution?.type === 'edit' };
+      return {
+        state: 'approved',
+        request: req,
+        args: req.args,
+        by,
+        edited: req.resolution?.type === 'edit',
+        askedHash: askedHash(req),
+      };
     case 'rejected':
       return { state: 'rejected', request: req, message: req.resolution?.message, by };
     case 'responded':

@@ -50,6 +50,8 @@ export const HTTP_STATUS: Readonly<Record<Exclude<ErrorCode, `${string}_not_foun
   thread_exists: 409,
   thread_interrupted: 409,
   wrong_agent: 409,
+  not_wired: 500,
+  duplicate_call_id: 422,
   child_thread: 409,
   planted_check: 409,
   unknown_agent: 409,

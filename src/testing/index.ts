@@ -29,3 +29,14 @@ export type { ToolRun, ModelPrompt } from './scenario-recorder.ts';
 export { FakePayments, type PaymentEffect } from './fake-payments.ts';
 export { recordingChannel } from './fake-channel.ts';
 export { startFakeHttpServer } from './fake-http.ts';
+export { integrationConformance, type ConformanceOptions } from './conformance/suite.ts';
+export {
+  CONFORMANCE_POLICY,
+  REVIEWERS as CONFORMANCE_REVIEWERS,
+  planCalls,
+  conformanceWorld,
+  type ConformanceCall,
+  type ConformanceEffect,
+  type ConformanceWorld,
+  type IntegrationDriver,
+} from './conformance/world.ts';

@@ -84,7 +84,10 @@ export function supportTools(log: RefundLog) {
   };
 }
 
-/** "refund A-1 850" → a refund call; "lookup A-1" → a lookup; "both A-1 850" → both in one step. */
+/**
+ * "refund A-1 850" → a refund call; "lookup A-1" → a lookup; "both A-1 850" → both in one step;
+ * "dup A-1 900000" → two refunds with one call id in one step ($900,000, then $600).
+ */
 export function plan(text: string): Call[] {
   const [verb, orderId = 'A-1', amount = '0'] = text.trim().split(/\s+/);
   const refund = { id: 'call_refund', name: 'issue_refund', input: { orderId, amount: Number(amount) } };
@@ -92,6 +95,8 @@ export function plan(text: string): Call[] {
   if (verb === 'refund') return [refund];
   if (verb === 'lookup') return [lookup];
   if (verb === 'both') return [lookup, refund];
+  // Two calls with one id in one step: the first for the given amount, the second for $600.
+  if (verb === 'dup') return [refund, { ...refund, input: { orderId, amount: 600 } }];
   return [];
 }
 

@@ -8,13 +8,16 @@ import {
   interruptsOf,
   lastText,
   withThreadRun,
+  guardTool,
+  noteBypass,
+  watchWiring,
   busyResult,
   schemasOf,
   type AdapterCall,
   type InterlockExecution,
   type AdapterState,
-  type CallCheck,
   type CallGateOptions,
+  type RunCalls,
   type ThreadRun,
 } from '../core/index.ts';
 
@@ -67,6 +70,9 @@ export interface AiSdkAgent extends ThreadRunner {
   resume(threadId: string): Promise<AiSdkRunResult>;
 }
 
+const HOW =
+  "Pass everything `generate` receives to generateText — `generateText({ model, ...input })` — so the SDK gets Interlock's `tools` and `toolApproval`, not your own tools.";
+
 type Part = { type: string; toolCallId?: string; approvalId?: string; toolName?: string };
 
 /** Whether the call's own tool-call part is in `messages` (the SDK re-checking an approval from the history). */
@@ -113,6 +119,11 @@ export function createAiSdkAgent<TOOLS extends ToolSet>(o: AiSdkAgentOptions<TOO
   const version = o.version ?? '1';
   // Reviewers' edits are validated against the tools' own schemas (zod's, where a tool has one).
   il.registerTools(schemasOf(o.tools as Record<string, { inputSchema?: unknown; description?: string }>));
+  // The app's own tool objects run only through Interlock from now on: a `generate` that hands the SDK
+  // the app's tools instead of the ones Interlock passes in fails closed instead of running them ungated.
+  const originals = new Map<string, unknown>();
+  for (const [name, t] of Object.entries(o.tools) as Array<[string, Tool]>)
+    if (typeof t.execute === 'function') originals.set(name, guardTool(t, 'execute', name, 'AI SDK adapter', HOW));
   const gate = createCallGate({
     interlock: il,
     proposer: `agent:${o.name}`,
@@ -122,18 +133,18 @@ export function createAiSdkAgent<TOOLS extends ToolSet>(o: AiSdkAgentOptions<TOO
 
   /** One generation over a held thread: gate, run, then save (pause or finish). */
   async function generate(run: ThreadRun, threadId: string, added: ModelMessage[]): Promise<AiSdkRunResult> {
-    const checks = new Map<string, CallCheck>();
+    const calls = gate.forRun(threadId, run.state?.waiting);
     const callOf = (toolCallId: string, tool: string, input: unknown): AdapterCall => ({
       threadId,
       toolCallId,
       tool,
       args: (input ?? {}) as Record<string, unknown>,
     });
-    const tools = wrapTools(o.tools, threadId, checks);
+    const tools = wrapTools(o.tools, threadId, calls);
     const toolApproval: GenerateInput<TOOLS>['toolApproval'] = async ({ toolCall, messages: given }) => {
       const call = callOf(toolCall.toolCallId, toolCall.toolName, toolCall.input);
-      const c = await gate.check(call);
-      checks.set(call.toolCallId, c);
+      // The step's messages are one array per step: two calls under one id in it are refused together.
+      const c = await calls.check(call, given);
       // The SDK passes the call's own assistant message only when it re-checks an approval found in
       // the history: then only a decision recorded in Interlock approves, never the history's.
       if ((c.kind === 'ask' || c.kind === 'wait') && inHistory(given, call.toolCallId)) {
@@ -146,6 +157,7 @@ export function createAiSdkAgent<TOOLS extends ToolSet>(o: AiSdkAgentOptions<TOO
         case 'run':
           return { type: 'not-applicable' };
         case 'block':
+          // A denial keys the whole call id in the SDK: a collision denies every call under it.
           await gate.recordBlock(call, c);
           return { type: 'denied', reason: c.message };
         case 'ask':
@@ -165,7 +177,9 @@ export function createAiSdkAgent<TOOLS extends ToolSet>(o: AiSdkAgentOptions<TOO
       }
     };
     const messages = [...(run.messages as ModelMessage[]), ...added];
-    const out = await o.generate({ tools, toolApproval, messages, threadId });
+    const out = await watchWiring('AI SDK adapter', HOW, async () =>
+      o.generate({ tools, toolApproval, messages, threadId }),
+    );
     const response = [...(await out.responseMessages)];
     const newMessages = [...added, ...response];
     // The calls the SDK stopped on: its approval requests in this run's messages.
@@ -177,7 +191,7 @@ export function createAiSdkAgent<TOOLS extends ToolSet>(o: AiSdkAgentOptions<TOO
       const parts = m.content as Part[];
       for (const p of parts) {
         if (p.type !== 'tool-approval-request' || !p.toolCallId) continue;
-        const c = checks.get(p.toolCallId);
+        const c = calls.known(p.toolCallId);
         const callPart = parts.find((q) => q.type === 'tool-call' && q.toolCallId === p.toolCallId) as
           { toolName: string; input: unknown } | undefined;
         if (c?.kind === 'ask' && callPart) {
@@ -205,10 +219,10 @@ export function createAiSdkAgent<TOOLS extends ToolSet>(o: AiSdkAgentOptions<TOO
     return result(threadId, waiting.length ? 'interrupt' : 'end_turn', newMessages, known);
   }
 
-  function wrapTools(tools: TOOLS, threadId: string, checks: Map<string, CallCheck>): TOOLS {
+  function wrapTools(tools: TOOLS, threadId: string, calls: RunCalls): TOOLS {
     const wrapped: Record<string, Tool> = {};
     for (const [name, t] of Object.entries(tools) as Array<[string, Tool]>) {
-      const execute = t.execute;
+      const execute = originals.get(name) as Tool['execute'];
       if (typeof execute !== 'function') {
         wrapped[name] = t;
         continue;
@@ -222,13 +236,19 @@ export function createAiSdkAgent<TOOLS extends ToolSet>(o: AiSdkAgentOptions<TOO
             tool: name,
             args: input as Record<string, unknown>,
           };
+          const known = calls.known(call.toolCallId);
+          // The SDK runs a call without asking the approval hook only when it was not handed the hook.
+          if (!known) {
+            noteBypass(`call ${call.toolCallId} of "${name}" (no toolApproval)`);
+            throw new CallRefusedError(call, { code: 'not_wired', message: `Not run: ${HOW}` });
+          }
           const r = await gate.run(
             call,
             async (args, ledger) => {
               const interlock: InterlockExecution = { idempotencyKey: ledger.idempotencyKey, attempt: ledger.attempt };
               return await (execute as (i: unknown, opts: unknown) => unknown)(args, { ...options, interlock });
             },
-            checks.get(call.toolCallId),
+            known,
           );
           if (r.status === 'refused') throw new CallRefusedError(call, r);
           if (r.status === 'failed') throw new Error(r.error);
@@ -277,8 +297,7 @@ export function createAiSdkAgent<TOOLS extends ToolSet>(o: AiSdkAgentOptions<TOO
         const pending: ApprovalRequest[] = [];
         const parts: unknown[] = [];
         for (const w of waiting) {
-          const c = await gate.decision(threadId, w.toolCallId);
-          if (!c) continue;
+          const c = await gate.decisionOf(w.requestId);
           if (c.kind === 'wait') pending.push(c.outcome.request);
           else if (c.kind === 'approved')
             parts.push({ type: 'tool-approval-response', approvalId: w.approvalId, approved: true });

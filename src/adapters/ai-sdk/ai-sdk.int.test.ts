@@ -252,6 +252,25 @@ for (const backend of allBackends()) {
       assert.ok((await il.audit.listAudit({ threadId: t })).some((e) => e.type === 'refused'));
     });
 
+    it('two calls with one id in one step ($900,000 blocked, then $600): refused before anything runs, audited, approving what opened pays nothing', async () => {
+      const t = thread();
+      const r = await agent.invoke(`dup ${t} 900000`, { threadId: t });
+      for (const i of r.interrupts) {
+        const req = await il.getRequestOrThrow(i.id);
+        if (req.status === 'pending')
+          await il.decide(req.id, { type: 'approve', expectedVersion: req.version, actionHash: req.actionHash }, sam);
+      }
+      await agent.resume(t);
+      assert.deepEqual(runsOf(t), []);
+      const refused = (await il.audit.listAudit({ threadId: t })).filter((e) => e.type === 'refused');
+      assert.ok(
+        refused.some((e) => e.payload.reason === 'duplicate_call_id'),
+        'the collision is audited',
+      );
+      // The SDK records the denial as the call's result (it then stops: two calls, one result by id).
+      assert.match(JSON.stringify(r.messages), /execution-denied.*same call id/);
+    });
+
     it('call ids repeat across threads: each thread has its own request and its own run', async () => {
       const [a, b] = [thread(), thread()];
       const ra = await agent.invoke(`refund ${a} 850`, { threadId: a });

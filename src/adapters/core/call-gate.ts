@@ -28,7 +28,12 @@ export interface AdapterCall {
  */
 export type CallCheck =
   | { kind: 'run'; verdict: GateVerdict }
-  | { kind: 'block'; verdict: GateVerdict; message: string }
+  /**
+   * Refused before anything runs: by the policy (`blocked`), or because the step proposed two calls
+   * under one call id (`duplicate_call_id`) — the framework keys results and approvals by that id, so
+   * it could not keep them apart and would pair one call's arguments with the other's verdict.
+   */
+  | { kind: 'block'; verdict: GateVerdict; message: string; code?: 'blocked' | 'duplicate_call_id' }
   | { kind: 'ask'; verdict: GateVerdict }
   | { kind: 'wait'; outcome: Extract<CallOutcome, { state: 'pending' }> }
   | {
@@ -63,8 +68,37 @@ export type CallRun<T> =
   /** Not run: no recorded decision lets it run (pending, refused, altered input, or still running elsewhere). */
   | { status: 'refused'; code: string; message: string };
 
+/** A paused call of a saved run: the framework's call id and the request Interlock opened for it. */
+export interface WaitingCall {
+  toolCallId: string;
+  requestId: string;
+}
+
+/**
+ * The calls of one framework run of a thread. A call that paused in an earlier run is found by the
+ * request the saved state names for it — never by its call id alone, which a model (or a proxy in
+ * between) may repeat within a step or in a later turn. A call id proposed twice in one step refuses
+ * every call under it, before anything runs.
+ */
+export interface RunCalls {
+  /**
+   * Where the call stands. `step` identifies the model step that proposed it (any object the
+   * framework hands over per step, such as the AI SDK's step messages); omit it when the framework
+   * refuses repeated ids itself.
+   */
+  check(call: AdapterCall, step?: object): Promise<CallCheck>;
+  /** The last check of a call id in this run (for the framework's later execute of the same call). */
+  known(toolCallId: string): CallCheck | undefined;
+  /** The request a saved run paused the call on, if any. */
+  waitingFor(toolCallId: string): WaitingCall | undefined;
+}
+
 /** The adapter core: gate, find the request of a call, decide what a decision means, run once. */
 export interface CallGate {
+  /** The calls of one run of a thread that continues a saved run waiting on `waiting`. */
+  forRun(threadId: string, waiting?: readonly WaitingCall[]): RunCalls;
+  /** Where the call a request was opened for stands (a resume that knows its requests). */
+  decisionOf(requestId: string): Promise<Extract<CallCheck, { kind: 'wait' | 'approved' | 'not_run' }>>;
   /** Where the call stands: its request (by thread + call id) if it has one, else the policy's verdict. */
   check(call: AdapterCall): Promise<CallCheck>;
   /**
@@ -110,7 +144,8 @@ export function createCallGate(o: CallGateOptions): CallGate {
   const blocked = new Set<string>();
 
   async function check(call: AdapterCall): Promise<CallCheck> {
-    const outcome = await il.callOutcome(call.threadId, call.toolCallId);
+    // A call id may repeat (in a step, or a later turn): the request is the one opened for these arguments.
+    const outcome = await il.callOutcome(call.threadId, call.toolCallId, actionHash(call.tool, call.args));
     return outcome ? fromOutcome(call, outcome) : verdictFor(call);
   }
 
@@ -134,8 +169,8 @@ export function createCallGate(o: CallGateOptions): CallGate {
       case 'approved': {
         // An edit authorizes the reviewer's arguments, whatever the framework's history says; an
         // approval authorizes exactly the arguments asked about, so other ones must not run.
-        const mismatch =
-          call !== undefined && !outcome.edited && actionHash(call.tool, call.args) !== outcome.request.actionHash;
+        // The framework's call must still be the one asked about (the edit's original arguments).
+        const mismatch = call !== undefined && actionHash(call.tool, call.args) !== outcome.askedHash;
         return { kind: 'approved', outcome, args: outcome.args, mismatch };
       }
       default:
@@ -143,8 +178,57 @@ export function createCallGate(o: CallGateOptions): CallGate {
     }
   }
 
+  function forRun(threadId: string, waiting: readonly WaitingCall[] = []): RunCalls {
+    const paused = new Map(waiting.map((w) => [w.toolCallId, w]));
+    const checks = new Map<string, CallCheck>();
+    const steps = new WeakMap<object, Set<string>>();
+    const collided = new Set<string>();
+    const duplicate = (call: AdapterCall): Extract<CallCheck, { kind: 'block' }> => ({
+      kind: 'block',
+      code: 'duplicate_call_id',
+      message: `Two calls in one step used the same call id (${call.toolCallId}); none of them ran. Propose each call again with its own id.`,
+      verdict: {
+        tier: 'block',
+        ruleId: 'interlock:duplicate_call_id',
+        reason: 'duplicate_call_id',
+        role: null,
+        approvalsRequired: 0,
+        timeoutMs: 0,
+        onTimeout: 'reject',
+        escalateTo: null,
+        trustable: false,
+        matched: [],
+      },
+    });
+    return {
+      async check(call, step) {
+        if (step) {
+          const seen = steps.get(step) ?? new Set<string>();
+          steps.set(step, seen);
+          if (seen.has(call.toolCallId)) collided.add(call.toolCallId);
+          seen.add(call.toolCallId);
+        }
+        if (collided.has(call.toolCallId)) {
+          const c = duplicate(call);
+          checks.set(call.toolCallId, c);
+          return c;
+        }
+        const w = paused.get(call.toolCallId);
+        const c = w ? fromOutcome(call, await il.requestOutcome(w.requestId)) : await verdictFor(call);
+        checks.set(call.toolCallId, c);
+        return c;
+      },
+      known: (id) => checks.get(id),
+      waitingFor: (id) => paused.get(id),
+    };
+  }
+
   return {
     check,
+    forRun,
+    async decisionOf(requestId) {
+      return fromOutcome(undefined, await il.requestOutcome(requestId));
+    },
     verdict: verdictFor,
     async decision(threadId, toolCallId) {
       const outcome = await il.callOutcome(threadId, toolCallId);
@@ -162,7 +246,7 @@ export function createCallGate(o: CallGateOptions): CallGate {
       };
     },
     async recordBlock(call, c) {
-      const key = `${call.threadId}\u0000${call.toolCallId}`;
+      const key = `${call.threadId}\u0000${call.toolCallId}\u0000${actionHash(call.tool, call.args)}`;
       if (blocked.has(key)) return;
       blocked.add(key);
       const event: AuditEventInput = {
@@ -175,6 +259,7 @@ export function createCallGate(o: CallGateOptions): CallGate {
           toolCallId: call.toolCallId,
           ruleId: c.verdict.ruleId,
           reason: c.verdict.reason,
+          code: c.code ?? 'blocked',
         },
       };
       await il.audit.record([event]);
@@ -219,7 +304,7 @@ export function createCallGate(o: CallGateOptions): CallGate {
           break;
         }
         case 'block':
-          return { status: 'refused', code: 'blocked', message: c.message };
+          return { status: 'refused', code: c.code ?? 'blocked', message: c.message };
         case 'not_run':
           return { status: 'refused', code: c.outcome.state, message: c.message };
         default:

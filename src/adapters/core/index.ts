@@ -8,6 +8,8 @@ export {
   type CallGate,
   type CallGateOptions,
   type CallRun,
+  type RunCalls,
+  type WaitingCall,
 } from './call-gate.ts';
 export {
   openThreadRun,
@@ -26,3 +28,4 @@ export {
   withExecution,
   type InterlockExecution,
 } from './results.ts';
+export { guardTool, noteBypass, watchWiring, NotWiredError } from './wiring.ts';

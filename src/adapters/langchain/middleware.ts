@@ -271,7 +271,7 @@ export function createLangChainRunner(o: {
       for (const i of task.interrupts ?? []) {
         const p = i.value as InterlockInterrupt | undefined;
         if (!i.id || !p?.interlock) continue;
-        const outcome = await il.callOutcome(threadId, p.interlock.toolCallId);
+        const outcome = await il.requestOutcome(p.interlock.requestId);
         open.push({ id: i.id, req: outcome?.state === 'pending' ? outcome.request : undefined, payload: p });
       }
     return open;
@@ -308,13 +308,13 @@ export function createLangChainRunner(o: {
       // Each interrupt gets LangChain's decision shape, by id; the middleware follows Interlock's record.
       const resume: Record<string, unknown> = {};
       for (const x of open) {
-        const outcome = await il.callOutcome(threadId, x.payload.interlock.toolCallId);
-        const r = outcome?.request;
+        const outcome = await il.requestOutcome(x.payload.interlock.requestId);
+        const r = outcome.request;
         resume[x.id] = {
           decisions: [
             outcome?.state === 'approved'
               ? outcome.edited
-                ? { type: 'edit', editedAction: { name: r!.tool, args: outcome.args } }
+                ? { type: 'edit', editedAction: { name: r.tool, args: outcome.args } }
                 : { type: 'approve' }
               : { type: 'reject', message: r?.resolution?.message ?? outcome?.state ?? 'cancelled' },
           ],

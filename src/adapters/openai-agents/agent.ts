@@ -17,7 +17,7 @@ import {
   schemasOf,
   type AdapterCall,
   type AdapterState,
-  type CallCheck,
+  type RunCalls,
   type CallGateOptions,
   type InterlockExecution,
   type ThreadRun,
@@ -125,8 +125,9 @@ export function createOpenAIAgentsAgent(o: OpenAIAgentsOptions): OpenAIAgentsAge
    * The user's agent with its function tools behind Interlock, for one run of a thread. `checks` keeps
    * what `needsApproval` found per call id, so `invoke` and the pause do not ask the database again.
    */
-  function gated(threadId: string): { agent: AnyAgent; checks: Map<string, CallCheck> } {
-    const checks = new Map<string, CallCheck>();
+  function gated(threadId: string, waiting?: AdapterState['waiting']): { agent: AnyAgent; calls: RunCalls } {
+    // The SDK refuses a call id repeated in one response itself; a paused call is found by its request.
+    const calls = gate.forRun(threadId, waiting);
     const tools = o.agent.tools.map((t) => {
       if (t.type !== 'function') return t;
       const ft = t as FunctionTool;
@@ -134,8 +135,7 @@ export function createOpenAIAgentsAgent(o: OpenAIAgentsOptions): OpenAIAgentsAge
         ...ft,
         needsApproval: async (_ctx: RunContext, input: unknown, callId?: string) => {
           if (!callId) return true;
-          const c = await gate.check({ threadId, toolCallId: callId, tool: ft.name, args: parse(input) });
-          checks.set(callId, c);
+          const c = await calls.check({ threadId, toolCallId: callId, tool: ft.name, args: parse(input) });
           // Calls that run (or are refused) without a person go straight to invoke, which says which.
           return c.kind === 'ask' || c.kind === 'wait' || c.kind === 'approved';
         },
@@ -144,7 +144,7 @@ export function createOpenAIAgentsAgent(o: OpenAIAgentsOptions): OpenAIAgentsAge
           if (!callId)
             throw new ConfigError(`Tool ${ft.name} was invoked without a call id; Interlock cannot key its run.`);
           const call: AdapterCall = { threadId, toolCallId: callId, tool: ft.name, args: parse(input) };
-          const c = checks.get(callId) ?? (await gate.check(call));
+          const c = calls.known(callId) ?? (await calls.check(call));
           if (c.kind === 'block') {
             await gate.recordBlock(call, c);
             return c.message;
@@ -169,13 +169,13 @@ export function createOpenAIAgentsAgent(o: OpenAIAgentsOptions): OpenAIAgentsAge
       };
       return wrapped;
     });
-    return { agent: o.agent.clone({ tools }), checks };
+    return { agent: o.agent.clone({ tools }), calls };
   }
 
   async function runAndSave(
     run: ThreadRun,
     threadId: string,
-    { agent, checks }: ReturnType<typeof gated>,
+    { agent, calls }: ReturnType<typeof gated>,
     input: string | RunStateType<unknown, AnyAgent>,
     added: unknown[],
   ): Promise<OpenAIAgentsRunResult> {
@@ -188,7 +188,7 @@ export function createOpenAIAgentsAgent(o: OpenAIAgentsOptions): OpenAIAgentsAge
       const callId = (item.rawItem as { callId?: string }).callId;
       if (!callId || !item.name) continue;
       const call: AdapterCall = { threadId, toolCallId: callId, tool: item.name, args: parse(item.arguments) };
-      const c = checks.get(callId) ?? (await gate.check(call));
+      const c = calls.known(callId) ?? (await calls.check(call));
       if (c.kind === 'ask') {
         const requestId = newId<string>('apr');
         items.push({ ...(await gate.pauseItem(call, c)), requestId });
@@ -255,13 +255,13 @@ export function createOpenAIAgentsAgent(o: OpenAIAgentsOptions): OpenAIAgentsAge
           await run.release();
           return { threadId, stopReason: 'end_turn', text: '', interrupts: [] };
         }
-        const decisions = await Promise.all(waiting.map((w) => gate.decision(threadId, w.toolCallId)));
+        const decisions = await Promise.all(waiting.map((w) => gate.decisionOf(w.requestId)));
         const pending = decisions.flatMap((d) => (d?.kind === 'wait' ? [d.outcome.request] : []));
         if (pending.length > 0) {
           await run.release();
           return { threadId, stopReason: 'interrupt', text: '', interrupts: interruptsOf(pending) };
         }
-        const agent = gated(threadId);
+        const agent = gated(threadId, waiting);
         const state = await o.RunState.fromString(agent.agent, saved);
         const byCall = new Map<string, RunToolApprovalItem>();
         for (const item of state.getInterruptions()) {

@@ -1,0 +1,139 @@
+import type { PolicyConfig, Reviewer } from '../../core/index.ts';
+import type { Interlock, ThreadRunner } from '../../engine/index.ts';
+
+/** One tool call a conformance model proposes: the call id it gives and the refund it asks for. */
+export interface ConformanceCall {
+  id: string;
+  tool: 'issue_refund' | 'lookup_order';
+  args: { orderId: string; amount?: number };
+}
+
+/** One side effect of the refund tool: what ran and under which idempotency key. */
+export interface ConformanceEffect {
+  args: { orderId: string; amount: number };
+  key: string | undefined;
+}
+
+/**
+ * What a driver builds its agent from. The model — the framework's own offline one — proposes, on a
+ * user message, the calls `plan(text)` returns, all in one step; after tool results it answers with a
+ * text. The tools call `refund` and `lookup`, which record every side effect.
+ */
+export interface ConformanceWorld {
+  interlock: Interlock;
+  /** The calls of the model's first step for a user message. */
+  plan(text: string): ConformanceCall[];
+  /** The refund tool's body: record the effect and return what a payment API would. */
+  refund(args: { orderId: string; amount: number }, idempotencyKey: string | undefined): { refunded: number };
+  /** The lookup tool's body (a read, auto tier). */
+  lookup(args: { orderId: string }): { orderId: string; total: number };
+  /**
+   * Per backend, kept across worlds on one database: what the framework keeps in its own persistence
+   * (a LangGraph checkpointer) so that a second world — another "process" — can resume a thread.
+   */
+  shared: Map<string, unknown>;
+}
+
+/**
+ * An integration under test: how to build its agent in a world, as the integration's documentation
+ * tells a user to. The runner's `invoke` starts a thread with a user message, `resume` continues it
+ * after decisions (ThreadRunner, the one runner contract).
+ */
+export interface IntegrationDriver {
+  /** Shown in test names: `native`, `ai-sdk`, `openai-agents`, `langchain`… */
+  name: string;
+  create(world: ConformanceWorld): ThreadRunner | Promise<ThreadRunner>;
+  /**
+   * The same agent wired wrong in the way users of this framework most often do (the framework's own
+   * run ignoring what Interlock hands it): a gated call must then fail closed with an error that says
+   * how to wire it. Omit when the integration offers no such mistake to make.
+   */
+  miswired?(world: ConformanceWorld): ThreadRunner | Promise<ThreadRunner>;
+}
+
+/** Reviewers of the conformance policy's roles. */
+export const REVIEWERS = {
+  supervisor: { id: 'sam', roles: ['supervisor'] },
+  manager: { id: 'max', roles: ['manager'] },
+  director: { id: 'dana', roles: ['director'] },
+  director2: { id: 'dora', roles: ['director'] },
+} satisfies Record<string, Reviewer>;
+
+/**
+ * The policy every scenario runs under: reads and refunds up to $500 run alone; over $500 a supervisor
+ * approves; over $1,000 a manager; over $20,000 two directors; over $100,000 nobody (block).
+ */
+export const CONFORMANCE_POLICY: PolicyConfig = {
+  tools: {
+    lookup_order: [{ id: 'read', tier: 'auto', reason: 'read-only' }],
+    issue_refund: [
+      { id: 'small', tier: 'auto', reason: 'refunds up to $500 run alone' },
+      {
+        id: 'large',
+        tier: 'approve',
+        role: 'supervisor',
+        reason: 'refund over $500',
+        when: ({ args }) => Number(args.amount) > 500,
+      },
+      {
+        id: 'larger',
+        tier: 'escalate',
+        role: 'manager',
+        reason: 'refund over $1,000',
+        when: ({ args }) => Number(args.amount) > 1000 && Number(args.amount) <= 20_000,
+      },
+      {
+        id: 'quorum',
+        tier: 'escalate',
+        role: 'director',
+        approvals: 2,
+        reason: 'refund over $20,000',
+        when: ({ args }) => Number(args.amount) > 20_000,
+      },
+      {
+        id: 'huge',
+        tier: 'block',
+        reason: 'refunds over $100,000 are not done by agents',
+        when: ({ args }) => Number(args.amount) > 100_000,
+      },
+    ],
+  },
+};
+
+let seq = 0;
+
+/**
+ * The conformance model's plan: `refund <order> <amount>` (or `lookup <order>`), several calls joined
+ * by `;`, each with an optional `@id` for the call id it gives (default: a fresh random-looking id per
+ * call, as providers give).
+ */
+export function planCalls(text: string): ConformanceCall[] {
+  const calls: ConformanceCall[] = [];
+  for (const part of text.split(';')) {
+    const words = part.trim().split(/\s+/);
+    const id =
+      words.find((w) => w.startsWith('@'))?.slice(1) ?? `call_${(++seq).toString(36)}${Date.now().toString(36)}`;
+    const [verb, orderId = 'A-1', amount = '0'] = words.filter((w) => !w.startsWith('@'));
+    if (verb === 'refund') calls.push({ id, tool: 'issue_refund', args: { orderId, amount: Number(amount) } });
+    else if (verb === 'lookup') calls.push({ id, tool: 'lookup_order', args: { orderId } });
+  }
+  return calls;
+}
+
+/** A world over one engine, recording the refund tool's effects in `effects`. */
+export function conformanceWorld(
+  interlock: Interlock,
+  effects: ConformanceEffect[],
+  shared: Map<string, unknown>,
+): ConformanceWorld {
+  return {
+    interlock,
+    plan: planCalls,
+    refund(args, key) {
+      effects.push({ args: { orderId: args.orderId, amount: args.amount }, key });
+      return { refunded: args.amount };
+    },
+    lookup: ({ orderId }) => ({ orderId, total: 900 }),
+    shared,
+  };
+}

@@ -1,0 +1,6 @@
+// The integration conformance suite (interlock/testing) against every door, on SQLite and PostgreSQL.
+import { integrationConformance } from '../src/testing/index.ts';
+import { nativeDriver } from './support/conformance/native.ts';
+import { aiSdkDriver } from './support/conformance/ai-sdk.ts';
+
+for (const driver of [nativeDriver, aiSdkDriver]) integrationConformance(driver);
