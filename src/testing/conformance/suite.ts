@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { ApprovalRequest, Decision, Reviewer } from '../../core/index.ts';
+import type { ApprovalRequest, Reviewer } from '../../core/index.ts';
 import { createInterlock, type Interlock, type RunnerResult, type ThreadRunner } from '../../engine/index.ts';
 import type { Store } from '../../store/types.ts';
 import { allBackends, type BackendInitializer } from '../backends.ts';
