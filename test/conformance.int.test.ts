@@ -2,5 +2,6 @@
 import { integrationConformance } from '../src/testing/index.ts';
 import { nativeDriver } from './support/conformance/native.ts';
 import { aiSdkDriver } from './support/conformance/ai-sdk.ts';
+import { openAIAgentsDriver } from './support/conformance/openai-agents.ts';
 
-for (const driver of [nativeDriver, aiSdkDriver]) integrationConformance(driver);
+for (const driver of [nativeDriver, aiSdkDriver, openAIAgentsDriver]) integrationConformance(driver);

@@ -10,9 +10,10 @@ const originals = new WeakMap<object, Fn>();
 
 /** A tool ran without Interlock's wrapper or approval hook: the run is stopped, nothing of it is saved. */
 export class NotWiredError extends InterlockUsageError {
-  constructor(integration: string, what: string, how: string) {
+  constructor(integration: string, what: string, how: string, cause?: unknown) {
     super('not_wired', `${integration}: ${what} ran without passing through Interlock; nothing was saved. ${how}`, {
       details: { integration },
+      ...(cause === undefined ? {} : { cause }),
     });
   }
 }
@@ -57,7 +58,14 @@ export function noteBypass(what: string): void {
  */
 export async function watchWiring<R>(integration: string, how: string, fn: () => Promise<R>): Promise<R> {
   const run: { bypass?: string } = {};
-  const out = await watched.run(run, fn);
+  let out: R;
+  try {
+    out = await watched.run(run, fn);
+  } catch (e) {
+    // The framework may wrap the guard's error in its own (a ToolCallError): say what went wrong.
+    if (run.bypass) throw new NotWiredError(integration, run.bypass, how, e);
+    throw e;
+  }
   if (run.bypass) throw new NotWiredError(integration, run.bypass, how);
   return out;
 }

@@ -16,6 +16,8 @@ import {
   busyResult,
   schemasOf,
   type AdapterCall,
+  guardTool,
+  watchWiring,
   type AdapterState,
   type RunCalls,
   type CallGateOptions,
@@ -70,6 +72,28 @@ export interface OpenAIAgentsAgent extends ThreadRunner {
 
 type Details = { toolCall?: { callId?: string } } | undefined;
 
+const HOW =
+  'Run the agent Interlock passes to `run` — `run: (agent, input) => runner.run(agent, input)` — not your own Agent object.';
+
+/**
+ * Sub-agents reached by `handoff()` or `agent.asTool()` run their own tools, which this adapter does
+ * not wrap: refuse them when the agent is built rather than let their tools pass the policy by.
+ */
+function refuseSubAgents(agent: AnyAgent): void {
+  const subTools = agent.tools.filter((t) => typeof (t as { on?: unknown }).on === 'function').map((t) => t.name);
+  const handoffs = (agent.handoffs ?? []).length;
+  if (handoffs === 0 && subTools.length === 0) return;
+  throw new ConfigError(
+    `createOpenAIAgentsAgent: agent "${agent.name}" reaches sub-agents (${[
+      ...(handoffs ? [`${handoffs} handoff(s)`] : []),
+      ...subTools.map((n) => `asTool "${n}"`),
+    ].join(
+      ', ',
+    )}), whose tools Interlock cannot gate through this adapter. Give the sub-agents' tools to the agent itself, or build the tree with Interlock's own agents (agentTool, handoffs; docs/multi-agent.md).`,
+    { agent: agent.name },
+  );
+}
+
 /**
  * Put Interlock in front of an OpenAI Agents SDK agent's function tools. Each tool's
  * `needsApproval` is answered by Interlock's policy and recorded decisions, and its
@@ -97,6 +121,12 @@ export function createOpenAIAgentsAgent(o: OpenAIAgentsOptions): OpenAIAgentsAge
   const name = o.name ?? o.agent.name;
   const version = o.version ?? '1';
   const functionTools = o.agent.tools.filter((t): t is FunctionTool => t.type === 'function');
+  refuseSubAgents(o.agent);
+  // The agent's own tool objects run only through Interlock from now on: a `run` that runs the app's
+  // agent instead of the one Interlock passes in fails closed instead of running them ungated.
+  const originals = new Map(
+    functionTools.map((t) => [t.name, guardTool(t, 'invoke', t.name, 'OpenAI Agents adapter', HOW)] as const),
+  );
   // The SDK keeps a tool's JSON schema only; the zod schemas passed in `schemas` validate reviewers' edits.
   const descriptions = new Map(functionTools.map((t) => [t.name, t.description]));
   il.registerTools(
@@ -154,7 +184,8 @@ export function createOpenAIAgentsAgent(o: OpenAIAgentsOptions): OpenAIAgentsAge
             call,
             async (args, ledger) => {
               const interlock: InterlockExecution = { idempotencyKey: ledger.idempotencyKey, attempt: ledger.attempt };
-              return await ft.invoke(ctx, JSON.stringify(args), { ...(details ?? {}), interlock } as Parameters<
+              const invoke = originals.get(ft.name) ?? ft.invoke;
+              return await invoke.call(ft, ctx, JSON.stringify(args), { ...(details ?? {}), interlock } as Parameters<
                 FunctionTool['invoke']
               >[2]);
             },
@@ -179,7 +210,7 @@ export function createOpenAIAgentsAgent(o: OpenAIAgentsOptions): OpenAIAgentsAge
     input: string | RunStateType<unknown, AnyAgent>,
     added: unknown[],
   ): Promise<OpenAIAgentsRunResult> {
-    const result = await o.run(agent, input);
+    const result = await watchWiring('OpenAI Agents adapter', HOW, () => o.run(agent, input));
     const interruptions = result.interruptions ?? [];
     const waiting: AdapterState['waiting'] = [];
     const items: PauseItem[] = [];

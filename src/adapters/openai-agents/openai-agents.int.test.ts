@@ -206,3 +206,29 @@ for (const backend of allBackends()) {
     });
   });
 }
+
+describe('OpenAI Agents SDK adapter: sub-agents', () => {
+  const backend = allBackends()[0]!;
+  after(() => backend.destroy());
+
+  it('an agent with a handoff or an asTool() sub-agent is refused when built, naming them and what to do', async () => {
+    const il = createInterlock({ store: await backend.create(), policy });
+    const log: RefundLog = { runs: [] };
+    const refunds = supportAgent(supportModel(), log).clone({ name: 'refunds' });
+    const viaHandoff = supportAgent(supportModel(), log).clone({ name: 'triage', handoffs: [refunds] });
+    const viaTool = supportAgent(supportModel(), log).clone({
+      name: 'triage',
+      tools: [refunds.asTool({ toolName: 'refunds_desk', toolDescription: 'Refunds' })],
+    });
+    for (const agent of [viaHandoff, viaTool])
+      assert.throws(
+        () => createOpenAIAgentsAgent({ interlock: il, agent, RunState, run: (a, input) => runner.run(a, input) }),
+        (e: Error & { code?: string }) => {
+          assert.equal(e.code, 'invalid_config');
+          assert.match(e.message, /sub-agents \((1 handoff\(s\)|asTool "refunds_desk")\).*cannot gate/);
+          return true;
+        },
+      );
+    assert.deepEqual(log.runs, []);
+  });
+});

@@ -61,11 +61,7 @@ export function integrationConformance(driver: IntegrationDriver, opts: Conforma
         (await il.listRequests({ threadId, status: 'pending' })).items.filter((r) => !r.planted);
       async function decide(req: ApprovalRequest, d: DecisionInput, who: Reviewer) {
         const fresh = await il.getRequestOrThrow(req.id);
-        return il.decide(
-          req.id,
-          { ...d, expectedVersion: fresh.version, actionHash: fresh.actionHash },
-          who,
-        );
+        return il.decide(req.id, { ...d, expectedVersion: fresh.version, actionHash: fresh.actionHash }, who);
       }
       async function onlyRequest(r: RunnerResult): Promise<ApprovalRequest> {
         assert.equal(r.stopReason, 'interrupt', `expected a pause, got ${r.stopReason}`);

@@ -1,0 +1,75 @@
+import { Agent, RunState, Runner, tool, type AgentInputItem } from '@openai/agents-core';
+import { ScriptedModel, assistantMessage, functionCall, modelResponder } from '@openai/agents-core/testing';
+import { z } from 'zod';
+import { createOpenAIAgentsAgent } from '../../../src/openai-agents.ts';
+import type { ConformanceWorld, IntegrationDriver } from '../../../src/testing/index.ts';
+
+const refundSchema = z.object({ orderId: z.string(), amount: z.number().positive() });
+const runner = new Runner({ tracingDisabled: true });
+
+/** The SDK's own ScriptedModel answering from the conversation: the world's plan on a user message. */
+function model(world: ConformanceWorld): ScriptedModel {
+  const step = modelResponder((call) => {
+    const input = call.request.input;
+    const items = typeof input === 'string' ? [{ role: 'user', content: input }] : (input as AgentInputItem[]);
+    const last = items.at(-1) as { role?: string; content?: unknown };
+    if (last.role === 'user' && typeof last.content === 'string') {
+      const calls = world.plan(last.content);
+      if (calls.length) return calls.map((c) => functionCall(c.tool, c.args, { callId: c.id }));
+    }
+    return [assistantMessage('Done.')];
+  });
+  return new ScriptedModel(Array.from({ length: 200 }, () => step));
+}
+
+function agent(world: ConformanceWorld) {
+  return new Agent({
+    name: 'cf-openai',
+    instructions: 'You help customers.',
+    model: model(world),
+    tools: [
+      tool({
+        name: 'issue_refund',
+        description: 'Refund an order',
+        parameters: refundSchema,
+        execute: async (args, _ctx, details) =>
+          JSON.stringify(
+            world.refund(
+              args,
+              (details as { interlock?: { idempotencyKey: string } } | undefined)?.interlock?.idempotencyKey,
+            ),
+          ),
+      }),
+      tool({
+        name: 'lookup_order',
+        description: 'Look up an order',
+        parameters: z.object({ orderId: z.string() }),
+        execute: async (args) => JSON.stringify(world.lookup(args)),
+      }),
+    ],
+  });
+}
+
+/** The OpenAI Agents SDK adapter, as docs/adapters/openai-agents.md wires it. */
+export const openAIAgentsDriver: IntegrationDriver = {
+  name: 'openai-agents',
+  create: (world) =>
+    createOpenAIAgentsAgent({
+      interlock: world.interlock,
+      agent: agent(world),
+      RunState,
+      run: (a, input) => runner.run(a, input),
+      schemas: { issue_refund: refundSchema },
+    }),
+  // `run` runs the app's own Agent, not the one Interlock hands it.
+  miswired(world) {
+    const own = agent(world);
+    return createOpenAIAgentsAgent({
+      interlock: world.interlock,
+      agent: own,
+      RunState,
+      run: (_a, input) => runner.run(own, input),
+      schemas: { issue_refund: refundSchema },
+    });
+  },
+};
