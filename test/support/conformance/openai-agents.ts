@@ -11,7 +11,7 @@ const runner = new Runner({ tracingDisabled: true });
 function model(world: ConformanceWorld): ScriptedModel {
   const step = modelResponder((call) => {
     const input = call.request.input;
-    const items = typeof input === 'string' ? [{ role: 'user', content: input }] : (input as AgentInputItem[]);
+    const items = typeof input === 'string' ? [{ role: 'user', content: input }] : (input);
     const last = items.at(-1) as { role?: string; content?: unknown };
     if (last.role === 'user' && typeof last.content === 'string') {
       const calls = world.plan(last.content);
