@@ -3,5 +3,6 @@ import { integrationConformance } from '../src/testing/index.ts';
 import { nativeDriver } from './support/conformance/native.ts';
 import { aiSdkDriver } from './support/conformance/ai-sdk.ts';
 import { openAIAgentsDriver } from './support/conformance/openai-agents.ts';
+import { langChainDriver } from './support/conformance/langchain.ts';
 
-for (const driver of [nativeDriver, aiSdkDriver, openAIAgentsDriver]) integrationConformance(driver);
+for (const driver of [nativeDriver, aiSdkDriver, openAIAgentsDriver, langChainDriver]) integrationConformance(driver);

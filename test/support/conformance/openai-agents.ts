@@ -1,4 +1,4 @@
-import { Agent, RunState, Runner, tool, type AgentInputItem } from '@openai/agents-core';
+import { Agent, RunState, Runner, tool } from '@openai/agents-core';
 import { ScriptedModel, assistantMessage, functionCall, modelResponder } from '@openai/agents-core/testing';
 import { z } from 'zod';
 import { createOpenAIAgentsAgent } from '../../../src/openai-agents.ts';
@@ -11,7 +11,7 @@ const runner = new Runner({ tracingDisabled: true });
 function model(world: ConformanceWorld): ScriptedModel {
   const step = modelResponder((call) => {
     const input = call.request.input;
-    const items = typeof input === 'string' ? [{ role: 'user', content: input }] : (input);
+    const items = typeof input === 'string' ? [{ role: 'user', content: input }] : input;
     const last = items.at(-1) as { role?: string; content?: unknown };
     if (last.role === 'user' && typeof last.content === 'string') {
       const calls = world.plan(last.content);

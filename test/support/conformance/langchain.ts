@@ -1,0 +1,54 @@
+import { AIMessage, createAgent, tool } from 'langchain';
+import { MemorySaver } from '@langchain/langgraph';
+import { fakeModel } from '@langchain/core/testing';
+import { z } from 'zod';
+import { createLangChainRunner, interlockMiddleware, interlockRun } from '../../../src/langchain.ts';
+import type { ConformanceWorld, IntegrationDriver } from '../../../src/testing/index.ts';
+
+/** LangChain's own fakeModel answering from the conversation: the world's plan on a user message. */
+function model(world: ConformanceWorld) {
+  const m = fakeModel();
+  for (let i = 0; i < 400; i++)
+    m.respond((messages) => {
+      const last = messages.at(-1)!;
+      if (last.getType() === 'human' && typeof last.content === 'string') {
+        const calls = world.plan(last.content);
+        if (calls.length)
+          return new AIMessage({
+            content: '',
+            tool_calls: calls.map((c) => ({ name: c.tool, args: c.args, id: c.id })),
+          });
+      }
+      return new AIMessage('Done.');
+    });
+  return m;
+}
+
+/** The LangChain `createAgent` middleware and runner, as docs/adapters/langchain.md wires them. */
+export const langChainDriver: IntegrationDriver = {
+  name: 'langchain',
+  create(world) {
+    const tools = [
+      tool(async (args) => JSON.stringify(world.refund(args, interlockRun().idempotencyKey)), {
+        name: 'issue_refund',
+        description: 'Refund an order',
+        schema: z.object({ orderId: z.string(), amount: z.number().positive() }),
+      }),
+      tool(async (args) => JSON.stringify(world.lookup(args)), {
+        name: 'lookup_order',
+        description: 'Look up an order',
+        schema: z.object({ orderId: z.string() }),
+      }),
+    ];
+    // The graph's own persistence, shared by every "process" on this database (an app uses a database saver).
+    const checkpointer = (world.shared.get('langgraph') as MemorySaver | undefined) ?? new MemorySaver();
+    world.shared.set('langgraph', checkpointer);
+    const agent = createAgent({
+      model: model(world),
+      tools,
+      checkpointer,
+      middleware: [interlockMiddleware({ interlock: world.interlock, name: 'cf-langchain', tools })],
+    });
+    return createLangChainRunner({ name: 'cf-langchain', interlock: world.interlock, agent });
+  },
+};
