@@ -1,7 +1,7 @@
 import { InterlockUsageError, tierRank } from '../core/index.ts';
 import { delegationOf, internalsOf } from './delegation.ts';
 import type { Agent, Interrupt } from './types.ts';
-import { idempotencyKey } from '../engine/index.ts';
+import { blockedText, idempotencyKey } from '../engine/index.ts';
 import type { ToolOutput } from './messages.ts';
 import type { PendingCall } from './state.ts';
 import { ToolInterrupt, type InterruptRequest } from './tool.ts';
@@ -246,7 +246,7 @@ export abstract class CallStep extends RunBase {
         });
         this.done(call, {
           type: 'error-text',
-          value: `Blocked by policy: ${verdict.reason}. Do not retry this action; tell the customer it cannot be done here.`,
+          value: blockedText(verdict.reason),
         });
         return 'done';
       }

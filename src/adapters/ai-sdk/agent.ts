@@ -4,7 +4,6 @@ import type { Interlock, PauseItem, RunnerResult, ThreadRunner } from '../../eng
 import {
   CallRefusedError,
   createCallGate,
-  editedNote,
   interruptsOf,
   lastText,
   withThreadRun,
@@ -252,7 +251,8 @@ export function createAiSdkAgent<TOOLS extends ToolSet>(o: AiSdkAgentOptions<TOO
           );
           if (r.status === 'refused') throw new CallRefusedError(call, r);
           if (r.status === 'failed') throw new Error(r.error);
-          return r.edited ? { result: r.result, note: editedNote(r.by, r.args) } : r.result;
+          // The tool's own typed output, edited or not (UIs render it by the tool's type); the edit is in the audit.
+          return r.result;
         },
       };
     }

@@ -1,5 +1,6 @@
 import { actionHash, InterlockUsageError, isInterrupting, redact, type AuditEventInput } from '../../core/index.ts';
 import {
+  blockedText,
   idempotencyKey,
   notRunText,
   type CallOutcome,
@@ -128,14 +129,12 @@ export interface CallGate {
   recordBlock(call: AdapterCall, check: Extract<CallCheck, { kind: 'block' }>): Promise<void>;
 }
 
-/** The text the model sees for a call the policy blocks. */
-export function blockedText(reason: string): string {
-  return `Blocked by policy: ${reason}. Do not retry this action; tell the customer it cannot be done here.`;
-}
-
-/** The note added to a result when a reviewer changed the arguments before the call ran. */
-export function editedNote(by: string | undefined, args: Record<string, unknown>): string {
-  return `A reviewer${by ? ` (${by})` : ''} changed the arguments before this ran; it ran with ${JSON.stringify(args)}.`;
+/**
+ * The note added to a result when a reviewer changed the arguments before the call ran. It names no
+ * reviewer: who decided is for the audit log, not for the model (or whoever it talks to).
+ */
+export function editedNote(_by: string | undefined, args: Record<string, unknown>): string {
+  return `A reviewer changed the arguments before this ran; it ran with ${JSON.stringify(args)}.`;
 }
 
 /** Build the adapter core over the engine. Every framework adapter uses this one; none gates or decides itself. */

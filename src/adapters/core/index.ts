@@ -1,6 +1,6 @@
+export { blockedText } from '../../engine/index.ts';
 export {
   createCallGate,
-  blockedText,
   editedNote,
   CallRefusedError,
   type AdapterCall,
