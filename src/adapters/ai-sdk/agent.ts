@@ -132,7 +132,7 @@ export function createAiSdkAgent<TOOLS extends ToolSet>(o: AiSdkAgentOptions<TOO
 
   /** One generation over a held thread: gate, run, then save (pause or finish). */
   async function generate(run: ThreadRun, threadId: string, added: ModelMessage[]): Promise<AiSdkRunResult> {
-    const calls = gate.forRun(threadId, run.state?.waiting);
+    const calls = gate.forRun(threadId, run.state?.waiting, run.messages.length);
     const callOf = (toolCallId: string, tool: string, input: unknown): AdapterCall => ({
       threadId,
       toolCallId,

@@ -4,7 +4,7 @@ import { generateText, stepCountIs } from 'ai';
 import { allBackends } from '../../testing/backends.ts';
 import { manualClock } from '../../testing/clock.ts';
 import { createInterlock, type Interlock } from '../../engine/index.ts';
-import type { Reviewer } from '../../core/index.ts';
+import { actionHash, type Reviewer } from '../../core/index.ts';
 import { refundPolicy } from '../../../test/support/adapter-policy.ts';
 import type { Store } from '../../store/types.ts';
 import { createAiSdkAgent, type AiSdkAgent } from './agent.ts';
@@ -50,7 +50,8 @@ for (const backend of allBackends()) {
       const r = await agent.invoke(`refund ${t} 40`, { threadId: t });
       assert.equal(r.stopReason, 'end_turn');
       assert.equal(runsOf(t).length, 1);
-      assert.equal(runsOf(t)[0]!.key, `${t}:call_refund`);
+      // Keyed by the turn (no messages saved before it), the action and its first occurrence: not the call id.
+      assert.equal(runsOf(t)[0]!.key, `${t}:0:${actionHash('issue_refund', { orderId: t, amount: 40 })}:0`);
       assert.match(r.text, /"refunded":40/);
       assert.deepEqual(await pendingFor(t), []);
       const audit = await il.audit.listAudit({ threadId: t });

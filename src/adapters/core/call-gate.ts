@@ -28,7 +28,11 @@ export interface AdapterCall {
  * - `not_run`: rejected, answered, expired or cancelled; `message` is the tool result the model sees.
  */
 export type CallCheck =
-  | { kind: 'run'; verdict: GateVerdict }
+  /**
+   * Runs without a person. `key` is its idempotency key when the run derived one from what was saved
+   * (see {@link CallGate.forRun}); otherwise thread + call id.
+   */
+  | { kind: 'run'; verdict: GateVerdict; key?: string }
   /**
    * Refused before anything runs: by the policy (`blocked`), or because the step proposed two calls
    * under one call id (`duplicate_call_id`) — the framework keys results and approvals by that id, so
@@ -96,8 +100,15 @@ export interface RunCalls {
 
 /** The adapter core: gate, find the request of a call, decide what a decision means, run once. */
 export interface CallGate {
-  /** The calls of one run of a thread that continues a saved run waiting on `waiting`. */
-  forRun(threadId: string, waiting?: readonly WaitingCall[]): RunCalls;
+  /**
+   * The calls of one run of a thread that continues a saved run waiting on `waiting`. With `turn` —
+   * how many messages the thread had saved when the run started — a call that runs without a person
+   * is keyed by the turn, its action and how many times this run made that action before it, not by
+   * the provider's call id: a run that crashed after the tool ran and before it was saved, retried
+   * with the same input, makes the same calls under the same keys, even when the model gives them
+   * new random ids, so the ledger replays their outcome instead of running them again.
+   */
+  forRun(threadId: string, waiting?: readonly WaitingCall[], turn?: number): RunCalls;
   /** Where the call a request was opened for stands (a resume that knows its requests). */
   decisionOf(requestId: string): Promise<Extract<CallCheck, { kind: 'wait' | 'approved' | 'not_run' }>>;
   /** Where the call stands: its request (by thread + call id) if it has one, else the policy's verdict. */
@@ -177,8 +188,16 @@ export function createCallGate(o: CallGateOptions): CallGate {
     }
   }
 
-  function forRun(threadId: string, waiting: readonly WaitingCall[] = []): RunCalls {
+  function forRun(threadId: string, waiting: readonly WaitingCall[] = [], turn?: number): RunCalls {
     const paused = new Map(waiting.map((w) => [w.toolCallId, w]));
+    const made = new Map<string, number>();
+    const keyed = (call: AdapterCall, c: CallCheck): CallCheck => {
+      if (c.kind !== 'run' || turn === undefined) return c;
+      const hash = actionHash(call.tool, call.args);
+      const n = made.get(hash) ?? 0;
+      made.set(hash, n + 1);
+      return { ...c, key: `${threadId}:${turn}:${hash}:${n}` };
+    };
     const checks = new Map<string, CallCheck>();
     const steps = new WeakMap<object, Set<string>>();
     const collided = new Set<string>();
@@ -213,7 +232,7 @@ export function createCallGate(o: CallGateOptions): CallGate {
           return c;
         }
         const w = paused.get(call.toolCallId);
-        const c = w ? fromOutcome(call, await il.requestOutcome(w.requestId)) : await verdictFor(call);
+        const c = w ? fromOutcome(call, await il.requestOutcome(w.requestId)) : keyed(call, await verdictFor(call));
         checks.set(call.toolCallId, c);
         return c;
       },
@@ -274,7 +293,7 @@ export function createCallGate(o: CallGateOptions): CallGate {
       let by: string | undefined;
       switch (c.kind) {
         case 'run':
-          key = `${call.threadId}:${call.toolCallId}`;
+          key = c.key ?? `${call.threadId}:${call.toolCallId}`;
           args = call.args;
           why = {
             tier: c.verdict.tier,

@@ -235,6 +235,8 @@ export function interlockGraphGate(o: InterlockMiddlewareOptions) {
 export interface ResumableGraph {
   invoke(input: unknown, config: { configurable: { thread_id: string } }): Promise<unknown>;
   getState(config: { configurable: { thread_id: string } }): Promise<{
+    /** Nodes still to run: set when a run stopped midway (an error, a crash) or on an interrupt. */
+    next?: readonly string[];
     tasks: ReadonlyArray<{ interrupts?: ReadonlyArray<{ id?: string; value?: unknown }> }>;
   }>;
 }
@@ -302,7 +304,13 @@ export function createLangChainRunner(o: {
     },
     async resume(threadId) {
       const open = await pendingOf(threadId);
-      if (open.length === 0) return { threadId, stopReason: 'end_turn', text: '', interrupts: [] };
+      if (open.length === 0) {
+        // A run that stopped midway (an error, a crash after its tools ran) continues from the graph's
+        // last checkpoint: LangGraph re-runs only what did not finish, so no model call is repeated.
+        const state = await o.agent.getState(config(threadId));
+        if (!state.next?.length) return { threadId, stopReason: 'end_turn', text: '', interrupts: [] };
+        return after(threadId, await o.agent.invoke(null, config(threadId)));
+      }
       const waiting = open.flatMap((x) => (x.req ? [x.req] : []));
       if (waiting.length) return { threadId, stopReason: 'interrupt', text: '', interrupts: interruptsOf(waiting) };
       // Each interrupt gets LangChain's decision shape, by id; the middleware follows Interlock's record.

@@ -155,9 +155,13 @@ export function createOpenAIAgentsAgent(o: OpenAIAgentsOptions): OpenAIAgentsAge
    * The user's agent with its function tools behind Interlock, for one run of a thread. `checks` keeps
    * what `needsApproval` found per call id, so `invoke` and the pause do not ask the database again.
    */
-  function gated(threadId: string, waiting?: AdapterState['waiting']): { agent: AnyAgent; calls: RunCalls } {
+  function gated(
+    threadId: string,
+    turn: number,
+    waiting?: AdapterState['waiting'],
+  ): { agent: AnyAgent; calls: RunCalls } {
     // The SDK refuses a call id repeated in one response itself; a paused call is found by its request.
-    const calls = gate.forRun(threadId, waiting);
+    const calls = gate.forRun(threadId, waiting, turn);
     const tools = o.agent.tools.map((t) => {
       if (t.type !== 'function') return t;
       const ft = t as FunctionTool;
@@ -273,7 +277,7 @@ export function createOpenAIAgentsAgent(o: OpenAIAgentsOptions): OpenAIAgentsAge
         throw new ConfigError('invoke needs the user message: a non-empty string.');
       const threadId = opts.threadId ?? newId<string>('thr');
       return held(threadId, true, async (run) => {
-        return runAndSave(run, threadId, gated(threadId), input, [
+        return runAndSave(run, threadId, gated(threadId, run.messages.length), input, [
           { role: 'user', content: [{ type: 'text', text: input }] },
         ]);
       });
@@ -292,7 +296,7 @@ export function createOpenAIAgentsAgent(o: OpenAIAgentsOptions): OpenAIAgentsAge
           await run.release();
           return { threadId, stopReason: 'interrupt', text: '', interrupts: interruptsOf(pending) };
         }
-        const agent = gated(threadId, waiting);
+        const agent = gated(threadId, run.messages.length, waiting);
         const state = await o.RunState.fromString(agent.agent, saved);
         const byCall = new Map<string, RunToolApprovalItem>();
         for (const item of state.getInterruptions()) {

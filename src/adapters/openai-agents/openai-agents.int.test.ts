@@ -4,7 +4,7 @@ import { RunState } from '@openai/agents-core';
 import { allBackends } from '../../testing/backends.ts';
 import { manualClock } from '../../testing/clock.ts';
 import { createInterlock, type Interlock } from '../../engine/index.ts';
-import type { Reviewer } from '../../core/index.ts';
+import { actionHash, type Reviewer } from '../../core/index.ts';
 import { refundPolicy } from '../../../test/support/adapter-policy.ts';
 import type { Store } from '../../store/types.ts';
 import { createOpenAIAgentsAgent, type OpenAIAgentsAgent } from './agent.ts';
@@ -59,9 +59,10 @@ for (const backend of allBackends()) {
       const t = thread();
       const r = await agent.invoke(`refund ${t} 40`, { threadId: t });
       assert.equal(r.stopReason, 'end_turn');
+      // Keyed by the turn (no messages saved before it), the action and its first occurrence: not the call id.
       assert.deepEqual(
         runsOf(t).map((x) => x.key),
-        [`${t}:call_refund`],
+        [`${t}:0:${actionHash('issue_refund', { orderId: t, amount: 40 })}:0`],
       );
       assert.match(r.text, /refunded 40/);
     });

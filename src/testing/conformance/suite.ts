@@ -211,6 +211,19 @@ export function integrationConformance(driver: IntegrationDriver, opts: Conforma
         assert.deepEqual(amounts(t), [850]);
       });
 
+      it('a crash after an auto call ran, before the run was saved: the retry of the turn does not run it again', async () => {
+        const t = thread();
+        const text = `refund ${t} 120`;
+        world.crashAfterTools();
+        await assert.rejects(agent.invoke(text, { threadId: t }), /process died/);
+        assert.deepEqual(amounts(t), [120]);
+        // The model gives each call a fresh id, as providers do: the key must not come from it.
+        const r = driver.retry === 'resume' ? await agent.resume(t) : await agent.invoke(text, { threadId: t });
+        assert.equal(r.stopReason, 'end_turn');
+        assert.match(r.text, /Done/, 'the retry finished the turn: the model answered after the tool');
+        assert.deepEqual(amounts(t), [120], 'the retry paid again');
+      });
+
       it('trust for a thread: after "approve and trust", the next call of the rule runs without a request', async () => {
         const t = thread();
         const req = await onlyRequest(await agent.invoke(`refund ${t} 850`, { threadId: t }));

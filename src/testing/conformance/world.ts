@@ -28,6 +28,13 @@ export interface ConformanceWorld {
   /** The lookup tool's body (a read, auto tier). */
   lookup(args: { orderId: string }): { orderId: string; total: number };
   /**
+   * The model calls this before it answers after tool results: it throws once after {@link crashAfterTools}
+   * armed it — a process that dies after the tools ran and before the run was saved.
+   */
+  afterTools(): void;
+  /** Make the model's next answer after tool results fail. */
+  crashAfterTools(): void;
+  /**
    * Per backend, kept across worlds on one database: what the framework keeps in its own persistence
    * (a LangGraph checkpointer) so that a second world — another "process" — can resume a thread.
    */
@@ -49,6 +56,12 @@ export interface IntegrationDriver {
    * how to wire it. Omit when the integration offers no such mistake to make.
    */
   miswired?(world: ConformanceWorld): ThreadRunner | Promise<ThreadRunner>;
+  /**
+   * How a user retries a run that failed midway, as the integration documents it: `resume` the thread
+   * from its last save (the integration saved the model's turn before its calls ran), or `invoke` it
+   * again with the same message (nothing of the failed run was saved).
+   */
+  retry: 'resume' | 'invoke';
 }
 
 /** Reviewers of the conformance policy's roles. */
@@ -126,6 +139,7 @@ export function conformanceWorld(
   effects: ConformanceEffect[],
   shared: Map<string, unknown>,
 ): ConformanceWorld {
+  const crash = { armed: false };
   return {
     interlock,
     plan: planCalls,
@@ -134,6 +148,14 @@ export function conformanceWorld(
       return { refunded: args.amount };
     },
     lookup: ({ orderId }) => ({ orderId, total: 900 }),
+    afterTools() {
+      if (!crash.armed) return;
+      crash.armed = false;
+      throw new Error('conformance: the process died after the tools ran');
+    },
+    crashAfterTools() {
+      crash.armed = true;
+    },
     shared,
   };
 }

@@ -31,6 +31,7 @@ export function conformanceModel(world: ConformanceWorld): MockLanguageModelV4 {
             warnings: [],
           };
       }
+      world.afterTools();
       return {
         content: [{ type: 'text' as const, text: 'Done.' }],
         finishReason: { unified: 'stop' as const, raw: undefined },

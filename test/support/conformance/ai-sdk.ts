@@ -23,6 +23,8 @@ function tools(world: ConformanceWorld) {
 /** The AI SDK adapter, as docs/adapters/ai-sdk.md wires it. */
 export const aiSdkDriver: IntegrationDriver = {
   name: 'ai-sdk',
+  // Nothing of a failed generate is saved: run the message again.
+  retry: 'invoke',
   create(world) {
     const model = conformanceModel(world);
     return createAiSdkAgent({

@@ -19,6 +19,7 @@ function model(world: ConformanceWorld) {
             tool_calls: calls.map((c) => ({ name: c.tool, args: c.args, id: c.id })),
           });
       }
+      world.afterTools();
       return new AIMessage('Done.');
     });
   return m;
@@ -27,6 +28,8 @@ function model(world: ConformanceWorld) {
 /** The LangChain `createAgent` middleware and runner, as docs/adapters/langchain.md wires them. */
 export const langChainDriver: IntegrationDriver = {
   name: 'langchain',
+  // LangGraph saved the model's turn and the tools' results: the runner continues from there.
+  retry: 'resume',
   create(world) {
     const tools = [
       tool(async (args) => JSON.stringify(world.refund(args, interlockRun().idempotencyKey)), {

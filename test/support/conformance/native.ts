@@ -6,6 +6,8 @@ import { conformanceModel } from './ai-model.ts';
 /** Interlock's own agent loop, as the README wires it. */
 export const nativeDriver: IntegrationDriver = {
   name: 'native',
+  // The loop checkpoints the model's turn before its calls run: resume continues from it.
+  retry: 'resume',
   create: (world) =>
     createAgent({
       name: 'cf-native',

@@ -17,6 +17,7 @@ function model(world: ConformanceWorld): ScriptedModel {
       const calls = world.plan(last.content);
       if (calls.length) return calls.map((c) => functionCall(c.tool, c.args, { callId: c.id }));
     }
+    world.afterTools();
     return [assistantMessage('Done.')];
   });
   return new ScriptedModel(Array.from({ length: 200 }, () => step));
@@ -53,6 +54,8 @@ function agent(world: ConformanceWorld) {
 /** The OpenAI Agents SDK adapter, as docs/adapters/openai-agents.md wires it. */
 export const openAIAgentsDriver: IntegrationDriver = {
   name: 'openai-agents',
+  // Nothing of a failed run is saved (its RunState is stored when it pauses or ends): run the message again.
+  retry: 'invoke',
   create: (world) =>
     createOpenAIAgentsAgent({
       interlock: world.interlock,
