@@ -34,6 +34,11 @@ const expected: Record<string, RegExp[]> = {
     /^delete_file again: deleted \/old\.log/m,
     /reached the files server: 1$/m,
   ],
+  'adapters/langgraph-gate.ts': [
+    /^round 1: interrupt → end_turn$/m,
+    /^round 2: interrupt → end_turn$/m,
+    /^refunds at the payment provider: 2, keys distinct: 2$/m,
+  ],
   'adapters/ai-sdk.ts': [
     /^app: interrupt - /m,
     /^reviewer: authorized over HTTP/m,

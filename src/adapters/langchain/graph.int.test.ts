@@ -92,5 +92,22 @@ for (const backend of allBackends()) {
       assert.equal((await runner.resume(t)).stopReason, 'end_turn');
       assert.equal(paid.length, 1);
     });
+
+    it('the same action id in a later run of the node is a new action: it asks and pays again, never replays the first', async () => {
+      const t = `graph-again-${backend.name}`;
+      const before = paid.length;
+      for (let round = 0; round < 2; round++) {
+        const r = await runner.invoke('A-8', { threadId: t });
+        assert.equal(r.stopReason, 'interrupt', `round ${round}: the refund asks a person again`);
+        for (const i of r.interrupts) {
+          const req = await il.getRequestOrThrow(i.id);
+          await il.decide(req.id, { type: 'approve', expectedVersion: req.version, actionHash: req.actionHash }, sam);
+        }
+        assert.equal((await runner.resume(t)).stopReason, 'end_turn');
+      }
+      const mine = paid.slice(before).filter((p) => p.orderId === 'A-8');
+      assert.deepEqual(mine.map((p) => p.amount).sort(), [850, 850, 900, 900]);
+      assert.equal(new Set(mine.map((p) => p.key)).size, 4, 'four refunds, four keys');
+    });
   });
 }

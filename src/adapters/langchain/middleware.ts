@@ -209,14 +209,19 @@ export function interlockGraphGate(o: InterlockMiddlewareOptions) {
   });
   return {
     async act<T>(
-      config: { configurable?: { thread_id?: string } },
+      config: { configurable?: { thread_id?: string; checkpoint_ns?: string } },
       action: { id: string; tool: string; args: Record<string, unknown> },
       fn: (args: Record<string, unknown>, run: { idempotencyKey: string; attempt: number }) => Promise<T>,
     ): Promise<GraphOutcome<T>> {
       const threadId = config?.configurable?.thread_id;
       if (!threadId)
         throw new ConfigError("interlockGraphGate.act needs the node's config with configurable.thread_id.");
-      const call: AdapterCall = { threadId, toolCallId: action.id, tool: action.tool, args: action.args };
+      // LangGraph re-runs an interrupted (or crashed) task with the same task id and gives a later run of
+      // the node a new one: keyed by it, the action id names one action of one run of the node — a later
+      // refund of the same order is a new action, not a replay of the first.
+      const task = config.configurable?.checkpoint_ns;
+      const toolCallId = task ? `${action.id}@${task}` : action.id;
+      const call: AdapterCall = { threadId, toolCallId, tool: action.tool, args: action.args };
       const c = await decideCall(il, gate, who, call);
       if (c.kind === 'block') {
         await gate.recordBlock(call, c);
