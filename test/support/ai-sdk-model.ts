@@ -95,6 +95,8 @@ export function plan(text: string): Call[] {
   if (verb === 'refund') return [refund];
   if (verb === 'lookup') return [lookup];
   if (verb === 'both') return [lookup, refund];
+  // Two gated refunds in one step, each with its own id: the amount given and $900.
+  if (verb === 'two') return [refund, { id: 'call_refund2', name: 'issue_refund', input: { orderId, amount: 900 } }];
   // Two calls with one id in one step: the first for the given amount, the second for $600.
   if (verb === 'dup') return [refund, { ...refund, input: { orderId, amount: 600 } }];
   return [];

@@ -15,6 +15,7 @@ import {
   type AdapterCall,
   type InterlockExecution,
   type AdapterState,
+  type CallCheck,
   type CallGateOptions,
   type RunCalls,
   type ThreadRun,
@@ -268,6 +269,43 @@ export function createAiSdkAgent<TOOLS extends ToolSet>(o: AiSdkAgentOptions<TOO
     return { threadId, stopReason, text: lastText(messages), interrupts: interruptsOf(pending), messages };
   }
 
+  /** Run an approved call of a step that still waits on other calls, as the SDK's result part for it. */
+  async function runEarly(
+    run: ThreadRun,
+    threadId: string,
+    toolCallId: string,
+    c: Extract<CallCheck, { kind: 'approved' }>,
+  ): Promise<unknown> {
+    const callPart = (run.messages as ModelMessage[])
+      .flatMap((m) => (m.role === 'assistant' && typeof m.content !== 'string' ? (m.content as Part[]) : []))
+      .findLast((p) => p.type === 'tool-call' && p.toolCallId === toolCallId) as
+      { toolName: string; input: unknown } | undefined;
+    const tool = c.outcome.request.tool;
+    const call: AdapterCall = {
+      threadId,
+      toolCallId,
+      tool: callPart?.toolName ?? tool,
+      args: (callPart?.input ?? {}) as Record<string, unknown>,
+    };
+    const execute = originals.get(call.tool) as ((i: unknown, opts: unknown) => unknown) | undefined;
+    if (!execute) throw new CallRefusedError(call, { code: 'not_wired', message: `Tool ${call.tool} has no execute.` });
+    const r = await gate.run(
+      call,
+      async (args, ledger) => {
+        const interlock: InterlockExecution = { idempotencyKey: ledger.idempotencyKey, attempt: ledger.attempt };
+        return await execute(args, { toolCallId, messages: run.messages, interlock });
+      },
+      c,
+    );
+    const output =
+      r.status === 'succeeded'
+        ? typeof r.result === 'string'
+          ? { type: 'text', value: r.result }
+          : { type: 'json', value: r.result ?? null }
+        : { type: 'error-text', value: r.status === 'failed' ? r.error : r.message };
+    return { type: 'tool-result', toolCallId, toolName: call.tool, output };
+  }
+
   const held = (threadId: string, fresh: boolean, fn: (run: ThreadRun) => Promise<AiSdkRunResult>) =>
     withThreadRun(
       il,
@@ -296,12 +334,18 @@ export function createAiSdkAgent<TOOLS extends ToolSet>(o: AiSdkAgentOptions<TOO
         }
         const pending: ApprovalRequest[] = [];
         const parts: unknown[] = [];
+        const settled = new Map((run.state?.settled ?? []).map((x) => [x.toolCallId, x.part]));
+        const early: Array<{ w: (typeof waiting)[number]; c: Extract<CallCheck, { kind: 'approved' }> }> = [];
         for (const w of waiting) {
           const c = await gate.decisionOf(w.requestId);
           if (c.kind === 'wait') pending.push(c.outcome.request);
-          else if (c.kind === 'approved')
+          else if (c.kind === 'approved') {
             parts.push({ type: 'tool-approval-response', approvalId: w.approvalId, approved: true });
-          else if (c.kind === 'not_run') {
+            // A call run early (below) has its result: the SDK keeps it and does not run the call again.
+            const done = settled.get(w.toolCallId);
+            if (done) parts.push(done);
+            else early.push({ w, c });
+          } else if (c.kind === 'not_run') {
             parts.push({
               type: 'tool-approval-response',
               approvalId: w.approvalId,
@@ -319,7 +363,20 @@ export function createAiSdkAgent<TOOLS extends ToolSet>(o: AiSdkAgentOptions<TOO
           }
         }
         if (pending.length > 0) {
-          await run.release();
+          // The model goes on only when every call of its step is settled (the SDK needs all results),
+          // but an approved call does not wait for its siblings: it runs now, and its result is kept
+          // for the step's resume.
+          if (early.length === 0) {
+            await run.release();
+            return result(threadId, 'interrupt', [], pending);
+          }
+          for (const { w, c } of early) settled.set(w.toolCallId, await runEarly(run, threadId, w.toolCallId, c));
+          const state: AdapterState = {
+            adapter: 'ai-sdk',
+            waiting,
+            settled: [...settled].map(([toolCallId, part]) => ({ toolCallId, part })),
+          };
+          await run.finish([], state, 'interrupted');
           return result(threadId, 'interrupt', [], pending);
         }
         return generate(run, threadId, [{ role: 'tool', content: parts } as ModelMessage]);

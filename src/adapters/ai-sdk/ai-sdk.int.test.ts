@@ -245,6 +245,34 @@ for (const backend of allBackends()) {
       assert.deepEqual(executed.map((e) => e.payload.tool).sort(), ['issue_refund', 'lookup_order']);
     });
 
+    it('an approved call runs while its sibling waits; the model sees both outcomes when the step is settled', async () => {
+      const t = thread();
+      const r = await agent.invoke(`two ${t} 850`, { threadId: t });
+      const [a, b] = await Promise.all(r.interrupts.map((i) => il.getRequestOrThrow(i.id)));
+      const first = a!.args.amount === 850 ? a! : b!;
+      const second = first === a ? b! : a!;
+      await il.decide(first.id, { type: 'approve', expectedVersion: first.version, actionHash: first.actionHash }, sam);
+      const calls = model.seen.length;
+      const mid = await agent.resume(t);
+      assert.equal(mid.stopReason, 'interrupt');
+      assert.deepEqual(
+        runsOf(t).map((x) => x.args.amount),
+        [850],
+      );
+      assert.equal(model.seen.length, calls, 'the model is not asked while a call of its step waits');
+      await il.decide(
+        second.id,
+        { type: 'reject', expectedVersion: second.version, actionHash: second.actionHash, message: 'no' },
+        sam,
+      );
+      const done = await agent.resume(t);
+      assert.equal(done.stopReason, 'end_turn');
+      assert.equal(runsOf(t).length, 1, 'the early call did not run again');
+      const seen = lastResults(model.seen.at(-1)!);
+      assert.deepEqual(seen.call_refund, { type: 'json', value: { refunded: 850, orderId: t } });
+      assert.equal(seen.call_refund2!.type, 'execution-denied');
+    });
+
     it('block: the model sees the rule reason, nothing runs, the refusal is audited', async () => {
       const t = thread();
       const r = await agent.invoke(`refund ${t} 9000`, { threadId: t });

@@ -17,6 +17,11 @@ export interface AdapterState {
   waiting: Array<{ toolCallId: string; requestId: string; approvalId?: string }>;
   /** Framework state beyond the messages (the OpenAI SDK's serialized RunState). */
   framework?: unknown;
+  /**
+   * Results of approved calls that ran while a sibling of their step still waited (the AI SDK's
+   * `tool-result` parts): handed to the framework with the step's resume instead of running again.
+   */
+  settled?: Array<{ toolCallId: string; part: unknown }>;
 }
 
 /** Version of {@link AdapterState}'s layout, kept with each checkpoint. */

@@ -67,9 +67,17 @@ for (const backend of allBackends()) {
         { type: 'approve', expectedVersion: approve.version, actionHash: approve.actionHash },
         sam,
       );
-      // One decided, one pending: still waiting, nothing ran, no second request on the re-check.
-      assert.equal((await runner.resume(t)).stopReason, 'interrupt');
-      assert.equal(paid.length, 0);
+      // One decided, one pending: the approved refund runs now, the other still waits (no second request).
+      const mid = await runner.resume(t);
+      assert.equal(mid.stopReason, 'interrupt');
+      assert.deepEqual(
+        mid.interrupts.map((i) => i.id),
+        [reject.id],
+      );
+      assert.deepEqual(
+        paid.map((p) => p.amount),
+        [850],
+      );
       await il.decide(
         reject.id,
         { type: 'reject', expectedVersion: reject.version, actionHash: reject.actionHash, message: 'too much' },

@@ -316,22 +316,30 @@ export function createLangChainRunner(o: {
         if (!state.next?.length) return { threadId, stopReason: 'end_turn', text: '', interrupts: [] };
         return after(threadId, await o.agent.invoke(null, config(threadId)));
       }
-      const waiting = open.flatMap((x) => (x.req ? [x.req] : []));
-      if (waiting.length) return { threadId, stopReason: 'interrupt', text: '', interrupts: interruptsOf(waiting) };
+      // Decided calls go on now, each on its own; the ones still pending interrupt again when their
+      // task re-runs, and the run reports them.
+      const decided = open.filter((x) => !x.req);
+      if (decided.length === 0)
+        return {
+          threadId,
+          stopReason: 'interrupt',
+          text: '',
+          interrupts: interruptsOf(open.flatMap((x) => (x.req ? [x.req] : []))),
+        };
       // Each interrupt gets LangChain's decision shape, by id; the middleware follows Interlock's record.
       const resume: Record<string, unknown> = {};
-      for (const x of open) {
+      for (const x of decided) {
         const outcome = await il.requestOutcome(x.payload.interlock.requestId);
         const r = outcome.request;
         resume[x.id] = {
           decisions: [
-            outcome?.state === 'approved'
+            outcome.state === 'approved'
               ? outcome.edited
                 ? { type: 'edit', editedAction: { name: r.tool, args: outcome.args } }
                 : { type: 'approve' }
-              : { type: 'reject', message: r?.resolution?.message ?? outcome?.state ?? 'cancelled' },
+              : { type: 'reject', message: r.resolution?.message ?? outcome.state },
           ],
-          interlock: { requestId: r?.id, status: r?.status },
+          interlock: { requestId: r.id, status: r.status },
         };
       }
       const result = await o.agent.invoke(new Command({ resume }), config(threadId));

@@ -291,8 +291,10 @@ export function createOpenAIAgentsAgent(o: OpenAIAgentsOptions): OpenAIAgentsAge
           return { threadId, stopReason: 'end_turn', text: '', interrupts: [] };
         }
         const decisions = await Promise.all(waiting.map((w) => gate.decisionOf(w.requestId)));
-        const pending = decisions.flatMap((d) => (d?.kind === 'wait' ? [d.outcome.request] : []));
-        if (pending.length > 0) {
+        const pending = decisions.flatMap((d) => (d.kind === 'wait' ? [d.outcome.request] : []));
+        // Decided calls go on now, each on its own: the SDK runs the approved ones and stops again on
+        // the ones still pending (their needsApproval still answers true).
+        if (pending.length === decisions.length) {
           await run.release();
           return { threadId, stopReason: 'interrupt', text: '', interrupts: interruptsOf(pending) };
         }

@@ -190,6 +190,26 @@ export function integrationConformance(driver: IntegrationDriver, opts: Conforma
         assert.deepEqual(amounts(t), [850]);
       });
 
+      it('an approved call does not wait for its still-pending sibling', async () => {
+        const t = thread();
+        const r = await agent.invoke(`refund ${t} 850; refund ${t} 900`, { threadId: t });
+        const open = await pending(r.threadId);
+        assert.equal(open.length, 2);
+        const a = open.find((x) => x.args.amount === 850)!;
+        const b = open.find((x) => x.args.amount === 900)!;
+        await decide(a, { type: 'approve' }, REVIEWERS.supervisor);
+        const mid = await agent.resume(t);
+        assert.equal(mid.stopReason, 'interrupt', 'the other call still waits');
+        assert.deepEqual(amounts(t), [850], 'the approved call ran without waiting');
+        assert.deepEqual(
+          mid.interrupts.map((i) => i.id),
+          [b.id],
+        );
+        await decide(b, { type: 'reject' }, REVIEWERS.supervisor);
+        assert.equal((await agent.resume(t)).stopReason, 'end_turn');
+        assert.deepEqual(amounts(t), [850]);
+      });
+
       it('an auto call beside a gated one runs now; the gated one after its approval, each once', async () => {
         const t = thread();
         const r = await agent.invoke(`refund ${t} 100; refund ${t} 850`, { threadId: t });
