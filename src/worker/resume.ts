@@ -57,7 +57,13 @@ export async function handleResume(o: ResumeOptions, job: JobRow): Promise<JobOu
     }
     const agent = thread ? o.agents.get(thread.agent) : undefined;
     if (!thread) return await giveUp(o, job, `thread ${threadId} not found`);
-    if (!agent) return await unknownAgent(o, job, thread.agent);
+    if (thread.status === 'completed' || thread.status === 'aborted') {
+      // Finished before this job came up (an app that resumes its own threads ran it): nothing to do,
+      // and never a reason to mark it failed.
+      await jobs.completeJob(job.id, o.owner, now());
+      return 'done';
+    }
+    if (!agent) return await unknownAgent(o, job, thread.agent, typeof thread.metadata.integration === 'string');
     if (job.payload.start === true && thread.status !== 'running') {
       // The recovery job of a thread start (see createThreadsAdapter): the run paused or ended; nothing to do.
       await jobs.completeJob(job.id, o.owner, now());
@@ -93,13 +99,24 @@ export async function handleResume(o: ResumeOptions, job: JobRow): Promise<JobOu
  * This worker has no agent of the thread's name: leave the job for a worker
  * that has (a rolling deploy runs old and new workers side by side), with a
  * warning and a `job.deferred` event (the `interlock_jobs_deferred_total`
- * metric), and fail the thread only once `unknownAgentMs` has passed since the job was queued.
+ * metric), and fail the thread only once `unknownAgentMs` has passed since the job was queued — unless
+ * a framework integration wrote the thread (`metadata.integration`): the app that runs it resumes it
+ * itself, so only the job is given up.
  */
-async function unknownAgent(o: ResumeOptions, job: JobRow, agent: string): Promise<JobOutcome> {
+async function unknownAgent(o: ResumeOptions, job: JobRow, agent: string, appResumes: boolean): Promise<JobOutcome> {
   const { jobs } = o.interlock;
   const now = o.interlock.now();
   const limit = o.unknownAgentMs ?? DEFAULT_UNKNOWN_AGENT_MS;
   const waited = now - job.createdAt;
+  if (waited >= limit && appResumes) {
+    // A framework integration's thread: the app that runs it resumes it itself (resume(threadId)).
+    // The job is given up; the thread and its requests are the app's, not this worker's to fail.
+    await jobs.settle(job.id, o.owner, {
+      status: 'dead',
+      error: `no worker with an agent named "${agent}" took the job within ${Math.round(limit / 1000)} s; the thread is left to the app that runs it (register the integration's runner in the workers' config to resume it here)`,
+    });
+    return 'dead';
+  }
   if (waited >= limit) {
     return giveUp(
       o,

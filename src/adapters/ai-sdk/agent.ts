@@ -309,7 +309,7 @@ export function createAiSdkAgent<TOOLS extends ToolSet>(o: AiSdkAgentOptions<TOO
   const held = (threadId: string, fresh: boolean, fn: (run: ThreadRun) => Promise<AiSdkRunResult>) =>
     withThreadRun(
       il,
-      { threadId, agent: o.name, version, fresh },
+      { threadId, agent: o.name, version, fresh, integration: 'ai-sdk' },
       () => ({ ...busyResult(threadId), messages: [] }),
       fn,
     );

@@ -55,7 +55,7 @@ export interface ThreadRun {
  */
 export async function openThreadRun(
   il: Interlock,
-  t: { threadId: string; agent: string; version: string; owner: string },
+  t: { threadId: string; agent: string; version: string; owner: string; integration: string },
 ): Promise<ThreadRun | undefined> {
   const now = il.now();
   const { claimed, thread } = await il.threads.claimThread(
@@ -66,7 +66,9 @@ export async function openThreadRun(
       status: 'running',
       messageCount: 0,
       abortRequested: false,
-      metadata: {},
+      // Which integration wrote the thread: its app may resume it itself, so a worker without its
+      // runner never fails it (src/worker/resume.ts).
+      metadata: { integration: t.integration },
       createdAt: now,
       updatedAt: now,
     },
@@ -142,7 +144,7 @@ export function busyResult(threadId: string): RunnerResult {
  */
 export async function withThreadRun<R>(
   il: Interlock,
-  t: { threadId: string; agent: string; version: string; fresh?: boolean },
+  t: { threadId: string; agent: string; version: string; integration: string; fresh?: boolean },
   onBusy: () => R,
   fn: (run: ThreadRun) => Promise<R>,
 ): Promise<R> {

@@ -76,7 +76,7 @@ async function decideCall(
     // Durable before the interrupt: Interlock holds the request (with its audit and notifications),
     // the graph's checkpointer holds the graph.
     await il.pause({
-      thread: { id: call.threadId, agent: who.name, agentVersion: who.version },
+      thread: { id: call.threadId, agent: who.name, agentVersion: who.version, metadata: { integration: 'langchain' } },
       items: [await gate.pauseItem(call, c)],
       proposer: who.proposer,
     });

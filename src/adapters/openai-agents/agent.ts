@@ -267,7 +267,12 @@ export function createOpenAIAgentsAgent(o: OpenAIAgentsOptions): OpenAIAgentsAge
   }
 
   const held = (threadId: string, fresh: boolean, fn: (run: ThreadRun) => Promise<OpenAIAgentsRunResult>) =>
-    withThreadRun<OpenAIAgentsRunResult>(il, { threadId, agent: name, version, fresh }, () => busyResult(threadId), fn);
+    withThreadRun<OpenAIAgentsRunResult>(
+      il,
+      { threadId, agent: name, version, fresh, integration: 'openai-agents' },
+      () => busyResult(threadId),
+      fn,
+    );
 
   return {
     name,
