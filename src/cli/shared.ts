@@ -5,7 +5,7 @@ import { openStore } from '../store/index.ts';
 import type { ReviewerRow, Store } from '../store/types.ts';
 import { hashToken } from '../server/index.ts';
 import type { PolicyConfig } from '../core/index.ts';
-import { loadConfig, type InterlockConfig } from '../service/index.ts';
+import { loadConfig, toolEntries, type InterlockConfig } from '../service/index.ts';
 import { UsageError, type Output } from './output.ts';
 
 /** Parsed flags of one command. */
@@ -49,7 +49,7 @@ export async function engine(io: Output, config?: string | true): Promise<CliEng
     config === undefined ? undefined : (await loadConfig(config === true ? undefined : config, io.env)).config;
   const store = await openStore(io.env.DATABASE_URL);
   const policy: PolicyConfig = loaded?.policy ?? { tools: {} };
-  const interlock = createInterlock({ store, policy });
+  const interlock = createInterlock({ store, policy, tools: toolEntries(loaded?.tools) });
   if (!loaded) return { interlock, store };
   try {
     // Building the agents registers their tools' schemas with the engine; nothing runs.

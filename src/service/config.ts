@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { ConfigError, definePolicy, type PolicyConfig } from '../core/index.ts';
-import type { Interlock, ThreadRunner } from '../engine/index.ts';
+import type { Interlock, ThreadRunner, ToolSchemaEntry } from '../engine/index.ts';
 import type { RoutingConfig, SlackApp } from '../notify/index.ts';
 
 /** What `interlock.config.ts` exports (default export). */
@@ -12,6 +12,18 @@ export interface InterlockConfig {
   policy: PolicyConfig;
   /** Build the agents over the engine; threads are resumed by the agent whose name they carry. */
   agents: (ctx: { interlock: Interlock }) => ThreadRunner[] | Promise<ThreadRunner[]>;
+  /**
+   * Argument schemas (zod) of tools whose agents run elsewhere — an app that runs a framework adapter
+   * and resumes its own threads — by tool name. Reviewers' edits of their requests (web UI, API, CLI,
+   * Slack) are checked against them; without a schema a tool's requests can be approved, rejected or
+   * answered, not edited. Agents built in `agents` register their own tools' schemas.
+   * @example
+   * tools: { issue_refund: refundArgs, send_email: { schema: emailArgs, description: 'Email a customer' } },
+   */
+  tools?: Record<
+    string,
+    z.ZodType<Record<string, unknown>> | { schema: z.ZodType<Record<string, unknown>>; description?: string }
+  >;
   /**
    * Notification channels and routes by role; without it the web queue (live events) is the only channel.
    * With `slack` configured, `ctx.slack.channel('C…')` is a channel whose messages decide in Slack.
@@ -66,6 +78,15 @@ const configSchema = z.object({
     (v) => typeof v === 'function',
     'must be a function ({ interlock }) => agents (createAgent, or an adapter agent)',
   ),
+  tools: z
+    .record(
+      z.string(),
+      z.custom<NonNullable<InterlockConfig['tools']>[string]>(
+        (v) => isZod(v) || (typeof v === 'object' && v !== null && isZod((v as { schema?: unknown }).schema)),
+        "must be a zod schema of the tool's arguments, or { schema, description }",
+      ),
+    )
+    .optional(),
   notifications: z
     .custom<InterlockConfig['notifications']>(
       (v) => typeof v === 'function',
@@ -110,6 +131,21 @@ const configSchema = z.object({
     })
     .optional(),
 });
+
+function isZod(v: unknown): boolean {
+  return typeof v === 'object' && v !== null && typeof (v as { safeParse?: unknown }).safeParse === 'function';
+}
+
+/** The configuration's `tools` as the engine's schema entries (`createInterlock({ tools })`). */
+export function toolEntries(tools: InterlockConfig['tools']): Record<string, ToolSchemaEntry> {
+  const out: Record<string, ToolSchemaEntry> = {};
+  for (const [name, t] of Object.entries(tools ?? {}))
+    out[name] =
+      'schema' in t && isZod(t.schema)
+        ? { schema: t.schema, ...(t.description ? { description: t.description } : {}) }
+        : { schema: t as z.ZodType<Record<string, unknown>> };
+  return out;
+}
 
 /** The bundled example, served in Interlock's own repository when there is no `interlock.config.ts` (the package does not ship it). */
 export const DEFAULT_CONFIG_PATH = fileURLToPath(new URL('../../examples/order-support/config.ts', import.meta.url));

@@ -1,3 +1,10 @@
-export { defineConfig, loadConfig, DEFAULT_CONFIG_PATH, type InterlockConfig, type McpUpstream } from './config.ts';
+export {
+  defineConfig,
+  loadConfig,
+  toolEntries,
+  DEFAULT_CONFIG_PATH,
+  type InterlockConfig,
+  type McpUpstream,
+} from './config.ts';
 export { startService, type Service, type ServiceOptions } from './service.ts';
 export { createThreadsAdapter, ThreadExistsError } from './threads.ts';

@@ -21,7 +21,7 @@ import {
 } from '../notify/index.ts';
 import { createWorker, DEFAULT_UNKNOWN_AGENT_MS, type Worker } from '../worker/index.ts';
 import { createWebUi } from '../web/index.ts';
-import type { InterlockConfig } from './config.ts';
+import { toolEntries, type InterlockConfig } from './config.ts';
 import { createThreadsAdapter } from './threads.ts';
 
 /** Options of {@link startService}. */
@@ -105,7 +105,7 @@ export async function startService(o: ServiceOptions): Promise<Service> {
     o.unknownAgentMs ?? msFromEnv(process.env, 'INTERLOCK_UNKNOWN_AGENT_MS', DEFAULT_UNKNOWN_AGENT_MS, 0);
   const store = await openStore(o.databaseUrl);
   // One lease for everything that can be taken over: thread runs, execution claims, jobs, thread starts.
-  const interlock = createInterlock({ store, policy: o.config.policy, leaseMs });
+  const interlock = createInterlock({ store, policy: o.config.policy, leaseMs, tools: toolEntries(o.config.tools) });
   const agents = new Map((await o.config.agents({ interlock })).map((a) => [a.name, a]));
 
   const demoTokens: Service['demoTokens'] = [];
