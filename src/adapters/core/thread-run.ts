@@ -22,6 +22,8 @@ export interface AdapterState {
    * `tool-result` parts): handed to the framework with the step's resume instead of running again.
    */
   settled?: Array<{ toolCallId: string; part: unknown }>;
+  /** How many items of the framework's run history are saved as the thread's messages (OpenAI Agents). */
+  seen?: number;
 }
 
 /** Version of {@link AdapterState}'s layout, kept with each checkpoint. */

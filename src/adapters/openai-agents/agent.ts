@@ -1,5 +1,6 @@
 import type {
   Agent,
+  AgentInputItem,
   FunctionTool,
   RunContext,
   RunResult,
@@ -7,6 +8,7 @@ import type {
   RunToolApprovalItem,
 } from '@openai/agents-core';
 import { ConfigError, newId, type ApprovalRequest } from '../../core/index.ts';
+import { toInputItems, toThreadMessages } from './messages.ts';
 import type { Interlock, PauseItem, RunnerResult, ThreadRunner, ToolSchemaEntry } from '../../engine/index.ts';
 import {
   createCallGate,
@@ -55,7 +57,7 @@ export interface OpenAIAgentsOptions extends Omit<CallGateOptions, 'interlock' |
    */
   schemas?: Record<string, ToolSchemaEntry['schema']>;
   /** One run: your `run(agent, input)` or `runner.run(agent, input)`, with the agent and input Interlock passes. */
-  run: (agent: AnyAgent, input: string | RunStateType<unknown, AnyAgent>) => Promise<AnyResult>;
+  run: (agent: AnyAgent, input: string | AgentInputItem[] | RunStateType<unknown, AnyAgent>) => Promise<AnyResult>;
 }
 
 /** What a run of an adapter thread came to. */
@@ -211,10 +213,12 @@ export function createOpenAIAgentsAgent(o: OpenAIAgentsOptions): OpenAIAgentsAge
     run: ThreadRun,
     threadId: string,
     { agent, calls }: ReturnType<typeof gated>,
-    input: string | RunStateType<unknown, AnyAgent>,
-    added: unknown[],
+    input: string | AgentInputItem[] | RunStateType<unknown, AnyAgent>,
+    /** How many items of the run's history are saved already (the earlier turns, the paused run's items). */
+    saved: number,
   ): Promise<OpenAIAgentsRunResult> {
     const result = await watchWiring('OpenAI Agents adapter', HOW, () => o.run(agent, input));
+    const history = result.history;
     const interruptions = result.interruptions ?? [];
     const waiting: AdapterState['waiting'] = [];
     const items: PauseItem[] = [];
@@ -236,14 +240,13 @@ export function createOpenAIAgentsAgent(o: OpenAIAgentsOptions): OpenAIAgentsAge
     // finalOutput exists only when the run ended (the SDK warns when it is read on an interruption).
     const final: unknown = interruptions.length ? undefined : result.finalOutput;
     const text = typeof final === 'string' ? final : final === undefined ? '' : JSON.stringify(final);
-    // The thread's messages (what the UI, API and CLI show) in the same part form as native and AI SDK threads.
-    const newMessages = [
-      ...added,
-      ...(text && waiting.length === 0 ? [{ role: 'assistant', content: [{ type: 'text', text }] }] : []),
-    ];
+    // The thread's messages (what the UI, API and CLI show, and what a later turn starts from): the
+    // run's new items — its calls, their results, the answer — in the same part form as other threads.
+    const newMessages = toThreadMessages(history.slice(saved));
     const state: AdapterState = {
       adapter: 'openai-agents',
       waiting,
+      seen: history.length,
       ...(interruptions.length ? { framework: result.state.toString() } : {}),
     };
     if (items.length > 0) {
@@ -282,9 +285,10 @@ export function createOpenAIAgentsAgent(o: OpenAIAgentsOptions): OpenAIAgentsAge
         throw new ConfigError('invoke needs the user message: a non-empty string.');
       const threadId = opts.threadId ?? newId<string>('thr');
       return held(threadId, true, async (run) => {
-        return runAndSave(run, threadId, gated(threadId, run.messages.length), input, [
-          { role: 'user', content: [{ type: 'text', text: input }] },
-        ]);
+        // A later turn starts from the thread's history, as a chat continues.
+        const prior = toInputItems(run.messages) as AgentInputItem[];
+        const items: string | AgentInputItem[] = prior.length ? [...prior, { role: 'user', content: input }] : input;
+        return runAndSave(run, threadId, gated(threadId, run.messages.length), items, prior.length);
       });
     },
     async resume(threadId) {
@@ -319,7 +323,7 @@ export function createOpenAIAgentsAgent(o: OpenAIAgentsOptions): OpenAIAgentsAge
           if (d.kind === 'approved') state.approve(item);
           else if (d.kind === 'not_run') state.reject(item, { message: d.message });
         }
-        return runAndSave(run, threadId, agent, state, []);
+        return runAndSave(run, threadId, agent, state, run.state?.seen ?? 0);
       });
     },
     async abort(threadId, by = `agent:${name}`) {

@@ -198,6 +198,29 @@ for (const backend of allBackends()) {
       assert.match(r.text, /Blocked by policy: refunds over \$5,000/);
     });
 
+    it("the thread keeps the run's calls and results, and a later turn starts from them", async () => {
+      const t = thread();
+      const r = await agent.invoke(`refund ${t} 850`, { threadId: t });
+      const req = await il.getRequestOrThrow(r.interrupts[0]!.id);
+      await il.decide(req.id, { type: 'approve', expectedVersion: req.version, actionHash: req.actionHash }, sam);
+      await agent.resume(t);
+      const saved = JSON.stringify(await il.threads.listMessages(t));
+      assert.match(saved, /"type":"tool-call","toolCallId":"call_refund","toolName":"issue_refund"/);
+      assert.match(saved, /"type":"tool-result".*refunded 850/);
+      const before = (await il.threads.listMessages(t)).length;
+      await agent.invoke('thanks', { threadId: t });
+      const input = model.seen.at(-1)!;
+      assert.ok(Array.isArray(input), 'the model got the conversation, not only the new message');
+      const seen = JSON.stringify(input);
+      assert.match(seen, new RegExp(`refund ${t} 850`));
+      assert.match(seen, /"type":"function_call_result".*refunded 850/);
+      assert.match(seen, /"content":"thanks"/);
+      // Stored once: the later turn added its own messages only.
+      const after = await il.threads.listMessages(t);
+      assert.equal(JSON.stringify(after).split(`refund ${t} 850`).length - 1, 1, 'the first message is stored once');
+      assert.ok(after.length > before);
+    });
+
     it('two resumes at once: the refund runs exactly once', async () => {
       const t = thread();
       const req = await pauseRefund(t);
