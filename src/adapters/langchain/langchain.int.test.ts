@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createAgent } from 'langchain';
+import { AIMessage, createAgent, todoListMiddleware } from 'langchain';
+import { fakeModel } from '@langchain/core/testing';
 import { Command, MemorySaver } from '@langchain/langgraph';
 import { allBackends } from '../../testing/backends.ts';
 import { manualClock } from '../../testing/clock.ts';
@@ -165,6 +166,54 @@ for (const backend of allBackends()) {
       assert.equal(r.stopReason, 'end_turn');
       assert.equal(runsOf(t).length, 0);
       assert.match(String(lastSeen().call_refund), /Blocked by policy/);
+    });
+  });
+}
+
+// Tools that return a Command (LangChain's own todoListMiddleware, deepagents' tools, handoff tools)
+// run under the ledger like any tool; the Command reaches the graph, also when it is replayed.
+for (const backend of allBackends()) {
+  describe(`LangChain tools that return a Command, under interlockMiddleware, on ${backend.name}`, () => {
+    let il: Interlock;
+    after(() => backend.destroy());
+
+    it("LangChain's todoListMiddleware keeps working: write_todos updates the agent's state, once, gated as auto", async () => {
+      il = createInterlock({
+        store: await backend.create(),
+        policy: { tools: { write_todos: [{ id: 'plan', tier: 'auto', reason: 'planning has no effect outside' }] } },
+      });
+      const model = fakeModel()
+        .respond(
+          new AIMessage({
+            content: '',
+            tool_calls: [
+              {
+                name: 'write_todos',
+                id: 'call_todos',
+                args: { todos: [{ content: 'refund A-1', status: 'pending' }] },
+              },
+            ],
+          }),
+        )
+        .respond(new AIMessage('Planned.'));
+      const agent = createAgent({
+        model,
+        tools: [],
+        checkpointer: new MemorySaver(),
+        middleware: [todoListMiddleware(), interlockMiddleware({ interlock: il, name: 'planner' })],
+      });
+      const t = `todos-${backend.name}`;
+      const out = (await agent.invoke(
+        { messages: [{ role: 'user', content: 'plan it' }] },
+        { configurable: { thread_id: t } },
+      )) as { todos?: Array<{ content: string }>; messages: Array<{ content: unknown }> };
+      assert.deepEqual(
+        out.todos?.map((x) => x.content),
+        ['refund A-1'],
+      );
+      assert.equal(out.messages.at(-1)?.content, 'Planned.');
+      const audit = await il.audit.listAudit({ threadId: t });
+      assert.ok(audit.some((e) => e.type === 'auto_executed' && e.payload.tool === 'write_todos'));
     });
   });
 }

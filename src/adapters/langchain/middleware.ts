@@ -1,5 +1,6 @@
 import { createMiddleware, ToolMessage } from 'langchain';
-import { Command, interrupt } from '@langchain/langgraph';
+import { Command, interrupt, isCommand } from '@langchain/langgraph';
+import { load } from '@langchain/core/load';
 import { ConfigError, type ApprovalRequest } from '../../core/index.ts';
 import type { Interlock, RunnerResult, ThreadRunner } from '../../engine/index.ts';
 import {
@@ -42,7 +43,30 @@ export interface InterlockInterrupt {
 }
 
 type ToolCallLike = { id?: string; name: string; args: Record<string, unknown> };
-type ToolResultJson = { content: unknown; status?: 'success' | 'error' };
+type ToolResultJson =
+  | { content: unknown; status?: 'success' | 'error' }
+  | { command: { update?: unknown; goto?: unknown; graph?: string } };
+
+/** A tool's Command as JSON for the ledger (LangChain messages serialize themselves). */
+function commandJson(cmd: Command): { update?: unknown; goto?: unknown; graph?: string } {
+  const json = (v: unknown) => (v === undefined ? undefined : (JSON.parse(JSON.stringify(v)) as unknown));
+  const goto = json(cmd.goto);
+  return {
+    ...(cmd.update === undefined ? {} : { update: json(cmd.update) }),
+    ...(goto === undefined || (Array.isArray(goto) && goto.length === 0) ? {} : { goto }),
+    ...(cmd.graph ? { graph: cmd.graph } : {}),
+  };
+}
+
+/** The Command again from the ledger's JSON: LangChain's `load` revives the messages in its update. */
+async function commandOf(j: { update?: unknown; goto?: unknown; graph?: string }): Promise<Command> {
+  const update = j.update === undefined ? undefined : await load<Record<string, unknown>>(JSON.stringify(j.update));
+  return new Command({
+    ...(update === undefined ? {} : { update }),
+    ...(j.goto === undefined ? {} : { goto: j.goto as string | string[] }),
+    ...(j.graph ? { graph: j.graph } : {}),
+  });
+}
 
 /** The interrupt payload of a pending request. */
 function payload(req: ApprovalRequest): InterlockInterrupt {
@@ -148,14 +172,20 @@ export function interlockMiddleware(o: InterlockMiddlewareOptions) {
           const out = await withExecution({ idempotencyKey: ledger.idempotencyKey, attempt: ledger.attempt }, () =>
             handler({ ...request, toolCall: { ...request.toolCall, args } }),
           );
-          if (!ToolMessage.isInstance(out))
-            throw new ConfigError(`Tool ${tc.name} returned a Command; Interlock runs tools that return a result.`);
-          return { content: out.content, ...(out.status ? { status: out.status } : {}) };
+          if (ToolMessage.isInstance(out))
+            return { content: out.content, ...(out.status ? { status: out.status } : {}) };
+          if (isCommand(out)) return { command: commandJson(out) };
+          throw new ConfigError(
+            `Tool ${tc.name} returned neither a ToolMessage nor a Command; Interlock records one of those.`,
+          );
         },
         c,
       );
       if (r.status === 'refused') return message(tc, `Not run: ${r.message}`, 'error');
       if (r.status === 'failed') return message(tc, `The tool failed: ${r.error}`, 'error');
+      // A Command (a state update, a handoff) goes to the graph as the tool returned it — rebuilt from
+      // the ledger's record when the call replays, so a re-run applies the same update, not a new one.
+      if ('command' in r.result) return commandOf(r.result.command);
       const content =
         r.edited && typeof r.result.content === 'string'
           ? `${editedNote(r.by, r.args)} Result: ${r.result.content}`

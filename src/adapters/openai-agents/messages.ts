@@ -20,7 +20,7 @@ function textOf(content: unknown): string {
 
 function outputText(output: unknown): string {
   if (typeof output === 'string') return output;
-  if (output && typeof output === 'object' && 'text' in output) return String((output).text);
+  if (output && typeof output === 'object' && 'text' in output) return String(output.text);
   if (Array.isArray(output)) return textOf(output);
   return JSON.stringify(output ?? null);
 }
