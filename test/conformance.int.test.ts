@@ -4,5 +4,7 @@ import { nativeDriver } from './support/conformance/native.ts';
 import { aiSdkDriver } from './support/conformance/ai-sdk.ts';
 import { openAIAgentsDriver } from './support/conformance/openai-agents.ts';
 import { langChainDriver } from './support/conformance/langchain.ts';
+import { mcpDriver } from './support/conformance/mcp.ts';
 
-for (const driver of [nativeDriver, aiSdkDriver, openAIAgentsDriver, langChainDriver]) integrationConformance(driver);
+for (const driver of [nativeDriver, aiSdkDriver, openAIAgentsDriver, langChainDriver, mcpDriver])
+  integrationConformance(driver);

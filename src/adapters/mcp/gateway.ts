@@ -120,7 +120,13 @@ export async function createMcpGateway(
   async function forward(route: Route, call: AdapterCall, c: CallCheck): Promise<CallToolResult> {
     const r = await gate.run<CallToolResult>(
       call,
-      async (args) => (await route.client.callTool({ name: route.tool.name, arguments: args })) as CallToolResult,
+      // The upstream server gets the ledger's key in `_meta`, so a payment API behind it can dedupe too.
+      async (args, ledger) =>
+        (await route.client.callTool({
+          name: route.tool.name,
+          arguments: args,
+          _meta: { idempotencyKey: ledger.idempotencyKey },
+        })) as CallToolResult,
       c,
     );
     if (r.status === 'refused') return text(r.message, true);
@@ -292,8 +298,11 @@ export async function createMcpGateway(
           return text(c.message, true);
         }
         if (c.kind === 'run') {
-          // An automatic call is forwarded every time it is made: a fresh key per call.
-          return forward(route, { ...call, toolCallId: newId('mcp') }, c);
+          // An automatic call is forwarded every time it is made, under a fresh key — unless the client
+          // names it (`_meta.callId`): the same call id with the same arguments is the same call retried
+          // (a client that crashed and tries again), and the ledger answers it with the recorded result.
+          const key = base.startsWith('c:') ? `${base}:${actionHash(route.name, args)}` : newId('mcp');
+          return forward(route, { ...call, toolCallId: key }, { ...c, key: `${threadId}:${key}` });
         }
         if (c.kind === 'ask') {
           const { requests } = await il.pause({

@@ -51,14 +51,32 @@ export function integrationConformance(driver: IntegrationDriver, opts: Conforma
         store = await backend.create();
         il = createInterlock({ store, policy: CONFORMANCE_POLICY });
         world = conformanceWorld(il, effects, shared);
-        agent = await driver.create(world);
+        agent = threadsOf(await driver.create(world));
       });
       after(() => backend.destroy());
 
+      // An integration may keep its own thread ids (the MCP gateway's are per principal): the suite
+      // names a conversation and follows the thread the runner reports for it.
+      const ids = new Map<string, string>();
+      const tid = (t: string) => ids.get(t) ?? t;
+      function threadsOf(runner: ThreadRunner): ThreadRunner {
+        return {
+          ...runner,
+          name: runner.name,
+          version: runner.version,
+          async invoke(input, o) {
+            const r = await runner.invoke(input, o);
+            if (o?.threadId) ids.set(o.threadId, r.threadId);
+            return r;
+          },
+          resume: (t) => runner.resume(tid(t)),
+          abort: (t, by) => runner.abort(tid(t), by),
+        };
+      }
       const effectsOf = (orderId: string) => effects.filter((e) => e.args.orderId === orderId);
       const amounts = (orderId: string) => effectsOf(orderId).map((e) => e.args.amount);
       const pending = async (threadId: string) =>
-        (await il.listRequests({ threadId, status: 'pending' })).items.filter((r) => !r.planted);
+        (await il.listRequests({ threadId: tid(threadId), status: 'pending' })).items.filter((r) => !r.planted);
       async function decide(req: ApprovalRequest, d: DecisionInput, who: Reviewer) {
         const fresh = await il.getRequestOrThrow(req.id);
         return il.decide(req.id, { ...d, expectedVersion: fresh.version, actionHash: fresh.actionHash }, who);
@@ -141,7 +159,7 @@ export function integrationConformance(driver: IntegrationDriver, opts: Conforma
         assert.equal(r.stopReason, 'end_turn');
         assert.deepEqual(amounts(t), []);
         assert.deepEqual(await pending(t), []);
-        assert.ok((await il.audit.listAudit({ threadId: t })).some((e) => e.type === 'refused'));
+        assert.ok((await il.audit.listAudit({ threadId: tid(t) })).some((e) => e.type === 'refused'));
       });
 
       it('escalate with a quorum: one approval runs nothing, the second runs it once', async () => {
@@ -225,7 +243,7 @@ export function integrationConformance(driver: IntegrationDriver, opts: Conforma
         const req = await onlyRequest(await agent.invoke(`refund ${t} 850`, { threadId: t }));
         await decide(req, { type: 'approve' }, REVIEWERS.supervisor);
         const other = createInterlock({ store: await backend.create(), policy: CONFORMANCE_POLICY });
-        const elsewhere = await driver.create(conformanceWorld(other, effects, shared));
+        const elsewhere = threadsOf(await driver.create(conformanceWorld(other, effects, shared)));
         assert.equal((await elsewhere.resume(t)).stopReason, 'end_turn');
         await agent.resume(t);
         assert.deepEqual(amounts(t), [850]);
