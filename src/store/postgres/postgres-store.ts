@@ -109,6 +109,7 @@ function executor(client: pg.ClientBase | pg.Pool, stats: PgStats, q = named): S
  * with `FOR UPDATE SKIP LOCKED`; guarded writes lock the row they change.
  */
 export function createPostgresStore(options: PostgresStoreOptions = {}): Store {
+  let closed = false;
   const connectionString = options.connectionString ?? process.env.DATABASE_URL;
   if (!connectionString)
     throw new ConfigError(
@@ -228,6 +229,9 @@ export function createPostgresStore(options: PostgresStoreOptions = {}): Store {
     },
     events: bus.events,
     async close() {
+      // Closing twice is a no-op, as on SQLite: the owner and a test harness may both close a store.
+      if (closed) return;
+      closed = true;
       await bus.close();
       await pool.end();
     },

@@ -19,6 +19,9 @@ export interface ConformanceOptions {
   backends?: BackendInitializer[];
 }
 
+/** The lease of a process the suite kills: short, so the survivor takes over soon. */
+const DEATH_LEASE_MS = 400;
+
 type DecisionInput =
   | { type: 'approve'; trust?: boolean }
   | { type: 'reject'; message?: string }
@@ -261,6 +264,42 @@ export function integrationConformance(driver: IntegrationDriver, opts: Conforma
         assert.match(r.text, /Done/, 'the retry finished the turn: the model answered after the tool');
         assert.deepEqual(amounts(t), [120], 'the retry paid again');
       });
+
+      for (const when of ['before-effect', 'after-effect'] as const)
+        it(`a process dies ${when === 'before-effect' ? 'after the claim, before the effect' : 'after the effect, before the outcome'}: another process runs the approved call under the same key`, async () => {
+          // Process A: its own engine and database connection, with a short lease.
+          const storeA = await backend.create();
+          const worldA = conformanceWorld(
+            createInterlock({ store: storeA, policy: CONFORMANCE_POLICY, leaseMs: DEATH_LEASE_MS }),
+            effects,
+            shared,
+          );
+          const agentA = threadsOf(await driver.create(worldA));
+          const t = thread();
+          const req = await onlyRequest(await agentA.invoke(`refund ${t} 850`, { threadId: t }));
+          await decide(req, { type: 'approve' }, REVIEWERS.supervisor);
+          const entered = worldA.dieDuring(when);
+          void agentA.resume(t).catch(() => undefined);
+          await entered;
+          // A is gone: its connection closed, nothing of it renews a lease or writes again.
+          await storeA.close();
+          await worldA.kill();
+          await new Promise((r) => setTimeout(r, DEATH_LEASE_MS * 2));
+          // This process resumes the thread once A's leases ran out.
+          let r = await agent.resume(t);
+          for (let i = 0; i < 20 && r.stopReason === 'busy'; i++) {
+            await new Promise((res) => setTimeout(res, DEATH_LEASE_MS / 2));
+            r = await agent.resume(t);
+          }
+          assert.equal(r.stopReason, 'end_turn');
+          const keys = effectsOf(t).map((e) => e.key);
+          assert.ok(
+            keys.length >= 1 && keys.every((k) => k && k === keys[0]),
+            `one key for every try: ${keys.join(', ')}`,
+          );
+          if (when === 'before-effect') assert.equal(keys.length, 1, 'the effect ran once');
+          assert.equal((await il.getRequestOrThrow(req.id)).status, 'executed');
+        });
 
       it('trust for a thread: after "approve and trust", the next call of the rule runs without a request', async () => {
         const t = thread();

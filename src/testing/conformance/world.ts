@@ -23,8 +23,20 @@ export interface ConformanceWorld {
   interlock: Interlock;
   /** The calls of the model's first step for a user message. */
   plan(text: string): ConformanceCall[];
-  /** The refund tool's body: record the effect and return what a payment API would. */
-  refund(args: { orderId: string; amount: number }, idempotencyKey: string | undefined): { refunded: number };
+  /**
+   * The refund tool's body: record the effect and return what a payment API would. Drivers await it:
+   * after {@link dieDuring} it never settles (the process died in the tool).
+   */
+  refund(args: { orderId: string; amount: number }, idempotencyKey: string | undefined): Promise<{ refunded: number }>;
+  /**
+   * Make the next refund hang forever, before or after its effect: with the world's store closed, the
+   * process that ran it is as good as killed. The promise resolves once the tool is entered.
+   */
+  dieDuring(when: 'before-effect' | 'after-effect'): Promise<void>;
+  /** Something the driver's process holds open (a connection) that its death must close. */
+  onKill(close: () => Promise<void> | void): void;
+  /** The process of this world dies: what drivers registered with {@link onKill} is closed. */
+  kill(): Promise<void>;
   /** The lookup tool's body (a read, auto tier). */
   lookup(args: { orderId: string }): { orderId: string; total: number };
   /**
@@ -140,12 +152,35 @@ export function conformanceWorld(
   shared: Map<string, unknown>,
 ): ConformanceWorld {
   const crash = { armed: false };
+  let dying: { when: 'before-effect' | 'after-effect'; entered: () => void } | undefined;
+  const held: Array<() => Promise<void> | void> = [];
   return {
     interlock,
     plan: planCalls,
-    refund(args, key) {
+    async refund(args, key) {
+      const d = dying;
+      dying = undefined;
+      if (d?.when === 'before-effect') {
+        d.entered();
+        return new Promise<never>(() => undefined);
+      }
       effects.push({ args: { orderId: args.orderId, amount: args.amount }, key });
+      if (d) {
+        d.entered();
+        return new Promise<never>(() => undefined);
+      }
       return { refunded: args.amount };
+    },
+    onKill(close) {
+      held.push(close);
+    },
+    async kill() {
+      for (const close of held.splice(0)) await Promise.resolve(close()).catch(() => undefined);
+    },
+    dieDuring(when) {
+      return new Promise<void>((entered) => {
+        dying = { when, entered };
+      });
     },
     lookup: ({ orderId }) => ({ orderId, total: 900 }),
     afterTools() {

@@ -32,7 +32,7 @@ export const langChainDriver: IntegrationDriver = {
   retry: 'resume',
   create(world) {
     const tools = [
-      tool(async (args) => JSON.stringify(world.refund(args, interlockRun().idempotencyKey)), {
+      tool(async (args) => JSON.stringify(await world.refund(args, interlockRun().idempotencyKey)), {
         name: 'issue_refund',
         description: 'Refund an order',
         schema: z.object({ orderId: z.string(), amount: z.number().positive() }),

@@ -13,9 +13,9 @@ function upstream(world: ConformanceWorld) {
   server.registerTool(
     'issue_refund',
     { description: 'Refund an order', inputSchema: { orderId: z.string(), amount: z.number().positive() } },
-    (args, extra) => {
+    async (args, extra) => {
       const key = (extra._meta as { idempotencyKey?: string } | undefined)?.idempotencyKey;
-      return { content: [{ type: 'text' as const, text: JSON.stringify(world.refund(args, key)) }] };
+      return { content: [{ type: 'text' as const, text: JSON.stringify(await world.refund(args, key)) }] };
     },
   );
   server.registerTool(
@@ -46,17 +46,25 @@ export const mcpDriver: IntegrationDriver = {
       principal: (extra) => String((extra as { _meta?: { principal?: string } })._meta?.principal ?? 'local'),
     });
     const client = await connectInMemory(newServer(), 'agent');
-    const outstanding = new Map<string, { principal: string; calls: Array<ConformanceCall & { callId: string }> }>();
+    // The gateway process's connections die with it (its call to the upstream, the client's to it).
+    world.onKill(async () => {
+      await payments.close();
+    });
+    // The client's own memory of the calls it still waits on: it outlives a gateway process.
+    type Outstanding = Map<string, { principal: string; calls: Array<ConformanceCall & { callId: string }> }>;
+    const outstanding = (world.shared.get('mcp-client') as Outstanding | undefined) ?? (new Map() as Outstanding);
+    world.shared.set('mcp-client', outstanding);
 
     async function step(threadId: string, principal: string, calls: Array<ConformanceCall & { callId: string }>) {
       const results = await Promise.all(
         calls.map(
           (c) =>
-            client.callTool({
-              name: c.tool,
-              arguments: c.args,
-              _meta: { principal, callId: c.callId },
-            }) as Promise<Result>,
+            client.callTool(
+              { name: c.tool, arguments: c.args, _meta: { principal, callId: c.callId } },
+              undefined,
+              // A call whose gateway process died is given up after a while, as a client does.
+              { timeout: 3000 },
+            ) as Promise<Result>,
         ),
       );
       const waiting = calls.filter((_, i) => results[i]!.structuredContent?.status === 'awaiting_approval');

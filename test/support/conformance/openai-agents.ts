@@ -35,7 +35,7 @@ function agent(world: ConformanceWorld) {
         parameters: refundSchema,
         execute: async (args, _ctx, details) =>
           JSON.stringify(
-            world.refund(
+            await world.refund(
               args,
               (details as { interlock?: { idempotencyKey: string } } | undefined)?.interlock?.idempotencyKey,
             ),
