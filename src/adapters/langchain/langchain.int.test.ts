@@ -160,6 +160,23 @@ for (const backend of allBackends()) {
       assert.match(done.text, /delivered/);
     });
 
+    it("the thread keeps the conversation for reviewers: the user's words and the call at the pause, the result and the answer at the end", async () => {
+      const t = thread();
+      const r = await runner.invoke(`refund ${t} 850`, { threadId: t });
+      const atPause = JSON.stringify(await il.threads.listMessages(t));
+      assert.match(atPause, new RegExp(`"role":"user","content":\\[\\{"type":"text","text":"refund ${t} 850"`));
+      assert.match(atPause, /"type":"tool-call","toolCallId":"call_refund","toolName":"issue_refund"/);
+      const req = await il.getRequestOrThrow(r.interrupts[0]!.id);
+      await il.decide(req.id, { type: 'approve', expectedVersion: req.version, actionHash: req.actionHash }, sam);
+      await runner.resume(t);
+      const all = await il.threads.listMessages(t);
+      const text = JSON.stringify(all);
+      assert.match(text, /"type":"tool-result","toolCallId":"call_refund".*refunded 850/);
+      assert.match(text, /Done:/);
+      assert.equal(text.split(`refund ${t} 850`).length - 1, 1, 'each message is stored once');
+      assert.equal((await il.threads.getThread(t))?.status, 'completed');
+    });
+
     it('block: the rule reason is the tool result and nothing runs', async () => {
       const t = thread();
       const r = await runner.invoke(`refund ${t} 9000`, { threadId: t });

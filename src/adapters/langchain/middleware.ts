@@ -2,8 +2,10 @@ import { createMiddleware, ToolMessage } from 'langchain';
 import { Command, interrupt, isCommand } from '@langchain/langgraph';
 import { load } from '@langchain/core/load';
 import { ConfigError, type ApprovalRequest } from '../../core/index.ts';
-import type { Interlock, RunnerResult, ThreadRunner } from '../../engine/index.ts';
+import type { CheckpointInput, Interlock, RunnerResult, ThreadRef, ThreadRunner } from '../../engine/index.ts';
+import { toThreadMessages } from './messages.ts';
 import {
+  ADAPTER_STATE_VERSION,
   createCallGate,
   editedNote,
   interruptsOf,
@@ -13,6 +15,7 @@ import {
   type CallCheck,
   type CallGate,
   type CallGateOptions,
+  type AdapterState,
 } from '../core/index.ts';
 
 export { interlockRun, type InterlockExecution } from '../core/index.ts';
@@ -94,16 +97,16 @@ async function decideCall(
   gate: CallGate,
   who: { name: string; version: string; proposer: string },
   call: AdapterCall,
+  conversation?: readonly unknown[],
 ): Promise<Exclude<CallCheck, { kind: 'ask' | 'wait' }>> {
   let c = await gate.check(call);
   if (c.kind === 'ask') {
-    // Durable before the interrupt: Interlock holds the request (with its audit and notifications),
-    // the graph's checkpointer holds the graph.
-    await il.pause({
-      thread: { id: call.threadId, agent: who.name, agentVersion: who.version, metadata: { integration: 'langchain' } },
-      items: [await gate.pauseItem(call, c)],
-      proposer: who.proposer,
-    });
+    // Durable before the interrupt: Interlock holds the request (with its audit and notifications) and
+    // the conversation so far (what the reviewer reads), the graph's checkpointer holds the graph.
+    const item = await gate.pauseItem(call, c);
+    await saveConversation(il, who, call.threadId, conversation, (thread, checkpoint) =>
+      il.pause({ thread, ...(checkpoint ? { checkpoint } : {}), items: [item], proposer: who.proposer }),
+    );
     c = await gate.check(call);
   }
   while (c.kind === 'wait') {
@@ -112,6 +115,47 @@ async function decideCall(
   }
   if (c.kind === 'ask') throw new ConfigError(`Call ${call.toolCallId} needs a request and has none; nothing ran.`);
   return c;
+}
+
+/** Writes of one thread's conversation, one after the other (parallel calls of a step pause at once). */
+const writing = new Map<string, Promise<unknown>>();
+
+/**
+ * Write what is new in the graph's conversation since the thread's last save, with `write` (a pause,
+ * or the turn's end), one write per thread at a time so that parallel pauses never save it twice.
+ */
+async function saveConversation<T>(
+  il: Interlock,
+  who: { name: string; version: string },
+  threadId: string,
+  conversation: readonly unknown[] | undefined,
+  write: (thread: ThreadRef, checkpoint: CheckpointInput | undefined) => Promise<T>,
+): Promise<T> {
+  const before = writing.get(threadId) ?? Promise.resolve();
+  const mine = before.then(async () => {
+    const thread: ThreadRef = {
+      id: threadId,
+      agent: who.name,
+      agentVersion: who.version,
+      metadata: { integration: 'langchain' },
+    };
+    if (!conversation) return write(thread, undefined);
+    const saved = (await il.threads.getThread(threadId))?.messageCount ?? 0;
+    const fresh = toThreadMessages(conversation).slice(saved);
+    const state: AdapterState = { adapter: 'langchain', waiting: [] };
+    return write(thread, {
+      newMessages: fresh,
+      state: state as unknown as Record<string, unknown>,
+      schemaVersion: ADAPTER_STATE_VERSION,
+    });
+  });
+  const settled = mine.catch(() => undefined);
+  writing.set(threadId, settled);
+  try {
+    return await mine;
+  } finally {
+    if (writing.get(threadId) === settled) writing.delete(threadId);
+  }
 }
 
 /**
@@ -160,7 +204,8 @@ export function interlockMiddleware(o: InterlockMiddlewareOptions) {
           'interlockMiddleware needs a thread: run the agent with a checkpointer and { configurable: { thread_id } }.',
         );
       const call: AdapterCall = { threadId, toolCallId: tc.id, tool: tc.name, args: tc.args };
-      const c = await decideCall(il, gate, { name: o.name, version, proposer }, call);
+      const conversation = (request.state as { messages?: unknown[] } | undefined)?.messages;
+      const c = await decideCall(il, gate, { name: o.name, version, proposer }, call, conversation);
       if (c.kind === 'block') {
         await gate.recordBlock(call, c);
         return message(tc, c.message, 'error');
@@ -192,11 +237,18 @@ export function interlockMiddleware(o: InterlockMiddlewareOptions) {
           : r.result.content;
       return message(tc, content, r.result.status ?? 'success');
     },
-    afterAgent: async (_state, runtime) => {
+    afterAgent: async (state, runtime) => {
       const threadId = runtime.configurable?.thread_id;
-      // The turn ended: the Interlock thread (if the run paused before) is completed.
+      // The turn ended: the Interlock thread (if the run paused before) is completed, with the rest of
+      // the conversation (the results and the answer after the pause).
       if (threadId && (await il.threads.getThread(threadId)))
-        await il.checkpoint({ id: threadId, agent: o.name, agentVersion: version }, undefined, 'completed');
+        await saveConversation(
+          il,
+          { name: o.name, version },
+          threadId,
+          (state as { messages?: unknown[] }).messages,
+          (thread, cp) => il.checkpoint(thread, cp, 'completed'),
+        );
       return undefined;
     },
   });

@@ -301,6 +301,20 @@ export function integrationConformance(driver: IntegrationDriver, opts: Conforma
           assert.equal((await il.getRequestOrThrow(req.id)).status, 'executed');
         });
 
+      it('a planted check never runs, even when approved with the real request beside it', async () => {
+        const t = thread();
+        const r = await agent.invoke(`refund ${t} 777`, { threadId: t });
+        assert.equal(r.stopReason, 'interrupt');
+        const all = (await il.listRequests({ status: 'pending' })).items.filter((x) => x.args.orderId === t);
+        const planted = all.filter((x) => x.planted);
+        assert.equal(planted.length, 1, 'the rule placed its planted check');
+        for (const req of all) await decide(req, { type: 'approve' }, REVIEWERS.supervisor);
+        await agent.resume(t);
+        await agent.resume(t);
+        assert.deepEqual(amounts(t), [777]);
+        assert.notEqual((await il.getRequestOrThrow(planted[0]!.id)).status, 'executed');
+      });
+
       it('trust for a thread: after "approve and trust", the next call of the rule runs without a request', async () => {
         const t = thread();
         const req = await onlyRequest(await agent.invoke(`refund ${t} 850`, { threadId: t }));

@@ -86,7 +86,8 @@ export const REVIEWERS = {
 
 /**
  * The policy every scenario runs under: reads and refunds up to $500 run alone; over $500 a supervisor
- * approves; over $1,000 a manager; over $20,000 two directors; over $100,000 nobody (block).
+ * approves; over $1,000 a manager; over $20,000 two directors; over $100,000 nobody (block). A refund
+ * of exactly $777 also places a planted check (a $77,777 refund) beside its request.
  */
 export const CONFORMANCE_POLICY: PolicyConfig = {
   tools: {
@@ -114,6 +115,15 @@ export const CONFORMANCE_POLICY: PolicyConfig = {
         approvals: 2,
         reason: 'refund over $20,000',
         when: ({ args }) => Number(args.amount) > 20_000,
+      },
+      {
+        // Every refund of exactly $777 also places a planted check (a $77,777 refund) in the queue.
+        id: 'spot-check',
+        tier: 'escalate',
+        role: 'supervisor',
+        reason: 'refund under review',
+        when: ({ args }) => Number(args.amount) === 777,
+        plant: { rate: 1, template: ({ args }) => ({ args: { ...args, amount: 77_777 } }) },
       },
       {
         id: 'huge',
