@@ -267,6 +267,13 @@ for (const backend of allBackends()) {
       assert.match(end.text, /Blocked by policy/);
     });
 
+    it("the model-facing texts are the agent's to set", async () => {
+      const { agent } = make({ texts: { blocked: (reason) => `Not allowed here (${reason}).` } });
+      const end = await agent.invoke('delete my account', { threadId: tid() });
+      assert.match(end.text, /Not allowed here \(/);
+      assert.doesNotMatch(end.text, /Blocked by policy/);
+    });
+
     it('approve and trust: a later call of the same rule in the thread runs without asking', async () => {
       const { agent, pay } = make();
       const threadId = tid();

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ConfigError, InterlockUsageError, newId, NotFoundError, type ApprovalRequest } from '../core/index.ts';
+import { modelTexts } from '../engine/index.ts';
 import type { ThreadClaim } from '../store/types.ts';
 import type { Message } from './messages.ts';
 import { Run, type AgentRuntime } from './run.ts';
@@ -62,6 +63,7 @@ export function createAgent(opts: AgentOptions): Agent {
       inputSchema: z.toJSONSchema(t.schema),
     })),
     identity: opts.identity ?? `agent:${opts.name}`,
+    texts: modelTexts(opts.texts),
     interruptRole: opts.interruptRole ?? 'supervisor',
     maxIterations: opts.maxIterations ?? 20,
     peer: (name) => findPeer(rt, name),

@@ -1,4 +1,4 @@
-import { InterlockUsageError, tierRank } from '../core/index.ts';
+import { InterlockUsageError, redact, tierRank } from '../core/index.ts';
 import { delegationOf, internalsOf } from './delegation.ts';
 import type { Agent, Interrupt } from './types.ts';
 import { blockedText, idempotencyKey } from '../engine/index.ts';
@@ -125,7 +125,7 @@ export abstract class CallStep extends RunBase {
       return 'todo';
     }
     if (o.state !== 'approved') {
-      this.done(call, { type: 'text', value: notRunText(o) });
+      this.done(call, { type: 'text', value: notRunText(o, this.rt.texts) });
       return 'done';
     }
     call.status = 'todo';
@@ -242,11 +242,11 @@ export abstract class CallStep extends RunBase {
           type: 'refused',
           actor: 'system:policy',
           threadId: this.threadId,
-          payload: { tool: call.toolName, args, ruleId: verdict.ruleId, reason: verdict.reason },
+          payload: { tool: call.toolName, args: redact(args), ruleId: verdict.ruleId, reason: verdict.reason },
         });
         this.done(call, {
           type: 'error-text',
-          value: blockedText(verdict.reason),
+          value: blockedText(verdict.reason, this.rt.texts),
         });
         return 'done';
       }

@@ -235,7 +235,8 @@ export class Run extends CallStep {
       batch.wait = undefined;
       if (o.state === 'approved') b.checks?.shift();
       else {
-        for (const c of batch.calls) if (c.status !== 'done') this.done(c, { type: 'text', value: notRunText(o) });
+        for (const c of batch.calls)
+          if (c.status !== 'done') this.done(c, { type: 'text', value: notRunText(o, this.rt.texts) });
         b.checks = [];
       }
     }

@@ -1,5 +1,5 @@
 import type { Duration, Reviewer, Tier, TimeoutDecision } from '../core/index.ts';
-import type { Interlock } from '../engine/index.ts';
+import type { Interlock, ModelTexts } from '../engine/index.ts';
 import type { ThreadStatus } from '../store/types.ts';
 import type { AgentHooks } from './hooks.ts';
 import type { Message, ToolCallPart, AssistantMessage } from './messages.ts';
@@ -55,6 +55,8 @@ export interface AgentOptions {
   compatibleVersions?: (from: string, to: string) => boolean;
   /** Lease on a thread while a loop runs it, and on its execution claims (default: the engine's `leaseMs`). */
   leaseMs?: number;
+  /** What the model is told about a call that was blocked, rejected, timed out or cancelled (neutral defaults). */
+  texts?: Partial<ModelTexts>;
 }
 
 /** An answer given in-process to an interrupt; recorded through the engine like a reviewer's. */
@@ -136,6 +138,8 @@ export interface AgentRuntime {
   identity: string;
   interruptRole: string;
   maxIterations: number;
+  /** What the model is told about calls that did not run as proposed. */
+  texts: ModelTexts;
   /** An agent this one may hand the conversation to (directly or through others), by name. */
   peer(name: string): AgentRuntime | undefined;
 }

@@ -5,7 +5,8 @@ export type { CheckpointInput, PauseItem, PauseResult, ThreadRef } from './pause
 export type { DecisionResult } from './decide.ts';
 export { idempotencyKey, type ExecutionInput, type ExecutionOutcome, type ExecuteOptions } from './execute.ts';
 export type { RequestStory } from './audit.ts';
-export { followRequest, outcomeOf, notRunText, blockedText, askedHash, type CallOutcome } from './outcome.ts';
+export { followRequest, outcomeOf, askedHash, type CallOutcome } from './outcome.ts';
+export { notRunText, blockedText, modelTexts, DEFAULT_MODEL_TEXTS, type ModelTexts } from './model-texts.ts';
 export type * from './rollup-types.ts';
 export { agentOf } from './rollup.ts';
 

@@ -102,25 +102,3 @@ export function outcomeOf(req: ApprovalRequest): CallOutcome {
       return { state: 'cancelled', request: req };
   }
 }
-
-/** The text the model gets for a gated call that did not run. */
-export function notRunText(o: Exclude<CallOutcome, { state: 'pending' | 'approved' }>): string {
-  switch (o.state) {
-    case 'rejected':
-      return `A reviewer rejected this action; it was not performed.${o.message ? ` Reviewer's message: ${o.message}` : ''}`;
-    case 'responded':
-      return o.message;
-    case 'expired':
-      return 'No reviewer decided before the deadline, so the action was not performed (timeout default: reject).';
-    default:
-      return 'The approval request was cancelled; the action was not performed.';
-  }
-}
-
-/**
- * The text the model gets for a call the policy blocks. Neutral on purpose: what to tell whom is the
- * agent's business (its system prompt), not the approval layer's.
- */
-export function blockedText(reason: string): string {
-  return `Blocked by policy: ${reason}. This action was not performed; do not retry it.`;
-}

@@ -129,6 +129,7 @@ export function createAiSdkAgent<TOOLS extends ToolSet>(o: AiSdkAgentOptions<TOO
     proposer: `agent:${o.name}`,
     ...(o.app ? { app: o.app } : {}),
     ...(o.evidence ? { evidence: o.evidence } : {}),
+    ...(o.texts ? { texts: o.texts } : {}),
   });
 
   /** One generation over a held thread: gate, run, then save (pause or finish). */

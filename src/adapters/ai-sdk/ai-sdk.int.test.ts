@@ -301,6 +301,19 @@ for (const backend of allBackends()) {
       assert.match(JSON.stringify(r.messages), /execution-denied.*same call id/);
     });
 
+    it("the model-facing texts are the agent's to set", async () => {
+      const own = createAiSdkAgent({
+        name: 'support-texts',
+        interlock: il,
+        tools: supportTools(log),
+        texts: { blocked: (reason) => `Not allowed here (${reason}).` },
+        generate: (i) => generateText({ model, stopWhen: stepCountIs(5), ...i }),
+      });
+      const t = thread();
+      await own.invoke(`refund ${t} 9000`, { threadId: t });
+      assert.match(lastResults(model.seen.at(-1)!).call_refund!.reason!, /^Not allowed here \(refunds over/);
+    });
+
     it('call ids repeat across threads: each thread has its own request and its own run', async () => {
       const [a, b] = [thread(), thread()];
       const ra = await agent.invoke(`refund ${a} 850`, { threadId: a });

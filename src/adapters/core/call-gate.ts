@@ -2,7 +2,9 @@ import { actionHash, InterlockUsageError, isInterrupting, redact, type AuditEven
 import {
   blockedText,
   idempotencyKey,
+  modelTexts,
   notRunText,
+  type ModelTexts,
   type CallOutcome,
   type GateVerdict,
   type Interlock,
@@ -62,6 +64,8 @@ export interface CallGateOptions {
   proposer: string;
   /** Application facts the policy's rules may read, per thread (customer tier, channel…). */
   app?: (threadId: string) => Record<string, unknown> | Promise<Record<string, unknown>>;
+  /** What the model is told about calls that did not run as proposed (defaults: neutral, no reviewer named). */
+  texts?: Partial<ModelTexts>;
   /** Material for the reviewer (redacted before storage), per call. */
   evidence?: (call: AdapterCall) => Record<string, unknown> | undefined | Promise<Record<string, unknown> | undefined>;
 }
@@ -100,6 +104,8 @@ export interface RunCalls {
 
 /** The adapter core: gate, find the request of a call, decide what a decision means, run once. */
 export interface CallGate {
+  /** The model-facing texts in force (the agent's own over the defaults). */
+  readonly texts: ModelTexts;
   /**
    * The calls of one run of a thread that continues a saved run waiting on `waiting`. With `turn` —
    * how many messages the thread had saved when the run started — a call that runs without a person
@@ -140,17 +146,10 @@ export interface CallGate {
   recordBlock(call: AdapterCall, check: Extract<CallCheck, { kind: 'block' }>): Promise<void>;
 }
 
-/**
- * The note added to a result when a reviewer changed the arguments before the call ran. It names no
- * reviewer: who decided is for the audit log, not for the model (or whoever it talks to).
- */
-export function editedNote(_by: string | undefined, args: Record<string, unknown>): string {
-  return `A reviewer changed the arguments before this ran; it ran with ${JSON.stringify(args)}.`;
-}
-
 /** Build the adapter core over the engine. Every framework adapter uses this one; none gates or decides itself. */
 export function createCallGate(o: CallGateOptions): CallGate {
   const il = o.interlock;
+  const texts = modelTexts(o.texts);
   const blocked = new Set<string>();
 
   async function check(call: AdapterCall): Promise<CallCheck> {
@@ -164,7 +163,7 @@ export function createCallGate(o: CallGateOptions): CallGate {
       { tool: call.tool, args: call.args },
       { threadId: call.threadId, proposer: o.proposer, app: (await o.app?.(call.threadId)) ?? {} },
     );
-    if (verdict.tier === 'block') return { kind: 'block', verdict, message: blockedText(verdict.reason) };
+    if (verdict.tier === 'block') return { kind: 'block', verdict, message: blockedText(verdict.reason, texts) };
     if (isInterrupting(verdict.tier)) return { kind: 'ask', verdict };
     return { kind: 'run', verdict };
   }
@@ -184,7 +183,12 @@ export function createCallGate(o: CallGateOptions): CallGate {
         return { kind: 'approved', outcome, args: outcome.args, mismatch };
       }
       default:
-        return { kind: 'not_run', outcome, message: notRunText(outcome), answered: outcome.state === 'responded' };
+        return {
+          kind: 'not_run',
+          outcome,
+          message: notRunText(outcome, texts),
+          answered: outcome.state === 'responded',
+        };
     }
   }
 
@@ -242,6 +246,7 @@ export function createCallGate(o: CallGateOptions): CallGate {
   }
 
   return {
+    texts,
     check,
     forRun,
     async decisionOf(requestId) {

@@ -1,7 +1,6 @@
 export { blockedText } from '../../engine/index.ts';
 export {
   createCallGate,
-  editedNote,
   CallRefusedError,
   type AdapterCall,
   type CallCheck,

@@ -7,7 +7,6 @@ import { toThreadMessages } from './messages.ts';
 import {
   ADAPTER_STATE_VERSION,
   createCallGate,
-  editedNote,
   interruptsOf,
   schemasOf,
   withExecution,
@@ -190,6 +189,7 @@ export function interlockMiddleware(o: InterlockMiddlewareOptions) {
     proposer,
     ...(o.app ? { app: o.app } : {}),
     ...(o.evidence ? { evidence: o.evidence } : {}),
+    ...(o.texts ? { texts: o.texts } : {}),
   });
   const message = (tc: ToolCallLike, content: unknown, status: 'success' | 'error' = 'success') =>
     new ToolMessage({ content: content as string, tool_call_id: tc.id ?? '', name: tc.name, status });
@@ -233,7 +233,7 @@ export function interlockMiddleware(o: InterlockMiddlewareOptions) {
       if ('command' in r.result) return commandOf(r.result.command);
       const content =
         r.edited && typeof r.result.content === 'string'
-          ? `${editedNote(r.by, r.args)} Result: ${r.result.content}`
+          ? `${gate.texts.edited(r.args)} Result: ${r.result.content}`
           : r.result.content;
       return message(tc, content, r.result.status ?? 'success');
     },
@@ -288,6 +288,7 @@ export function interlockGraphGate(o: InterlockMiddlewareOptions) {
     proposer: who.proposer,
     ...(o.app ? { app: o.app } : {}),
     ...(o.evidence ? { evidence: o.evidence } : {}),
+    ...(o.texts ? { texts: o.texts } : {}),
   });
   return {
     async act<T>(

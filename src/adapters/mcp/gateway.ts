@@ -79,6 +79,7 @@ export async function createMcpGateway(
     proposer: `agent:${name}`,
     ...(o.app ? { app: o.app } : {}),
     ...(o.evidence ? { evidence: o.evidence } : {}),
+    ...(o.texts ? { texts: o.texts } : {}),
   });
 
   // The tools, namespaced `<upstream>__<tool>` where two upstreams share a name.

@@ -12,7 +12,6 @@ import { toInputItems, toThreadMessages } from './messages.ts';
 import type { Interlock, PauseItem, RunnerResult, ThreadRunner, ToolSchemaEntry } from '../../engine/index.ts';
 import {
   createCallGate,
-  editedNote,
   interruptsOf,
   withThreadRun,
   busyResult,
@@ -146,6 +145,7 @@ export function createOpenAIAgentsAgent(o: OpenAIAgentsOptions): OpenAIAgentsAge
     proposer: `agent:${name}`,
     ...(o.app ? { app: o.app } : {}),
     ...(o.evidence ? { evidence: o.evidence } : {}),
+    ...(o.texts ? { texts: o.texts } : {}),
   });
   // The SDK parses and validates the call's input before it asks; the zod schemas of the tools do the same.
   const parse = (input: unknown): Record<string, unknown> =>
@@ -200,7 +200,7 @@ export function createOpenAIAgentsAgent(o: OpenAIAgentsOptions): OpenAIAgentsAge
           if (r.status === 'refused') return `Not run: ${r.message}`;
           if (r.status === 'failed') return `The tool failed: ${r.error}`;
           return r.edited
-            ? `${editedNote(r.by, r.args)} Result: ${typeof r.result === 'string' ? r.result : JSON.stringify(r.result)}`
+            ? `${gate.texts.edited(r.args)} Result: ${typeof r.result === 'string' ? r.result : JSON.stringify(r.result)}`
             : r.result;
         },
       };
