@@ -55,7 +55,9 @@ for (const file of files) {
 }
 const over80 = fns.filter((f) => f.lines > 80).sort((a, b) => b.lines - a.lines);
 // A function that contains a long function counts once: keep the innermost of nested long ones.
-const innermost = over80.filter((f) => !over80.some((g) => g !== f && g.file === f.file && g.name.startsWith(`${f.name} › `)));
+const innermost = over80.filter(
+  (f) => !over80.some((g) => g !== f && g.file === f.file && g.name.startsWith(`${f.name} › `)),
+);
 console.log(`src files (no tests): ${files.length}; over 400 lines: ${long.length}`);
 for (const f of long.sort((a, b) => b.lines - a.lines)) console.log(`  ${f.lines}  ${f.file}`);
 console.log(`functions over 80 lines: ${innermost.length}`);

@@ -314,6 +314,18 @@ for (const backend of allBackends()) {
       assert.match(lastResults(model.seen.at(-1)!).call_refund!.reason!, /^Not allowed here \(refunds over/);
     });
 
+    it('a chat client sending the whole conversation each time adds only what is new', async () => {
+      const t = thread();
+      const first = await agent.invoke(`refund ${t} 40`, { threadId: t });
+      const saved = await il.threads.listMessages(t);
+      const history = [{ role: 'user' as const, content: `refund ${t} 40` }, ...first.messages.slice(1)];
+      await agent.invoke([...history, { role: 'user', content: 'thanks' }], { threadId: t });
+      const all = await il.threads.listMessages(t);
+      assert.equal(JSON.stringify(all).split(`refund ${t} 40`).length - 1, 1, 'the first message is stored once');
+      assert.ok(all.length > saved.length);
+      assert.equal(runsOf(t).length, 1, 'nothing of the first turn ran again');
+    });
+
     it('call ids repeat across threads: each thread has its own request and its own run', async () => {
       const [a, b] = [thread(), thread()];
       const ra = await agent.invoke(`refund ${a} 850`, { threadId: a });
