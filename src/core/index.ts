@@ -11,3 +11,4 @@ export * from './transition.ts';
 export * from './backoff.ts';
 export * from './role-text.ts';
 export * from './reveal.ts';
+export * from './edit-outcome.ts';

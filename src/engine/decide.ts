@@ -1,25 +1,22 @@
 import {
-  actionHash,
   checkDecision,
   ForbiddenError,
   InterlockError,
   newId,
   NotFoundError,
   PolicyBlockedError,
-  tierRank,
   UnknownFieldError,
   unknownFields,
   ValidationError,
   type ApprovalRequest,
-  type AuditEventInput,
   type Decision,
   type Reviewer,
-  transition,
 } from '../core/index.ts';
 import type { StoreTx, ThreadClaim, ThreadRow } from '../store/types.ts';
 import type { EngineContext } from './context.ts';
 import { gate } from './gate.ts';
-import { newRequest, openRequest } from './pause.ts';
+import { openRequest } from './pause.ts';
+import { applyAnswer, applyApprove, applyEdit, type EditedCall } from './decide-apply.ts';
 
 /** What a decision did. */
 export interface DecisionResult {
@@ -155,235 +152,27 @@ export async function decide(
 ): Promise<DecisionResult> {
   let decision = submitted;
   // Edits are validated and re-gated before the transaction: the policy may read aggregates.
-  let edited: { args: Record<string, unknown>; verdict: Awaited<ReturnType<typeof gate>> } | undefined;
-  if (decision.type === 'edit') {
-    const current = await ctx.store.getRequest(requestId);
-    if (!current) throw new NotFoundError('approval_request', requestId);
-    decision = await asAnswer(ctx.store, current, decision, opts);
-    // Who may edit, and whether the request still takes edits, is answered before the args are looked at.
-    try {
-      checkDecision(
-        current,
-        decision,
-        reviewer,
-        ctx.now(),
-        current.approvalsRequired > 1 ? await ctx.store.listVoters(requestId) : [],
-      );
-    } catch (err) {
-      if (err instanceof ForbiddenError) await auditRefusal(ctx, requestId, reviewer, decision, err);
-      throw err;
-    }
-    const args = validateArgs(ctx, current.tool, decision.args);
-    // A graph node's question has no policy rule to re-run: the edited input stands at the request's own tier.
-    const verdict = ctx.tools.get(current.tool)?.ungated
-      ? verdictOf(current)
-      : await gate(
-          ctx,
-          { tool: current.tool, args },
-          { threadId: current.threadId, proposer: current.proposer, app: current.context },
-        );
-    if (verdict.tier === 'block') throw new PolicyBlockedError(current.tool, verdict.reason);
-    edited = { args, verdict };
-  }
+  const edited = decision.type === 'edit' ? await prepareEdit(ctx, requestId, decision, reviewer, opts) : undefined;
+  if (edited) decision = edited.decision;
   const now = ctx.now();
   let result: DecisionResult;
   try {
     result = await ctx.store.transaction(async (tx) => {
-      // The lease and the request are asked for together (one round trip), in this order: the thread
-      // row is locked before the request's, as every transaction that takes both does.
-      const claiming = opts.claimThread
-        ? tx.claimThread(opts.claimThread.row, opts.claimThread.owner, opts.claimThread.leaseUntil, now)
-        : undefined;
-      claiming?.catch(() => undefined); // awaited below; a failure fails the transaction either way
-      const locking = tx.getRequest(requestId, { forUpdate: true });
-      // What the run that follows starts from, read under the lease: asked for with the two above.
-      const loading = opts.claimThread ? tx.loadLatest(opts.claimThread.row.id) : undefined;
-      loading?.catch(() => undefined);
-      const req = await locking;
-      const claim: ThreadClaim | undefined = claiming && { ...(await claiming), latest: await loading };
-      if (!req) throw new NotFoundError(opts.answering === undefined ? 'approval_request' : 'interrupt', requestId);
+      const { req, claim } = await lockForDecision(tx, requestId, opts, now);
       decision = await asAnswer(tx, req, decision, opts);
       const voters = req.approvalsRequired > 1 ? await tx.listVoters(requestId) : [];
       checkDecision(req, decision, reviewer, now, voters);
-      const audit: AuditEventInput[] = [];
-      const base = { actor: actorOf(reviewer), threadId: req.threadId, requestId: req.id };
-      // The next row comes from core's state machine (transition), the one place request changes are defined.
-      let next: ApprovalRequest;
-      let outcome: DecisionResult['outcome'];
-      let created: ApprovalRequest | undefined;
-
-      switch (decision.type) {
-        case 'approve': {
-          await tx.insertVote({
-            requestId: req.id,
-            reviewer: reviewer.id,
-            type: 'approve',
-            version: req.version,
-            createdAt: now,
-          });
-          next = transition(req, { type: 'approve', by: reviewer.id, ...(decision.trust ? { trust: true } : {}) }, now);
-          const done = next.status === 'authorized';
-          audit.push({
-            ...base,
-            type: 'approved',
-            payload: {
-              version: req.version,
-              actionHash: req.actionHash,
-              approvals: next.approvalsReceived,
-              required: req.approvalsRequired,
-              trust: decision.trust === true,
-            },
-          });
-          if (done) {
-            // A planted check grants nothing: trust on it would lower the tier of real calls.
-            if (decision.trust && !req.planted) {
-              await tx.insertTrust({
-                threadId: req.threadId,
-                tool: req.tool,
-                ruleId: req.ruleId,
-                reviewer: reviewer.id,
-                requestId: req.id,
-                createdAt: now,
-              });
-              audit.push({
-                ...base,
-                type: 'trusted',
-                payload: { tool: req.tool, ruleId: req.ruleId, scope: 'thread' },
-              });
-            }
-          }
-          outcome = done ? 'authorized' : 'pending';
-          break;
-        }
-        case 'reject':
-        case 'respond': {
-          next = transition(
-            req,
-            {
-              type: decision.type,
-              by: reviewer.id,
-              ...(decision.message === undefined ? {} : { message: decision.message }),
-            },
-            now,
-          );
-          await tx.insertVote({
-            requestId: req.id,
-            reviewer: reviewer.id,
-            type: decision.type,
-            version: req.version,
-            createdAt: now,
-          });
-          audit.push({
-            ...base,
-            type: decision.type === 'reject' ? 'rejected' : 'responded',
-            payload: { version: req.version, message: decision.message ?? null },
-          });
-          outcome = decision.type === 'reject' ? 'rejected' : 'responded';
-          break;
-        }
-        case 'edit': {
-          const { args, verdict } = edited!;
-          const hash = actionHash(req.tool, args);
-          // An edit can keep or raise the tier, never lower it.
-          // A stricter rule at the same tier (more approvals, another role) also makes it a new request.
-          const rank = tierRank(verdict.tier) - tierRank(req.tier);
-          const raised =
-            rank > 0 ||
-            (rank === 0 &&
-              (verdict.approvalsRequired > req.approvalsRequired ||
-                (verdict.role !== null && verdict.role !== req.role)));
-          audit.push({
-            ...base,
-            type: 'edited',
-            payload: {
-              version: req.version,
-              originalArgs: req.args,
-              args,
-              actionHash: hash,
-              newTier: raised ? verdict.tier : req.tier,
-            },
-          });
-          if (raised || req.approvalsRequired > 1) {
-            // A new proposal: at the raised tier, or (quorum) needing fresh approvals of the edited action.
-            const v = raised
-              ? verdict
-              : {
-                  ...verdict,
-                  tier: req.tier,
-                  ruleId: req.ruleId,
-                  reason: req.reason,
-                  role: req.role,
-                  approvalsRequired: req.approvalsRequired,
-                  timeoutMs: req.expiresAt - req.createdAt,
-                  onTimeout: req.onTimeout,
-                  escalateTo: req.escalateTo,
-                  trustable: req.trustable,
-                };
-            // The editor proposed what they wrote: they may not also be the one who approves it.
-            created = newRequest(ctx, {
-              threadId: req.threadId,
-              checkpointId: req.checkpointId,
-              proposer: reviewer.id,
-              item: {
-                call: { tool: req.tool, args },
-                ...(req.toolCallId ? { toolCallId: req.toolCallId } : {}),
-                verdict: v,
-                evidence: req.evidence,
-                app: req.context,
-              },
-              now,
-              parentId: req.id,
-            });
-            if (req.planted) created.planted = true;
-            next = transition(
-              req,
-              { type: 'supersede', by: reviewer.id, newRequestId: created.id, cause: 'edit', originalArgs: req.args },
-              now,
-            );
-            if (!raised) {
-              // The editor has approved the edited action; it counts toward the new quorum.
-              created.approvalsReceived = 1;
-            }
-            audit.push({
-              ...base,
-              type: 'escalated',
-              payload: {
-                from: req.tier,
-                to: created.tier,
-                newRequestId: created.id,
-                reason: raised ? verdict.reason : 'edited action needs a fresh quorum',
-              },
-            });
-            outcome = 'superseded';
-          } else {
-            // The editor approved what they wrote: it counts, so the card does not read "0/1 approvals" once it ran.
-            next = transition(req, { type: 'edit', by: reviewer.id, args, actionHash: hash }, now);
-            outcome = 'authorized';
-          }
-          await tx.insertVote({
-            requestId: req.id,
-            reviewer: reviewer.id,
-            type: 'edit',
-            version: req.version,
-            createdAt: now,
-          });
-          break;
-        }
-      }
+      const applied =
+        decision.type === 'approve'
+          ? await applyApprove(tx, req, decision, reviewer, now)
+          : decision.type === 'edit'
+            ? await applyEdit(ctx, tx, req, edited!.call, reviewer, now)
+            : await applyAnswer(tx, req, { ...decision, type: decision.type }, reviewer, now);
+      const { next, outcome, created } = applied;
       // Read for update above: the version cannot have moved, so the write travels with the COMMIT.
       await tx.updateLockedRequest(next, req.version);
-      await tx.appendAudit(audit, now);
-      if (created) {
-        await openRequest(tx, created);
-        if (created.approvalsReceived > 0)
-          await tx.insertVote({
-            requestId: created.id,
-            reviewer: reviewer.id,
-            type: 'approve',
-            version: 1,
-            createdAt: now,
-          });
-      }
+      await tx.appendAudit(applied.audit, now);
+      if (created) await openCreated(tx, created, reviewer, now);
       // A planted check has no thread waiting on it: nothing to resume.
       if ((outcome === 'authorized' || outcome === 'rejected' || outcome === 'responded') && !req.planted)
         await resolve(tx, next, now);
@@ -402,6 +191,77 @@ export async function decide(
     if (err instanceof ForbiddenError) await auditRefusal(ctx, requestId, reviewer, decision, err);
     throw err;
   }
+  emitDecided(ctx, requestId, decision, result);
+  return result;
+}
+
+/**
+ * An edit, before the transaction: who may edit and whether the request still takes edits are
+ * answered before the arguments are looked at; then the arguments are validated against the tool's
+ * schema and the policy re-runs on them (a graph node's question keeps its own tier).
+ */
+async function prepareEdit(
+  ctx: EngineContext,
+  requestId: string,
+  submitted: Decision,
+  reviewer: Reviewer,
+  opts: DecideOptions,
+): Promise<{ decision: Decision; call: EditedCall }> {
+  const current = await ctx.store.getRequest(requestId);
+  if (!current) throw new NotFoundError('approval_request', requestId);
+  const decision = await asAnswer(ctx.store, current, submitted, opts);
+  try {
+    const voters = current.approvalsRequired > 1 ? await ctx.store.listVoters(requestId) : [];
+    checkDecision(current, decision, reviewer, ctx.now(), voters);
+  } catch (err) {
+    if (err instanceof ForbiddenError) await auditRefusal(ctx, requestId, reviewer, decision, err);
+    throw err;
+  }
+  const args = validateArgs(ctx, current.tool, decision.args);
+  const verdict = ctx.tools.get(current.tool)?.ungated
+    ? verdictOf(current)
+    : await gate(
+        ctx,
+        { tool: current.tool, args },
+        { threadId: current.threadId, proposer: current.proposer, app: current.context },
+      );
+  if (verdict.tier === 'block') throw new PolicyBlockedError(current.tool, verdict.reason);
+  return { decision, call: { args, verdict } };
+}
+
+/**
+ * Lock the request for the decision; with `claimThread`, take the thread's lease and read its latest
+ * checkpoint in the same round trip. The thread row is locked before the request's, as every
+ * transaction that takes both does.
+ */
+async function lockForDecision(
+  tx: StoreTx,
+  requestId: string,
+  opts: DecideOptions,
+  now: number,
+): Promise<{ req: ApprovalRequest; claim: ThreadClaim | undefined }> {
+  const claiming = opts.claimThread
+    ? tx.claimThread(opts.claimThread.row, opts.claimThread.owner, opts.claimThread.leaseUntil, now)
+    : undefined;
+  claiming?.catch(() => undefined); // awaited below; a failure fails the transaction either way
+  const locking = tx.getRequest(requestId, { forUpdate: true });
+  // What the run that follows starts from, read under the lease: asked for with the two above.
+  const loading = opts.claimThread ? tx.loadLatest(opts.claimThread.row.id) : undefined;
+  loading?.catch(() => undefined);
+  const req = await locking;
+  const claim: ThreadClaim | undefined = claiming && { ...(await claiming), latest: await loading };
+  if (!req) throw new NotFoundError(opts.answering === undefined ? 'approval_request' : 'interrupt', requestId);
+  return { req, claim };
+}
+
+/** A request an edit opened, with the editor's approval when it counts toward a quorum. */
+async function openCreated(tx: StoreTx, created: ApprovalRequest, reviewer: Reviewer, now: number): Promise<void> {
+  await openRequest(tx, created);
+  if (created.approvalsReceived > 0)
+    await tx.insertVote({ requestId: created.id, reviewer: reviewer.id, type: 'approve', version: 1, createdAt: now });
+}
+
+function emitDecided(ctx: EngineContext, requestId: string, decision: Decision, result: DecisionResult): void {
   ctx.emit({
     type: 'approval.decided',
     requestId,
@@ -409,11 +269,8 @@ export async function decide(
     decision: decision.type,
     status: result.request.status,
   });
-  if (result.newRequest) {
-    const n = result.newRequest;
-    ctx.emit({ type: 'approval.created', requestId: n.id, threadId: n.threadId, tool: n.tool, role: n.role });
-  }
-  return result;
+  const n = result.newRequest;
+  if (n) ctx.emit({ type: 'approval.created', requestId: n.id, threadId: n.threadId, tool: n.tool, role: n.role });
 }
 
 async function auditRefusal(
