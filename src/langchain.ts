@@ -20,4 +20,4 @@ export {
   type LangChainRunResult,
   type ResumableGraph,
   type InterlockExecution,
-} from './adapters/langchain/middleware.ts';
+} from './adapters/langchain/index.ts';

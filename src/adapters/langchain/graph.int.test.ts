@@ -5,7 +5,7 @@ import { allBackends } from '../../testing/backends.ts';
 import { createInterlock, type Interlock } from '../../engine/index.ts';
 import type { Reviewer } from '../../core/index.ts';
 import { refundPolicy } from '../../../test/support/adapter-policy.ts';
-import { createLangChainRunner, interlockGraphGate, type ResumableGraph } from './middleware.ts';
+import { createLangChainRunner, interlockGraphGate, type ResumableGraph } from './index.ts';
 
 const sam: Reviewer = { id: 'sam', roles: ['supervisor'] };
 

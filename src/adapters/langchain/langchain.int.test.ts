@@ -9,7 +9,7 @@ import { createInterlock, type Interlock } from '../../engine/index.ts';
 import type { Reviewer } from '../../core/index.ts';
 import { refundPolicy } from '../../../test/support/adapter-policy.ts';
 import { lastToolContents, supportModel, supportTools, type RefundLog } from '../../../test/support/langchain-model.ts';
-import { createLangChainRunner, interlockMiddleware, type ResumableGraph } from './middleware.ts';
+import { createLangChainRunner, interlockMiddleware, type ResumableGraph } from './index.ts';
 
 const sam: Reviewer = { id: 'sam', roles: ['supervisor'] };
 

@@ -1,0 +1,120 @@
+import { Command } from '@langchain/langgraph';
+import type { ApprovalRequest } from '../../core/index.ts';
+import type { Interlock, RunnerResult, ThreadRunner } from '../../engine/index.ts';
+import { interruptsOf } from '../core/index.ts';
+import type { InterlockInterrupt } from './decide-call.ts';
+
+/** A compiled `createAgent` agent (or LangGraph graph) as the runner needs it. */
+export interface ResumableGraph {
+  invoke(input: unknown, config: { configurable: { thread_id: string } }): Promise<unknown>;
+  getState(config: { configurable: { thread_id: string } }): Promise<{
+    /** Nodes still to run: set when a run stopped midway (an error, a crash) or on an interrupt. */
+    next?: readonly string[];
+    tasks: ReadonlyArray<{ interrupts?: ReadonlyArray<{ id?: string; value?: unknown }> }>;
+  }>;
+}
+
+/** What a run of a LangChain thread came to. */
+export interface LangChainRunResult extends RunnerResult {
+  /** The graph's result (undefined when nothing ran). */
+  result?: unknown;
+}
+
+/**
+ * Run and resume a `createAgent` agent (with {@link interlockMiddleware}) on Interlock's threads, and
+ * let the Interlock worker resume them after decisions: register it in `interlock.config.ts`.
+ * `resume` turns Interlock's decisions into `Command({ resume })`, matched to each interrupt by id.
+ */
+export function createLangChainRunner(o: {
+  name: string;
+  version?: string;
+  interlock: Interlock;
+  agent: ResumableGraph;
+  /** The graph's input for a user message (default `{ messages: [{ role: 'user', content }] }`, as createAgent takes). */
+  input?: (text: string) => unknown;
+}): Omit<ThreadRunner, 'invoke' | 'resume'> & {
+  invoke(input: string, opts?: { threadId?: string }): Promise<LangChainRunResult>;
+  resume(threadId: string): Promise<LangChainRunResult>;
+} {
+  const il = o.interlock;
+  const config = (threadId: string) => ({ configurable: { thread_id: threadId } });
+
+  async function pendingOf(threadId: string) {
+    const state = await o.agent.getState(config(threadId));
+    const open: Array<{ id: string; req: ApprovalRequest | undefined; payload: InterlockInterrupt }> = [];
+    for (const task of state.tasks)
+      for (const i of task.interrupts ?? []) {
+        const p = i.value as InterlockInterrupt | undefined;
+        if (!i.id || !p?.interlock) continue;
+        const outcome = await il.requestOutcome(p.interlock.requestId);
+        open.push({ id: i.id, req: outcome?.state === 'pending' ? outcome.request : undefined, payload: p });
+      }
+    return open;
+  }
+
+  async function after(threadId: string, result: unknown): Promise<LangChainRunResult> {
+    const open = await pendingOf(threadId);
+    const pending = open.flatMap((x) => (x.req ? [x.req] : []));
+    const messages = (result as { messages?: Array<{ content?: unknown }> } | undefined)?.messages ?? [];
+    const last = messages.at(-1)?.content;
+    return {
+      threadId,
+      stopReason: open.length ? 'interrupt' : 'end_turn',
+      text: open.length || typeof last !== 'string' ? '' : last,
+      interrupts: interruptsOf(pending),
+      result,
+    };
+  }
+
+  return {
+    name: o.name,
+    version: o.version ?? '1',
+    async invoke(input, opts = {}) {
+      const threadId = opts.threadId ?? `thr_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+      const graphInput = o.input ? o.input(input) : { messages: [{ role: 'user', content: input }] };
+      const result = await o.agent.invoke(graphInput, config(threadId));
+      return after(threadId, result);
+    },
+    async resume(threadId) {
+      const open = await pendingOf(threadId);
+      if (open.length === 0) {
+        // A run that stopped midway (an error, a crash after its tools ran) continues from the graph's
+        // last checkpoint: LangGraph re-runs only what did not finish, so no model call is repeated.
+        const state = await o.agent.getState(config(threadId));
+        if (!state.next?.length) return { threadId, stopReason: 'end_turn', text: '', interrupts: [] };
+        return after(threadId, await o.agent.invoke(null, config(threadId)));
+      }
+      // Decided calls go on now, each on its own; the ones still pending interrupt again when their
+      // task re-runs, and the run reports them.
+      const decided = open.filter((x) => !x.req);
+      if (decided.length === 0)
+        return {
+          threadId,
+          stopReason: 'interrupt',
+          text: '',
+          interrupts: interruptsOf(open.flatMap((x) => (x.req ? [x.req] : []))),
+        };
+      // Each interrupt gets LangChain's decision shape, by id; the middleware follows Interlock's record.
+      const resume: Record<string, unknown> = {};
+      for (const x of decided) {
+        const outcome = await il.requestOutcome(x.payload.interlock.requestId);
+        const r = outcome.request;
+        resume[x.id] = {
+          decisions: [
+            outcome.state === 'approved'
+              ? outcome.edited
+                ? { type: 'edit', editedAction: { name: r.tool, args: outcome.args } }
+                : { type: 'approve' }
+              : { type: 'reject', message: r.resolution?.message ?? outcome.state },
+          ],
+          interlock: { requestId: r.id, status: r.status },
+        };
+      }
+      const result = await o.agent.invoke(new Command({ resume }), config(threadId));
+      return after(threadId, result);
+    },
+    async abort(threadId, by = `agent:${o.name}`) {
+      return il.threads.abort(threadId, by);
+    },
+  };
+}
