@@ -52,7 +52,8 @@ export {
   type Reviewer,
 } from './core/approval.ts';
 export { actionHash, type Json } from './core/canonical.ts';
-export type { AuditEvent, AuditEventInput, AuditType, ChainVerification } from './core/audit-chain.ts';
+export type { AuditEvent, AuditEventInput, AuditType } from './core/audit-chain.ts';
+export type { ChainVerification } from './core/audit-verify.ts';
 // For applications that show requests in their own screens: the same masking and hidden-character
 // reveal the reviewer surfaces use.
 export { redact, redactText } from './core/redact.ts';

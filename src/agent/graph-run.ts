@@ -12,51 +12,17 @@ import type {
   NodeInterruptRequest,
 } from './graph-types.ts';
 import type { Message } from './messages.ts';
-import { controlWait, toJson, userFacing, type NewWait } from './new-waits.ts';
-import type { Wait } from './state.ts';
+import { controlWait, toJson, type NewWait } from './new-waits.ts';
 import { ToolInterrupt } from './tool.ts';
 import type { Interrupt } from './types.ts';
-import { resolveWait, toAnswer, type WaitOutcome } from './waits.ts';
+import { resolveWait, toAnswer } from './waits.ts';
+import { NodeQuestion, NodeSettled, nodeAnswerOf, textOfTasks, toInterrupt } from './graph-answers.ts';
 
 /** Schema version of a graph thread's checkpointed state. */
 export const GRAPH_STATE_VERSION = 1;
 
 /** The engine's name for a node's questions (registered as an ungated step, so edits are checked). */
 export const nodeTool = (graph: string, node: string) => `node:${graph}/${node}`;
-
-/** Stops the `beforeNode` hooks at a question nobody answered yet. */
-class NodeQuestion extends Error {
-  readonly request: NodeInterruptRequest;
-  constructor(request: NodeInterruptRequest) {
-    super(`node interrupt: ${request.name}`);
-    this.request = request;
-  }
-}
-
-/** A reviewer's reject or respond: the node's fate is settled, the remaining hooks are not asked. */
-class NodeSettled extends Error {
-  readonly answer: NodeAnswer;
-  constructor(answer: NodeAnswer) {
-    super('node settled');
-    this.answer = answer;
-  }
-}
-
-/** What a decision on a `beforeNode` question means for the node. */
-function nodeAnswerOf(o: Exclude<WaitOutcome, { state: 'pending' }>): NodeAnswer {
-  switch (o.state) {
-    case 'approved':
-      return o.edited ? { type: 'edit', by: o.by, input: o.args.input } : { type: 'approve', by: o.by };
-    case 'rejected':
-      return { type: 'reject', by: o.by, message: o.message ?? 'A reviewer rejected this step.' };
-    case 'responded':
-      return { type: 'respond', by: o.by, message: o.message };
-    case 'expired':
-      return { type: 'reject', by: 'system:timeout', message: 'No reviewer decided before the deadline.' };
-    default:
-      return { type: 'reject', by: 'system', message: 'The question was cancelled.' };
-  }
-}
 
 /**
  * One run of a graph over its thread, holding the thread's lease: it works the current step's
@@ -401,27 +367,4 @@ export class GraphRun {
       text: last ? textOfTasks(last) : '',
     };
   }
-}
-
-function toInterrupt(w: Wait, r: ApprovalRequest, path: string[]): Interrupt {
-  return {
-    id: r.id,
-    kind: w.kind,
-    name: w.name,
-    reason: r.reason,
-    args: r.args,
-    tier: r.tier,
-    role: r.role,
-    approvalsRequired: r.approvalsRequired,
-    expiresAt: r.expiresAt,
-    message: userFacing(w.kind, r),
-    path,
-  };
-}
-
-/** The output of the nodes that ran last, as text: one node's as it is, several by node name. */
-function textOfTasks(tasks: GraphTask[]): string {
-  const show = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
-  if (tasks.length === 1) return show(tasks[0]!.output);
-  return tasks.map((t) => `${t.node}: ${show(t.output)}`).join('\n');
 }

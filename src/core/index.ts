@@ -5,6 +5,7 @@ export * from './duration.ts';
 export * from './policy.ts';
 export * from './redact.ts';
 export * from './audit-chain.ts';
+export * from './audit-verify.ts';
 export * from './approval.ts';
 export * from './unknown-fields.ts';
 export * from './transition.ts';

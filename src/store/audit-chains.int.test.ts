@@ -9,14 +9,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  AuditVerifier,
-  auditChainFor,
-  GENESIS_HASH,
-  hashEvent,
-  type AuditEvent,
-  type ChainVerification,
-} from '../core/audit-chain.ts';
+import { auditChainFor, GENESIS_HASH, hashEvent, type AuditEvent } from '../core/audit-chain.ts';
+import { AuditVerifier, type ChainVerification } from '../core/audit-verify.ts';
 import { MIGRATIONS } from './sql/schema.ts';
 import { createSqliteStore } from './sqlite/sqlite-store.ts';
 import { createPostgresStore } from './postgres/postgres-store.ts';
