@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { interrupt } from '@langchain/langgraph';
 import { ConfigError, type ApprovalRequest } from '../../core/index.ts';
 import type { CheckpointInput, Interlock, ThreadRef } from '../../engine/index.ts';
@@ -25,7 +26,13 @@ export interface InterlockMiddlewareOptions extends Omit<CallGateOptions, 'inter
 /** What the middleware's `interrupt()` carries: LangChain's HITL request shape plus Interlock's request. */
 export interface InterlockInterrupt {
   actionRequests: Array<{ name: string; args: Record<string, unknown>; description: string }>;
-  reviewConfigs: Array<{ actionName: string; allowedDecisions: Array<'approve' | 'edit' | 'reject'> }>;
+  reviewConfigs: Array<{
+    actionName: string;
+    /** `edit` only when the tool has a schema to check an edit against. */
+    allowedDecisions: Array<'approve' | 'edit' | 'reject'>;
+    /** The JSON Schema of the tool's arguments, for an edit form. */
+    argsSchema?: Record<string, unknown>;
+  }>;
   interlock: {
     requestId: string;
     version: number;
@@ -37,10 +44,25 @@ export interface InterlockInterrupt {
 }
 
 /** The interrupt payload of a pending request. */
-export function payload(req: ApprovalRequest): InterlockInterrupt {
+export function payload(il: Interlock, req: ApprovalRequest): InterlockInterrupt {
+  // Edit is offered only for a tool with a schema to check the edit against (LangChain's HITL shape
+  // carries it as argsSchema); a trust-approval and a reviewer's answer are Interlock's own verbs.
+  const schema = il.toolSchema(req.tool)?.schema;
+  let argsSchema: Record<string, unknown> | undefined;
+  try {
+    argsSchema = schema ? (z.toJSONSchema(schema) as Record<string, unknown>) : undefined;
+  } catch {
+    argsSchema = undefined; // a schema with no JSON form (a transform): edits are still checked by it
+  }
   return {
     actionRequests: [{ name: req.tool, args: req.args, description: `${req.reason} (needs a ${req.role})` }],
-    reviewConfigs: [{ actionName: req.tool, allowedDecisions: ['approve', 'edit', 'reject'] }],
+    reviewConfigs: [
+      {
+        actionName: req.tool,
+        allowedDecisions: schema ? ['approve', 'edit', 'reject'] : ['approve', 'reject'],
+        ...(argsSchema ? { argsSchema } : {}),
+      },
+    ],
     interlock: {
       requestId: req.id,
       version: req.version,
@@ -75,7 +97,7 @@ export async function decideCall(
     c = await gate.check(call);
   }
   while (c.kind === 'wait') {
-    interrupt(payload(c.outcome.request));
+    interrupt(payload(il, c.outcome.request));
     c = await gate.check(call);
   }
   if (c.kind === 'ask') throw new ConfigError(`Call ${call.toolCallId} needs a request and has none; nothing ran.`);

@@ -177,6 +177,17 @@ for (const backend of allBackends()) {
       assert.equal((await il.threads.getThread(t))?.status, 'completed');
     });
 
+    it("the interrupt offers edit with the tool's argsSchema, as LangChain's HITL request does", async () => {
+      const t = thread();
+      await runner.invoke(`refund ${t} 850`, { threadId: t });
+      const state = await agent.getState({ configurable: { thread_id: t } });
+      const value = state.tasks.flatMap((x) => x.interrupts ?? [])[0]?.value as {
+        reviewConfigs: Array<{ allowedDecisions: string[]; argsSchema?: { properties?: Record<string, unknown> } }>;
+      };
+      assert.deepEqual(value.reviewConfigs[0]!.allowedDecisions, ['approve', 'edit', 'reject']);
+      assert.deepEqual(Object.keys(value.reviewConfigs[0]!.argsSchema?.properties ?? {}).sort(), ['amount', 'orderId']);
+    });
+
     it('block: the rule reason is the tool result and nothing runs', async () => {
       const t = thread();
       const r = await runner.invoke(`refund ${t} 9000`, { threadId: t });
