@@ -180,12 +180,8 @@ export function createAgent(opts: AgentOptions): Agent {
     }
     const started = await start(threadId, runOwner, claimed, claimed ? known : undefined, tree);
     if (!(started instanceof Run)) return started;
-    // A run may outlive its lease (a slow model or tool): renew it while the run goes on.
-    const renewal = setInterval(
-      () => void threads.renewThreadLease(threadId, runOwner, il.now() + leaseMs).catch(() => undefined),
-      Math.max(50, leaseMs / 3),
-    );
-    renewal.unref();
+    // A run may outlive its lease (a slow model or tool): it is renewed while the run goes on.
+    const lease = threads.holdLease(threadId, runOwner, leaseMs);
     try {
       started.mergeApp(o.app);
       if (input !== null) {
@@ -201,10 +197,10 @@ export function createAgent(opts: AgentOptions): Agent {
       return await started.loop();
     } catch (err) {
       // Give the lease back (if still ours) so another attempt can run the thread; the checkpoint already holds what finished.
-      await threads.releaseThread(threadId, runOwner, il.now()).catch(() => undefined);
+      await lease.release();
       throw err;
     } finally {
-      clearInterval(renewal);
+      lease.stop();
     }
   }
 

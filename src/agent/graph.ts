@@ -98,11 +98,7 @@ export function createGraph(o: GraphOptions): Graph {
       await release();
       return g.result('aborted', thread.status);
     }
-    const renewal = setInterval(
-      () => void threads.renewThreadLease(threadId, owner, il.now() + leaseMs).catch(() => undefined),
-      Math.max(50, leaseMs / 3),
-    );
-    renewal.unref();
+    const lease = threads.holdLease(threadId, owner, leaseMs);
     try {
       if (input !== null) {
         if (g.isWaiting())
@@ -115,10 +111,10 @@ export function createGraph(o: GraphOptions): Graph {
       }
       return await g.loop();
     } catch (err) {
-      await release();
+      await lease.release();
       throw err;
     } finally {
-      clearInterval(renewal);
+      lease.stop();
     }
   }
 

@@ -13,6 +13,7 @@ export { agentOf } from './rollup.ts';
 export {
   ThreadExistsError,
   type ThreadOps,
+  type LeaseHold,
   type JobOps,
   type AuditOps,
   type ReviewerOps,

@@ -54,6 +54,21 @@ export interface ThreadOps extends Pick<
   abort(threadId: string, by: string): Promise<ThreadRow>;
   /** Cancel a thread's open (pending or authorized) requests, each with a `cancelled` audit event. */
   cancelOpenRequests(threadId: string, actor: string, reason: string): Promise<ApprovalRequest[]>;
+  /**
+   * Keep a run lease taken with {@link claimThread} or {@link claimAndLoad}: renewed every third of
+   * `leaseMs` while the run goes on (a slow model or tool must not lose it), until `stop` (the run
+   * saved and gave the lease back) or `release` (give it back without saving). The one place a run
+   * lease is renewed and released — the native loop, graphs and every adapter hold it through this.
+   */
+  holdLease(threadId: string, owner: string, leaseMs: number): LeaseHold;
+}
+
+/** A run lease being kept (see {@link ThreadOps.holdLease}). */
+export interface LeaseHold {
+  /** Stop renewing (the lease was given back by a save, or is about to be). */
+  stop(): void;
+  /** Stop renewing and give the lease back if this owner still holds it; never throws. */
+  release(): Promise<void>;
 }
 
 /** Jobs: claiming and settling work items (resume, notify). */
@@ -122,6 +137,26 @@ export function threadOps(ctx: EngineContext): ThreadOps {
       'renewThreadLease',
       'releaseThread',
     ] as const),
+    holdLease(threadId, owner, leaseMs) {
+      const renewal = setInterval(
+        () => void store.renewThreadLease(threadId, owner, ctx.now() + leaseMs).catch(() => undefined),
+        Math.max(50, leaseMs / 3),
+      );
+      renewal.unref();
+      let held = true;
+      const stop = () => {
+        held = false;
+        clearInterval(renewal);
+      };
+      return {
+        stop,
+        async release() {
+          if (!held) return;
+          stop();
+          await store.releaseThread(threadId, owner, ctx.now()).catch(() => undefined);
+        },
+      };
+    },
     claimAndLoad: (row, owner, leaseUntil, now) =>
       store.batch(async (ops) => {
         const claiming = ops.claimThread(row, owner, leaseUntil, now);

@@ -60,7 +60,8 @@ export async function openThreadRun(
   t: { threadId: string; agent: string; version: string; owner: string; integration: string },
 ): Promise<ThreadRun | undefined> {
   const now = il.now();
-  const { claimed, thread } = await il.threads.claimThread(
+  // The lease and what the run starts from, in one round trip.
+  const { claimed, thread, latest } = await il.threads.claimAndLoad(
     {
       id: t.threadId,
       agent: t.agent,
@@ -89,47 +90,32 @@ export async function openThreadRun(
       },
     );
   }
-  const renewal = setInterval(
-    () => void il.threads.renewThreadLease(t.threadId, t.owner, il.now() + il.leaseMs).catch(() => undefined),
-    Math.max(50, il.leaseMs / 3),
-  );
-  renewal.unref();
-  let loaded: Awaited<ReturnType<Interlock['threads']['loadLatest']>>;
-  try {
-    loaded = await il.threads.loadLatest(t.threadId);
-  } catch (err) {
-    clearInterval(renewal);
-    await il.threads.releaseThread(t.threadId, t.owner, il.now());
-    throw err;
-  }
+  const lease = il.threads.holdLease(t.threadId, t.owner, il.leaseMs);
+  const loaded =
+    latest ??
+    (await il.threads.loadLatest(t.threadId).catch(async (err: unknown) => {
+      await lease.release();
+      throw err;
+    }));
   const ref: ThreadRef = { id: t.threadId, agent: t.agent, agentVersion: t.version, leaseOwner: t.owner };
   const cp = (newMessages: readonly unknown[], state: AdapterState): CheckpointInput => ({
     newMessages,
     state: state as unknown as Record<string, unknown>,
     schemaVersion: ADAPTER_STATE_VERSION,
   });
-  let open = true;
-  const close = () => {
-    open = false;
-    clearInterval(renewal);
-  };
   return {
     ref,
     state: loaded.checkpoint?.state as AdapterState | undefined,
     messages: loaded.messages,
     async finish(newMessages, state, status) {
-      close();
+      lease.stop();
       await il.checkpoint(ref, cp(newMessages, state), status, [], { releaseLease: true });
     },
     async pause(newMessages, state, items, proposer) {
-      close();
+      lease.stop();
       return il.pause({ thread: ref, checkpoint: cp(newMessages, state), items, proposer, releaseLease: true });
     },
-    async release() {
-      if (!open) return;
-      close();
-      await il.threads.releaseThread(t.threadId, t.owner, il.now());
-    },
+    release: () => lease.release(),
   };
 }
 
