@@ -43,10 +43,16 @@ for (const file of files) {
       const end = sf.getLineAndCharacterOfPosition(node.getEnd()).line;
       fns.push({ name, file: rel, lines: end - start + 1 });
     }
-    // An audit event literal: an object with `type` and `actor` properties.
+    // An audit event composed: an object literal with `actor`, `payload` and a `type` given as a string
+    // (a copy of a read event, `type: e.type`, is not a composition).
     if (ts.isObjectLiteralExpression(node) && !rel.startsWith('engine/') && !rel.startsWith('store/')) {
       const keys = new Set(node.properties.map((p) => (p.name ? p.name.getText(sf) : '')));
-      if (keys.has('type') && keys.has('actor') && keys.has('payload'))
+      const type = node.properties.find((p) => p.name?.getText(sf) === 'type');
+      const literal =
+        type !== undefined &&
+        ts.isPropertyAssignment(type) &&
+        (ts.isStringLiteral(type.initializer) || ts.isNoSubstitutionTemplateLiteral(type.initializer));
+      if (literal && keys.has('actor') && keys.has('payload'))
         auditOutside.push(`${rel}:${sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1}`);
     }
     ts.forEachChild(node, (c) => visit(c, name));

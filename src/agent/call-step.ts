@@ -1,7 +1,7 @@
 import { InterlockUsageError, redact, tierRank } from '../core/index.ts';
 import { delegationOf, internalsOf } from './delegation.ts';
 import type { Agent, Interrupt } from './types.ts';
-import { blockedText, idempotencyKey } from '../engine/index.ts';
+import { auditEvent, blockedText, idempotencyKey } from '../engine/index.ts';
 import type { ToolOutput } from './messages.ts';
 import type { PendingCall } from './state.ts';
 import { ToolInterrupt, type InterruptRequest } from './tool.ts';
@@ -37,12 +37,14 @@ export abstract class CallStep extends RunBase {
     const path = [...this.path(), name];
     if (!call.child) {
       call.child = `${this.threadId}.${call.toolCallId}`;
-      this.audit.push({
-        type: 'delegated',
-        actor: this.rt.identity,
-        threadId: this.threadId,
-        payload: { kind: 'subagent', to: name, childThreadId: call.child, toolCallId: call.toolCallId, path },
-      });
+      this.audit.push(
+        auditEvent(
+          'delegated',
+          this.rt.identity,
+          { kind: 'subagent', to: name, childThreadId: call.child, toolCallId: call.toolCallId, path },
+          { threadId: this.threadId },
+        ),
+      );
       this.dirty = true;
       // Durable before the child runs: after a crash the parent continues this child, never asks its model again.
       await this.il.checkpoint(this.thread(), this.checkpointInput(), 'running', this.audit.splice(0));
@@ -97,12 +99,14 @@ export abstract class CallStep extends RunBase {
         details: { threadId: this.threadId, to },
       });
     this.state.handoffTo = to;
-    this.audit.push({
-      type: 'delegated',
-      actor: this.rt.identity,
-      threadId: this.threadId,
-      payload: { kind: 'handoff', from: this.rt.opts.name, to, toolCallId: call.toolCallId, path: this.path() },
-    });
+    this.audit.push(
+      auditEvent(
+        'delegated',
+        this.rt.identity,
+        { kind: 'handoff', from: this.rt.opts.name, to, toolCallId: call.toolCallId, path: this.path() },
+        { threadId: this.threadId },
+      ),
+    );
     this.done(call, { type: 'text', value: `Transferred to ${to}; ${to} continues the conversation.` });
     return 'done';
   }
@@ -196,12 +200,14 @@ export abstract class CallStep extends RunBase {
         return 'waiting';
       }
       if (r && 'rewrite' in r) {
-        this.audit.push({
-          type: 'edited',
-          actor: `hook:${this.rt.opts.name}`,
-          threadId: this.threadId,
-          payload: { tool: call.toolName, originalArgs: call.args, args: r.rewrite, by: 'beforeToolCall' },
-        });
+        this.audit.push(
+          auditEvent(
+            'edited',
+            `hook:${this.rt.opts.name}`,
+            { tool: call.toolName, originalArgs: call.args, args: r.rewrite, by: 'beforeToolCall' },
+            { threadId: this.threadId },
+          ),
+        );
         call.args = r.rewrite;
       }
       call.hookCleared = true;
@@ -238,12 +244,20 @@ export abstract class CallStep extends RunBase {
         },
       );
       if (verdict.tier === 'block') {
-        this.audit.push({
-          type: 'refused',
-          actor: 'system:policy',
-          threadId: this.threadId,
-          payload: { tool: call.toolName, args: redact(args), ruleId: verdict.ruleId, reason: verdict.reason },
-        });
+        this.audit.push(
+          auditEvent(
+            'refused',
+            'system:policy',
+            {
+              tool: call.toolName,
+              args: redact(args),
+              ruleId: verdict.ruleId,
+              reason: verdict.reason,
+              code: 'blocked',
+            },
+            { threadId: this.threadId },
+          ),
+        );
         this.done(call, {
           type: 'error-text',
           value: blockedText(verdict.reason, this.rt.texts),

@@ -1,5 +1,5 @@
 import type { ApprovalRequest, AuditEventInput } from '../core/index.ts';
-import type { Interlock } from '../engine/index.ts';
+import { auditEvent, type Interlock } from '../engine/index.ts';
 import type { ThreadStatus } from '../store/types.ts';
 import { abortTree, childThreadsOf, internalsOf } from './delegation.ts';
 import type {
@@ -225,12 +225,14 @@ export class GraphRun {
     const input = typeof t.input === 'string' ? t.input : JSON.stringify(t.input);
     const path = agent.name === t.node ? [this.o.name, t.node] : [this.o.name, t.node, agent.name];
     if ((child?.messageCount ?? 0) === 0 && !t.wait)
-      this.audit.push({
-        type: 'delegated',
-        actor: `graph:${this.o.name}`,
-        threadId: this.threadId,
-        payload: { kind: 'node', node: t.node, to: agent.name, childThreadId: t.child, path },
-      });
+      this.audit.push(
+        auditEvent(
+          'delegated',
+          `graph:${this.o.name}`,
+          { kind: 'node', node: t.node, to: agent.name, childThreadId: t.child, path },
+          { threadId: this.threadId },
+        ),
+      );
     const r = await internalsOf(agent, `graph node "${t.node}"`).runChild(
       (child?.messageCount ?? 0) > 0 ? null : input,
       t.child,
@@ -333,15 +335,12 @@ export class GraphRun {
       await this.il.threads.cancelOpenRequests(this.threadId, `graph:${this.o.name}`, 'the thread was aborted');
       for (const id of childThreadsOf(this.state as unknown as Record<string, unknown>))
         await abortTree(this.il, id, `graph:${this.o.name}`);
-      this.audit.push({ type: 'aborted', actor: `graph:${this.o.name}`, threadId: this.threadId, payload: {} });
+      this.audit.push(auditEvent('aborted', `graph:${this.o.name}`, {}, { threadId: this.threadId }));
     }
     if (status === 'completed' && this.dirty)
-      this.audit.push({
-        type: 'thread_completed',
-        actor: `graph:${this.o.name}`,
-        threadId: this.threadId,
-        payload: { stopReason: reason },
-      });
+      this.audit.push(
+        auditEvent('thread_completed', `graph:${this.o.name}`, { stopReason: reason }, { threadId: this.threadId }),
+      );
     await this.save(status, true);
     return this.result(reason, status, last);
   }

@@ -1,4 +1,5 @@
 import type { Duration, TimeoutDecision } from '../core/index.ts';
+import { auditEvent } from '../engine/index.ts';
 import type { ThreadStatus } from '../store/types.ts';
 import type { HookCall } from './hooks.ts';
 import { textOf, userMessage } from './messages.ts';
@@ -131,12 +132,7 @@ export class Run extends CallStep {
 
   private async finish(reason: StopReason, status: ThreadStatus): Promise<AgentResult> {
     if (reason === 'aborted') {
-      this.audit.push({
-        type: 'aborted',
-        actor: this.rt.identity,
-        threadId: this.threadId,
-        payload: { at: 'boundary' },
-      });
+      this.audit.push(auditEvent('aborted', this.rt.identity, { at: 'boundary' }, { threadId: this.threadId }));
       await this.cancelPending();
     }
     if (reason === 'busy') {
@@ -156,12 +152,9 @@ export class Run extends CallStep {
       });
     } else {
       if (status === 'completed')
-        this.audit.push({
-          type: 'thread_completed',
-          actor: this.rt.identity,
-          threadId: this.threadId,
-          payload: { stopReason: reason },
-        });
+        this.audit.push(
+          auditEvent('thread_completed', this.rt.identity, { stopReason: reason }, { threadId: this.threadId }),
+        );
       await this.il.checkpoint(this.thread(), this.checkpointInput(), status, this.audit.splice(0), {
         releaseLease: true,
         settleResumeJobs: this.settle(),

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { openStore } from '../store/index.ts';
-import type { Rollup } from '../engine/index.ts';
+import { auditEvent, type Rollup } from '../engine/index.ts';
 import { createReviewer } from '../server/index.ts';
 import { toMs, type ChainHead, type Duration } from '../core/index.ts';
 import { loadConfig, startService } from '../service/index.ts';
@@ -104,11 +104,7 @@ export async function reviewers(argv: string[], io: Output): Promise<number> {
         .filter(Boolean);
       const { reviewer, token } = await createReviewer(interlock.reviewers, { name: str(values.name, 'name'), roles });
       await interlock.audit.record([
-        {
-          type: 'reviewer_added',
-          actor: 'cli',
-          payload: { reviewerId: reviewer.id, name: reviewer.name, roles: reviewer.roles },
-        },
+        auditEvent('reviewer_added', 'cli', { reviewerId: reviewer.id, name: reviewer.name, roles: reviewer.roles }),
       ]);
       io.out(`reviewer ${reviewer.id} (${reviewer.name}; roles ${reviewer.roles.join(', ')})`);
       io.out(`token: ${token}`);
@@ -134,7 +130,7 @@ export async function reviewers(argv: string[], io: Output): Promise<number> {
         io.err(`no active reviewer ${id}; see interlock reviewers list`);
         return EXIT.refused;
       }
-      await interlock.audit.record([{ type: 'reviewer_revoked', actor: 'cli', payload: { reviewerId: id } }]);
+      await interlock.audit.record([auditEvent('reviewer_revoked', 'cli', { reviewerId: id })]);
       io.out(`revoked ${id}`);
       return EXIT.ok;
     }
@@ -151,7 +147,7 @@ export async function reviewers(argv: string[], io: Output): Promise<number> {
       }
       await interlock.reviewers.linkIdentity('slack', slackUser, id, interlock.now());
       await interlock.audit.record([
-        { type: 'reviewer_added', actor: 'cli', payload: { reviewerId: id, linked: { slack: slackUser } } },
+        auditEvent('reviewer_added', 'cli', { reviewerId: id, linked: { slack: slackUser } }),
       ]);
       io.out(`Slack user ${slackUser} decides as ${r.name} (${id}; roles ${r.roles.join(', ')})`);
       return EXIT.ok;

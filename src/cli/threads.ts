@@ -1,5 +1,6 @@
 import { userInfo } from 'node:os';
 import { redactMessages } from '../core/index.ts';
+import { auditEvent } from '../engine/index.ts';
 import { EXIT, UsageError, iso, type Output } from './output.ts';
 import { engine, flags, str } from './shared.ts';
 
@@ -77,7 +78,7 @@ export async function threads(argv: string[], io: Output): Promise<number> {
       let messages = redactMessages(stored);
       if (values.raw) {
         await interlock.audit.record([
-          { type: 'raw_viewed', actor: cliActor(), threadId: id, payload: { surface: 'cli', what: 'thread messages' } },
+          auditEvent('raw_viewed', cliActor(), { surface: 'cli', what: 'thread messages' }, { threadId: id }),
         ]);
         messages = stored;
       }

@@ -13,3 +13,4 @@ export * from './backoff.ts';
 export * from './role-text.ts';
 export * from './reveal.ts';
 export * from './edit-outcome.ts';
+export * from './audit-events.ts';

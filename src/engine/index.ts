@@ -21,3 +21,4 @@ export {
   type RequestReads,
 } from './state-ops.ts';
 export type { ThreadRunner, RunnerResult, RunnerInterrupt } from './runner.ts';
+export { auditEvent } from './audit-events.ts';

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { z } from 'zod';
 import type { AuditEventInput } from '../core/index.ts';
 import type { Interlock } from '../engine/interlock.ts';
+import { auditEvent } from '../engine/audit-events.ts';
 import type { JobRow, Store } from '../store/types.ts';
 import { DEFAULT_RETRY, retryDelay, type RetryPolicy } from './backoff.ts';
 import { DeliveryError } from './delivery-error.ts';
@@ -228,5 +229,5 @@ export function createNotifier(options: NotifierOptions): Notifier {
 }
 
 function audit(type: 'notified' | 'notify_failed', job: JobRow, payload: Record<string, unknown>): AuditEventInput {
-  return { type, actor: NOTIFIER_ACTOR, threadId: job.threadId, requestId: job.requestId, payload };
+  return auditEvent(type, NOTIFIER_ACTOR, payload, { threadId: job.threadId, requestId: job.requestId });
 }

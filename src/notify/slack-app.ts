@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { InterlockError, type ApprovalRequest, type Reviewer } from '../core/index.ts';
-import type { Interlock } from '../engine/index.ts';
+import { auditEvent, type Interlock } from '../engine/index.ts';
 import { DEFAULT_CHANNEL_TIMEOUT_MS, type Channel } from './channel.ts';
 import { DeliveryError } from './delivery-error.ts';
 import { isHttpUrl, parseOptions } from './options.ts';
@@ -184,12 +184,12 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
 
   async function unknownUser(slackUser: string | undefined, requestId: string | undefined): Promise<string> {
     await il.audit.record([
-      {
-        type: 'refused',
-        actor: `slack:${slackUser ?? 'unknown'}`,
-        requestId: requestId ?? null,
-        payload: { code: 'unknown_reviewer', via: 'slack' },
-      },
+      auditEvent(
+        'refused',
+        `slack:${slackUser ?? 'unknown'}`,
+        { code: 'unknown_reviewer', via: 'slack' },
+        { requestId: requestId ?? null },
+      ),
     ]);
     return `Your Slack account (${slackUser ?? '?'}) is not linked to an Interlock reviewer. Ask an operator to run: interlock reviewers link-slack <reviewer-id> ${slackUser ?? '<your Slack user id>'}`;
   }

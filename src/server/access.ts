@@ -1,4 +1,5 @@
 import { ForbiddenError, NotFoundError, type ApprovalRequest } from '../core/index.ts';
+import { auditEvent } from '../engine/index.ts';
 import type { ThreadRow } from '../store/types.ts';
 import { canSeeRole, type Principal } from './auth.ts';
 import type { RouteDeps } from './types.ts';
@@ -78,6 +79,6 @@ export async function auditRawView(
 ): Promise<void> {
   const { interlock } = deps;
   await interlock.audit.record([
-    { type: 'raw_viewed', actor: `reviewer:${p.id}`, threadId, payload: { surface, what: 'thread messages' } },
+    auditEvent('raw_viewed', `reviewer:${p.id}`, { surface, what: 'thread messages' }, { threadId }),
   ]);
 }

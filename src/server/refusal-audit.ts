@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import type { Interlock } from '../engine/index.ts';
+import { auditEvent, type Interlock } from '../engine/index.ts';
 import { UnauthorizedError } from './errors.ts';
 import { createRateLimiter, type RateLimitOptions } from './rate-limit.ts';
 import type { AppEnv } from './types.ts';
@@ -30,7 +30,7 @@ export function auditAuthRefusals(
       const req = await interlock.getRequest(requestId);
       if (!req) return;
       await interlock.audit.record([
-        { type: 'refused', actor, threadId: req.threadId, requestId, payload: { decision: null, code: err.code } },
+        auditEvent('refused', actor, { decision: null, code: err.code }, { threadId: req.threadId, requestId }),
       ]);
     } catch {
       // The 401 stands: a store fault while recording it is not the caller's answer.

@@ -1,5 +1,6 @@
-import { actionHash, InterlockUsageError, isInterrupting, redact, type AuditEventInput } from '../../core/index.ts';
+import { actionHash, InterlockUsageError, isInterrupting, redact } from '../../core/index.ts';
 import {
+  auditEvent,
   blockedText,
   idempotencyKey,
   modelTexts,
@@ -272,11 +273,10 @@ export function createCallGate(o: CallGateOptions): CallGate {
       const key = `${call.threadId}\u0000${call.toolCallId}\u0000${actionHash(call.tool, call.args)}`;
       if (blocked.has(key)) return;
       blocked.add(key);
-      const event: AuditEventInput = {
-        type: 'refused',
-        actor: 'system:policy',
-        threadId: call.threadId,
-        payload: {
+      const event = auditEvent(
+        'refused',
+        'system:policy',
+        {
           tool: call.tool,
           args: redact(call.args),
           toolCallId: call.toolCallId,
@@ -284,7 +284,8 @@ export function createCallGate(o: CallGateOptions): CallGate {
           reason: c.verdict.reason,
           code: c.code ?? 'blocked',
         },
-      };
+        { threadId: call.threadId },
+      );
       await il.audit.record([event]);
     },
     async run(call, fn, known) {

@@ -50,7 +50,7 @@ export function payload(il: Interlock, req: ApprovalRequest): InterlockInterrupt
   const schema = il.toolSchema(req.tool)?.schema;
   let argsSchema: Record<string, unknown> | undefined;
   try {
-    argsSchema = schema ? (z.toJSONSchema(schema)) : undefined;
+    argsSchema = schema ? z.toJSONSchema(schema) : undefined;
   } catch {
     argsSchema = undefined; // a schema with no JSON form (a transform): edits are still checked by it
   }
