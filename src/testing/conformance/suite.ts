@@ -315,6 +315,27 @@ export function integrationConformance(driver: IntegrationDriver, opts: Conforma
         assert.notEqual((await il.getRequestOrThrow(planted[0]!.id)).status, 'executed');
       });
 
+      it("a paused call altered in the framework's saved state: the approval never runs the altered arguments", async () => {
+        const t = thread();
+        const req = await onlyRequest(await agent.invoke(`refund ${t} 850`, { threadId: t }));
+        if (driver.alter) await driver.alter(world, tid(t), 850, 4999);
+        else {
+          // The framework's copy lives in Interlock's tables: the history and the run state.
+          await store.unsafeQuery(`UPDATE il_messages SET body = REPLACE(body, ':850', ':4999') WHERE thread_id = $1`, [
+            tid(t),
+          ]);
+          await store.unsafeQuery(
+            `UPDATE il_checkpoints SET state = REPLACE(state, ':850', ':4999') WHERE thread_id = $1`,
+            [tid(t)],
+          );
+        }
+        await decide(req, { type: 'approve' }, REVIEWERS.supervisor);
+        await agent.resume(t).catch(() => undefined);
+        await agent.resume(t).catch(() => undefined);
+        assert.ok(!amounts(t).includes(4999), 'the altered call ran on an approval of another');
+        for (const e of effectsOf(t)) assert.equal(e.args.amount, 850);
+      });
+
       it('trust for a thread: after "approve and trust", the next call of the rule runs without a request', async () => {
         const t = thread();
         const req = await onlyRequest(await agent.invoke(`refund ${t} 850`, { threadId: t }));

@@ -69,6 +69,13 @@ export interface IntegrationDriver {
    */
   miswired?(world: ConformanceWorld): ThreadRunner | Promise<ThreadRunner>;
   /**
+   * Change the amount of a paused call in the framework's own saved copy of it (its history, its
+   * run state), as someone with write access to that storage would. Default: in the messages and
+   * checkpoints Interlock stores for the thread — where the native loop and the AI SDK and OpenAI
+   * adapters keep theirs. An integration whose framework keeps its state elsewhere implements it.
+   */
+  alter?(world: ConformanceWorld, threadId: string, from: number, to: number): Promise<void>;
+  /**
    * How a user retries a run that failed midway, as the integration documents it: `resume` the thread
    * from its last save (the integration saved the model's turn before its calls ran), or `invoke` it
    * again with the same message (nothing of the failed run was saved).

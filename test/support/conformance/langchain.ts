@@ -52,6 +52,27 @@ export const langChainDriver: IntegrationDriver = {
       checkpointer,
       middleware: [interlockMiddleware({ interlock: world.interlock, name: 'cf-langchain', tools })],
     });
+    world.shared.set('langchain-agent', agent);
     return createLangChainRunner({ name: 'cf-langchain', interlock: world.interlock, agent });
+  },
+  // The graph's own state holds the paused call: change its arguments there.
+  async alter(world, threadId, from, to) {
+    const agent = world.shared.get('langchain-agent') as {
+      getState(c: object): Promise<{ values: unknown }>;
+      updateState(c: object, values: unknown): Promise<unknown>;
+    };
+    const config = { configurable: { thread_id: threadId } };
+    const state = await agent.getState(config);
+    const messages = (state.values as { messages: AIMessage[] }).messages;
+    const ai = [...messages].reverse().find((m) => m.getType() === 'ai' && m.tool_calls?.length)!;
+    const changed = new AIMessage({
+      content: ai.content,
+      id: ai.id!,
+      tool_calls: ai.tool_calls!.map((tc) => ({
+        ...tc,
+        args: { ...tc.args, amount: tc.args.amount === from ? to : (tc.args.amount as unknown) },
+      })),
+    });
+    await agent.updateState(config, { messages: [changed] });
   },
 };

@@ -36,6 +36,13 @@ export const mcpDriver: IntegrationDriver = {
   name: 'mcp-gateway',
   // A client retries a call by making it again with the same call id.
   retry: 'invoke',
+  // The client's own copy of a call it waits on: a client that changes it calls for another action.
+  alter(world, threadId, from, to) {
+    const outstanding = world.shared.get('mcp-client') as
+      Map<string, { calls: Array<{ args: { amount?: number } }> }> | undefined;
+    for (const c of outstanding?.get(threadId)?.calls ?? []) if (c.args.amount === from) c.args.amount = to;
+    return Promise.resolve();
+  },
   async create(world) {
     const payments = await connectInMemory(upstream(world), 'gateway');
     const { newServer } = await createMcpGateway({
