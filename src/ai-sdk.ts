@@ -1,8 +1,8 @@
 /**
- * `interlock/ai-sdk`: Interlock in front of a Vercel AI SDK (v7) agent's tools.
+ * `interlock-approvals/ai-sdk`: Interlock in front of a Vercel AI SDK (v7) agent's tools.
  * Needs `ai` 7 (an optional peer dependency: install it in your project).
  * @example
- * import { createAiSdkAgent } from 'interlock/ai-sdk';
+ * import { createAiSdkAgent } from 'interlock-approvals/ai-sdk';
  * const support = createAiSdkAgent({
  *   name: 'order-support', interlock, tools: { lookupOrder, issueRefund },
  *   generate: (i) => generateText({ model, system, stopWhen: stepCountIs(8), ...i }),

@@ -7,10 +7,10 @@
  * framework, mailer or metrics library. The heavier parts have their own entry
  * points (docs/package.md):
  *
- * - `interlock/postgres` — the PostgreSQL store;
- * - `interlock/server`   — HTTP API, reviewer web UI, the whole service;
- * - `interlock/notify`   — Slack, e-mail and webhook channels;
- * - `interlock/testing`  — scripted models, clocks, scenarios, fake servers.
+ * - `interlock-approvals/postgres` — the PostgreSQL store;
+ * - `interlock-approvals/server`   — HTTP API, reviewer web UI, the whole service;
+ * - `interlock-approvals/notify`   — Slack, e-mail and webhook channels;
+ * - `interlock-approvals/testing`  — scripted models, clocks, scenarios, fake servers.
  *
  * Layers (imports point down only): agent → engine → store → core (docs/architecture.md).
  */

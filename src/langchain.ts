@@ -1,9 +1,9 @@
 /**
- * `interlock/langchain`: Interlock in front of a LangChain `createAgent` agent (in place of
+ * `interlock-approvals/langchain`: Interlock in front of a LangChain `createAgent` agent (in place of
  * `humanInTheLoopMiddleware`). Needs `langchain` 1.x and `@langchain/langgraph` 1.x (optional peer
  * dependencies: install them in your project).
  * @example
- * import { interlockMiddleware, createLangChainRunner } from 'interlock/langchain';
+ * import { interlockMiddleware, createLangChainRunner } from 'interlock-approvals/langchain';
  * const agent = createAgent({ model, tools, checkpointer, middleware: [interlockMiddleware({ interlock, name: 'support' })] });
  * const support = createLangChainRunner({ name: 'support', interlock, agent });
  * const r = await support.invoke('Refund order A-1001');   // r.stopReason: 'interrupt'

@@ -1,8 +1,8 @@
 /**
- * `interlock/mcp`: an approval gateway for MCP servers. Needs `@modelcontextprotocol/sdk` 1.x (an
+ * `interlock-approvals/mcp`: an approval gateway for MCP servers. Needs `@modelcontextprotocol/sdk` 1.x (an
  * optional peer dependency: install it in your project).
  * @example
- * import { createMcpGateway } from 'interlock/mcp';
+ * import { createMcpGateway } from 'interlock-approvals/mcp';
  * const { server } = await createMcpGateway({ interlock, upstreams: { files: connectedClient } });
  * await server.connect(new StdioServerTransport());
  */

@@ -1,5 +1,5 @@
 /**
- * `interlock/notify`: approval notifications — Slack, e-mail (SMTP) and signed
+ * `interlock-approvals/notify`: approval notifications — Slack, e-mail (SMTP) and signed
  * webhooks — routed by role, delivered from an outbox with retries.
  */
 export * from './notify/index.ts';

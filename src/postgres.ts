@@ -1,8 +1,8 @@
 /**
- * `interlock/postgres`: the PostgreSQL store, for several processes on one database.
+ * `interlock-approvals/postgres`: the PostgreSQL store, for several processes on one database.
  * Needs the `pg` package (a dependency of Interlock).
  * @example
- * import { createPostgresStore } from 'interlock/postgres';
+ * import { createPostgresStore } from 'interlock-approvals/postgres';
  * const store = createPostgresStore({ connectionString: process.env.DATABASE_URL });
  * await store.migrate();
  */

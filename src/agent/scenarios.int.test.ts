@@ -9,7 +9,7 @@ import { refundsScript, supportTreeScript, treePolicy } from '../testing/multi-a
 import type { Reviewer } from '../core/index.ts';
 import type { Store } from '../store/types.ts';
 
-// The project's own order-support scenarios, written with the scenario harness users get from `interlock/testing`.
+// The project's own order-support scenarios, written with the scenario harness users get from `interlock-approvals/testing`.
 const sam: Reviewer = { id: 'sam', roles: ['supervisor'] };
 
 for (const backend of allBackends()) {

@@ -1,5 +1,5 @@
-import { existsSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { InterlockUsageError } from '../core/index.ts';
 import { EXIT, type Io } from './output.ts';
 
@@ -10,9 +10,9 @@ import { EXIT, type Io } from './output.ts';
  * Interlock depends on for tool schemas).
  */
 export const STARTER_CONFIG = `// Interlock configuration: what \`npx interlock serve\` and \`npx interlock worker\` load.
-// Docs: https://www.npmjs.com/package/interlock (README, docs/package.md).
-import { createAgent, defineConfig, tool } from 'interlock';
-import { scriptedModel } from 'interlock/testing';
+// Docs: https://www.npmjs.com/package/interlock-approvals (README, docs/package.md).
+import { createAgent, defineConfig, tool } from 'interlock-approvals';
+import { scriptedModel } from 'interlock-approvals/testing';
 import { z } from 'zod';
 
 const issueRefund = tool({
@@ -47,8 +47,30 @@ export default defineConfig({
 });
 `;
 
+/** The package.json that governs files in `dir` (the nearest one up the tree), if any. */
+function nearestPackageJson(dir: string): { path: string; type: unknown } | undefined {
+  for (let at = dir; ; at = dirname(at)) {
+    const path = join(at, 'package.json');
+    if (existsSync(path)) {
+      try {
+        return { path, type: (JSON.parse(readFileSync(path, 'utf8')) as { type?: unknown }).type };
+      } catch {
+        return undefined; // an unreadable package.json: Node will say what is wrong with it
+      }
+    }
+    if (dirname(at) === at) return undefined;
+  }
+}
+
 /** `interlock init [--dir DIR]`: write a starter interlock.config.ts; never overwrites. */
 export function init(args: string[], io: Io): number {
+  if (args.includes('--help') || args.includes('-h')) {
+    io.out(`usage: interlock init [--dir DIR]
+
+Writes a starter interlock.config.ts in DIR (default: the current folder): one tool, a policy and an
+agent on a scripted model. Never overwrites an existing one.`);
+    return EXIT.ok;
+  }
   const at = args.indexOf('--dir');
   const dir = resolve(at >= 0 && args[at + 1] ? args[at + 1]! : '.');
   const path = resolve(dir, 'interlock.config.ts');
@@ -60,6 +82,12 @@ export function init(args: string[], io: Io): number {
     );
   }
   writeFileSync(path, STARTER_CONFIG, { flag: 'wx' });
+  const pkg = nearestPackageJson(dir);
+  // Node loads a .ts file as the nearest package.json says: without "type": "module" the config's
+  // imports fail to load (a project made by `npm init -y`).
+  if (pkg && pkg.type !== 'module')
+    io.out(`note: ${pkg.path} has no "type": "module", so Node cannot load interlock.config.ts (it uses import).
+      Add it: npm pkg set type=module`);
   io.out(`wrote ${path}
 
 next:

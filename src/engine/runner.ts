@@ -25,7 +25,7 @@ export interface RunnerResult {
 /**
  * What the worker, the service and the CLI need of an agent to run its
  * threads: a native Interlock agent, or a framework's agent behind an adapter
- * (`interlock/ai-sdk`, `interlock/openai-agents`). A thread is resumed by the
+ * (`interlock-approvals/ai-sdk`, `interlock-approvals/openai-agents`). A thread is resumed by the
  * runner whose `name` it carries.
  */
 export interface ThreadRunner {

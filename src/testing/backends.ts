@@ -54,7 +54,7 @@ export function postgresBackend(): BackendInitializer {
   return {
     name: 'postgres',
     async create() {
-      // Loaded when a PostgreSQL store is asked for: `interlock/testing` works without `pg` installed.
+      // Loaded when a PostgreSQL store is asked for: `interlock-approvals/testing` works without `pg` installed.
       const { createPostgresStore } = await import('../store/postgres/postgres-store.ts');
       const s = createPostgresStore({ connectionString: TEST_DATABASE_URL, schema, max: 8 });
       await s.migrate();

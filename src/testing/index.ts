@@ -1,5 +1,5 @@
 /**
- * Test helpers, published as `interlock/testing`: a scripted model, a manual
+ * Test helpers, published as `interlock-approvals/testing`: a scripted model, a manual
  * clock, throwaway stores for both backends, and the scenario harness.
  */
 export {

@@ -196,10 +196,14 @@ describe('the packed package, installed into another project', () => {
       // a decision through Interlock, and the tool run once (each script prints one JSON line).
       const paused = { paused: 'interrupt', call: 'c1', final: 'end_turn', text: 'Refunded.', ran: [[850, true]] };
       const adapters: Array<[string, string, Record<string, unknown>]> = [
-        ['an AI SDK agent behind interlock/ai-sdk', 'ai-sdk.mjs', paused],
-        ['an OpenAI Agents SDK agent behind interlock/openai-agents', 'openai-agents.mjs', paused],
-        ['a LangChain createAgent agent with interlock/langchain', 'langchain.mjs', paused],
-        ['an MCP server behind interlock/mcp', 'mcp.mjs', { first: 'awaiting_approval', done: 'dropped tmp', ran: 1 }],
+        ['an AI SDK agent behind interlock-approvals/ai-sdk', 'ai-sdk.mjs', paused],
+        ['an OpenAI Agents SDK agent behind interlock-approvals/openai-agents', 'openai-agents.mjs', paused],
+        ['a LangChain createAgent agent with interlock-approvals/langchain', 'langchain.mjs', paused],
+        [
+          'an MCP server behind interlock-approvals/mcp',
+          'mcp.mjs',
+          { first: 'awaiting_approval', done: 'dropped tmp', ran: 1 },
+        ],
       ];
       for (const [who, script, want] of adapters) {
         it(`${who}: pauses, is approved, and runs its tool once`, () => {
@@ -222,7 +226,7 @@ describe('the packed package, installed into another project', () => {
       });
 
       it('the interlock command runs on this Node: --help, init, and a config that loads', () => {
-        const bin = join(app, 'node_modules', 'interlock', 'bin', 'interlock.mjs');
+        const bin = join(app, 'node_modules', 'interlock-approvals', 'bin', 'interlock.mjs');
         const help = run(node, [bin, '--help'], app);
         assert.equal(help.code, 0, help.err);
         assert.match(help.out, /usage: interlock <command>/);
@@ -244,7 +248,7 @@ describe('the packed package, installed into another project', () => {
           [
             '--input-type=module',
             '-e',
-            `import { loadConfig } from 'interlock'; const { config } = await loadConfig(${JSON.stringify(join(dir, 'interlock.config.ts'))}); console.log(Object.keys(config.policy.tools).join(','));`,
+            `import { loadConfig } from 'interlock-approvals'; const { config } = await loadConfig(${JSON.stringify(join(dir, 'interlock.config.ts'))}); console.log(Object.keys(config.policy.tools).join(','));`,
           ],
           app,
         );
@@ -252,8 +256,21 @@ describe('the packed package, installed into another project', () => {
         assert.equal(check.out.trim(), 'issue_refund');
       });
 
+      it('in a project made by npm init -y: init --help writes nothing; init says to set "type": "module"', () => {
+        const bin = join(app, 'node_modules', 'interlock-approvals', 'bin', 'interlock.mjs');
+        const proj = mkdtempSync(join(work, 'npm-init-'));
+        execFileSync('npm', ['init', '-y'], { cwd: proj, stdio: 'pipe' });
+        const help = run(node, [bin, 'init', '--help'], proj);
+        assert.equal(help.code, 0, help.err);
+        assert.match(help.out, /usage: interlock init/);
+        assert.ok(!existsSync(join(proj, 'interlock.config.ts')), 'init --help wrote a config');
+        const first = run(node, [bin, 'init'], proj);
+        assert.equal(first.code, 0, first.err);
+        assert.match(first.out, /has no "type": "module"[\s\S]*npm pkg set type=module/);
+      });
+
       it('interlock serve --config runs the starter config: /healthz answers', async () => {
-        const bin = join(app, 'node_modules', 'interlock', 'bin', 'interlock.mjs');
+        const bin = join(app, 'node_modules', 'interlock-approvals', 'bin', 'interlock.mjs');
         const dir = mkdtempSync(join(app, 'serve-'));
         assert.equal(run(node, [bin, 'init', '--dir', dir], app).code, 0);
         const { health, output } = await serveUntilHealthy(node, bin, dir, join(dir, 'interlock.config.ts'));
@@ -270,7 +287,7 @@ describe('the packed package, installed into another project', () => {
       app,
     );
     assert.equal(r.code, 0, r.out + r.err);
-    assert.ok(readdirSync(join(app, 'node_modules', 'interlock', 'dist')).includes('server.d.ts'));
+    assert.ok(readdirSync(join(app, 'node_modules', 'interlock-approvals', 'dist')).includes('server.d.ts'));
   });
 
   // Last: it removes packages from the consumer. The root must not need them at all, not merely not load them.

@@ -35,7 +35,7 @@ type DecisionInput =
  * in a test file; every scenario is a `node:test` test.
  *
  * @example
- * import { integrationConformance } from 'interlock/testing';
+ * import { integrationConformance } from 'interlock-approvals/testing';
  * integrationConformance({ name: 'my-framework', create: (world) => createMyAgent(world) });
  */
 export function integrationConformance(driver: IntegrationDriver, opts: ConformanceOptions = {}): void {

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { generateText, stepCountIs, tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { z } from 'zod';
-import { createInterlock, createSqliteStore } from 'interlock';
-import { createAiSdkAgent, interlockRun } from 'interlock/ai-sdk';
+import { createInterlock, createSqliteStore } from 'interlock-approvals';
+import { createAiSdkAgent, interlockRun } from 'interlock-approvals/ai-sdk';
 
 const store = createSqliteStore({ path: join(mkdtempSync(join(tmpdir(), 'consumer-ai-')), 'il.db') });
 await store.migrate();

@@ -3,8 +3,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { agentTool, createAgent, createGraph, createInterlock, createSqliteStore, tool } from 'interlock';
-import { scriptedModel } from 'interlock/testing';
+import { agentTool, createAgent, createGraph, createInterlock, createSqliteStore, tool } from 'interlock-approvals';
+import { scriptedModel } from 'interlock-approvals/testing';
 
 const store = createSqliteStore({ path: join(mkdtempSync(join(tmpdir(), 'il-consumer-')), 'interlock.db') });
 await store.migrate();

@@ -6,8 +6,8 @@ import { AIMessage, createAgent, tool } from 'langchain';
 import { fakeModel } from '@langchain/core/testing';
 import { MemorySaver } from '@langchain/langgraph';
 import { z } from 'zod';
-import { createInterlock, createSqliteStore } from 'interlock';
-import { createLangChainRunner, interlockMiddleware, interlockRun } from 'interlock/langchain';
+import { createInterlock, createSqliteStore } from 'interlock-approvals';
+import { createLangChainRunner, interlockMiddleware, interlockRun } from 'interlock-approvals/langchain';
 
 const store = createSqliteStore({ path: join(mkdtempSync(join(tmpdir(), 'consumer-lc-')), 'il.db') });
 await store.migrate();

@@ -10,5 +10,5 @@ registerHooks({
     return r;
   },
 });
-const root = await import('interlock');
+const root = await import('interlock-approvals');
 console.log(JSON.stringify({ exports: Object.keys(root).length, packages: [...loaded].sort() }));

@@ -6,8 +6,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { createInterlock, createSqliteStore } from 'interlock';
-import { createMcpGateway } from 'interlock/mcp';
+import { createInterlock, createSqliteStore } from 'interlock-approvals';
+import { createMcpGateway } from 'interlock-approvals/mcp';
 
 const store = createSqliteStore({ path: join(mkdtempSync(join(tmpdir(), 'consumer-mcp-')), 'il.db') });
 await store.migrate();

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { Agent, RunState, Runner, tool } from '@openai/agents-core';
 import { ScriptedModel, assistantMessage, functionCall } from '@openai/agents-core/testing';
 import { z } from 'zod';
-import { createInterlock, createSqliteStore } from 'interlock';
-import { createOpenAIAgentsAgent, interlockRun } from 'interlock/openai-agents';
+import { createInterlock, createSqliteStore } from 'interlock-approvals';
+import { createOpenAIAgentsAgent, interlockRun } from 'interlock-approvals/openai-agents';
 
 const store = createSqliteStore({ path: join(mkdtempSync(join(tmpdir(), 'consumer-oa-')), 'il.db') });
 await store.migrate();

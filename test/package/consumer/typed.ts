@@ -8,15 +8,15 @@ import {
   type ApprovalRequest,
   type Interlock,
   type Tool,
-} from 'interlock';
-import { createPostgresStore } from 'interlock/postgres';
-import { startService } from 'interlock/server';
-import { createNotifier } from 'interlock/notify';
-import { scriptedModel } from 'interlock/testing';
-import { createAiSdkAgent, type AiSdkAgent } from 'interlock/ai-sdk';
-import type { OpenAIAgentsAgent, OpenAIAgentsOptions } from 'interlock/openai-agents';
-import type { InterlockInterrupt, GraphOutcome } from 'interlock/langchain';
-import type { McpGatewayOptions } from 'interlock/mcp';
+} from 'interlock-approvals';
+import { createPostgresStore } from 'interlock-approvals/postgres';
+import { startService } from 'interlock-approvals/server';
+import { createNotifier } from 'interlock-approvals/notify';
+import { scriptedModel } from 'interlock-approvals/testing';
+import { createAiSdkAgent, type AiSdkAgent } from 'interlock-approvals/ai-sdk';
+import type { OpenAIAgentsAgent, OpenAIAgentsOptions } from 'interlock-approvals/openai-agents';
+import type { InterlockInterrupt, GraphOutcome } from 'interlock-approvals/langchain';
+import type { McpGatewayOptions } from 'interlock-approvals/mcp';
 
 const refund: Tool = tool({
   name: 'issue_refund',
