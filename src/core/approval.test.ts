@@ -5,6 +5,7 @@ import {
   DECISION_TYPES,
   allowedDecisions,
   checkDecision,
+  MAX_DECISION_MESSAGE,
   type ApprovalRequest,
   type Decision,
   type DecisionType,
@@ -435,5 +436,34 @@ describe('checkDecision: order of checks', () => {
     checkDecision(req, d, ALICE, NOW, ['bob']);
     assert.throws(() => checkDecision(req, d, { id: 'carol', roles: [] }, NOW, []));
     assert.equal(JSON.stringify([req, d]), before);
+  });
+});
+
+describe('checkDecision: the message, for every caller', () => {
+  it('refuses a message that is not text, or longer than the one limit', () => {
+    for (const message of [{ text: 'x' } as unknown as string, 'x'.repeat(MAX_DECISION_MESSAGE + 1)])
+      assert.throws(() => checkDecision(request(), decision({ type: 'reject', message }), ALICE, NOW, []), {
+        code: 'invalid_input',
+      });
+    assert.throws(
+      () =>
+        checkDecision(
+          request(),
+          decision({ type: 'respond', message: 'x'.repeat(MAX_DECISION_MESSAGE + 1) }),
+          ALICE,
+          NOW,
+          [],
+        ),
+      { code: 'invalid_input' },
+    );
+    assert.doesNotThrow(() =>
+      checkDecision(
+        request(),
+        decision({ type: 'respond', message: 'x'.repeat(MAX_DECISION_MESSAGE) }),
+        ALICE,
+        NOW,
+        [],
+      ),
+    );
   });
 });

@@ -32,6 +32,9 @@ export type RequestStatus = (typeof REQUEST_STATUSES)[number];
 export const DECISION_TYPES = ['approve', 'edit', 'reject', 'respond'] as const;
 export type DecisionType = (typeof DECISION_TYPES)[number];
 
+/** The longest message a decision may carry (a rejection's reason, a reviewer's answer). */
+export const MAX_DECISION_MESSAGE = 10_000;
+
 /** A reviewer's decision as submitted. */
 export interface Decision {
   type: DecisionType;
@@ -203,6 +206,15 @@ export function checkDecision(
     throw new ValidationError('An edit needs "args": the full new arguments of the tool call.', [
       { path: 'args', message: 'required for edit' },
     ]);
+  }
+  // One limit for every door (API, Slack, CLI, in-process answers): the model reads this text.
+  const message: unknown = decision.message;
+  const notText = message !== undefined && typeof message !== 'string' && decision.type !== 'respond';
+  if (notText || (typeof message === 'string' && message.length > MAX_DECISION_MESSAGE)) {
+    throw new ValidationError(
+      `A decision's "message" must be text of at most ${MAX_DECISION_MESSAGE} characters (this one is ${typeof message === 'string' ? `${message.length} characters` : `a ${typeof message}`}).`,
+      [{ path: 'message', message: `text, at most ${MAX_DECISION_MESSAGE} characters` }],
+    );
   }
   if (decision.type === 'respond' && typeof decision.message !== 'string') {
     throw new ValidationError('A respond decision needs "message": the text the agent receives as the tool result.', [

@@ -202,6 +202,31 @@ for (const backend of allBackends()) {
       });
       await click('U_BOB', 'interlock_approve', value);
       assert.match(lastEphemeral(), /Already decided: authorized by alice at .*Nothing changed/);
+      // A reviewer without the role learns no more than the API tells them: not who decided, nor when.
+      await click('U_CAROL', 'interlock_approve', value);
+      assert.match(lastEphemeral(), /forbidden_role/);
+      assert.doesNotMatch(lastEphemeral(), /alice|Already decided|authorized/);
+    });
+
+    it('an unknown action or form is refused, not taken as approve; a respond over the one message limit changes nothing', async () => {
+      const req = await f.pauseRefund(945);
+      const value = await posted(req);
+      const odd = await click('U_BOB', 'interlock_something_else', value);
+      assert.equal(odd.status, 400);
+      assert.equal(await status(req.id), 'pending');
+      const form = await interact({
+        type: 'view_submission',
+        user: { id: 'U_BOB' },
+        view: {
+          callback_id: 'other',
+          private_metadata: value,
+          state: { values: { message: { text: { value: 'x' } } } },
+        },
+      });
+      assert.equal(form.status, 400);
+      const long = await submit('U_BOB', 'respond', value, 'y'.repeat(30_079));
+      assert.match(JSON.stringify(long.body), /at most 10000 characters/);
+      assert.equal(await status(req.id), 'pending');
     });
 
     it('an expired request cannot be decided from Slack', async () => {

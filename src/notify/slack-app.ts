@@ -169,7 +169,9 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   /** Why a decision could not land, as a reviewer reads it in Slack. */
   async function refusal(err: unknown, id: string): Promise<string> {
     if (!(err instanceof InterlockError)) throw err;
-    const req = await il.getRequest(id);
+    // Who decided is told only to a reviewer the decision was open to (as the API does): a reviewer
+    // without the role learns that and nothing of the request's state.
+    const req = err.code === 'already_resolved' ? await il.getRequest(id) : undefined;
     if (req && req.status !== 'pending' && req.resolution) {
       const who = (await names(req))[req.resolution.by] ?? req.resolution.by;
       return `Already decided: ${req.status} by ${who} at ${new Date(req.resolution.at).toISOString()}. Nothing changed.`;
@@ -220,6 +222,11 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
         await ephemeral(payload, await unknownUser(payload.user?.id, v.id));
         return { status: 200, body: {} };
       }
+      if (![ACTIONS.approve, ACTIONS.reject, ACTIONS.respond].includes(action.action_id as (typeof ACTIONS)['approve']))
+        return {
+          status: 400,
+          body: { error: { code: 'invalid_input', message: `unknown action "${action.action_id}"; nothing changed` } },
+        };
       if (action.action_id === ACTIONS.reject || action.action_id === ACTIONS.respond) {
         const kind = action.action_id === ACTIONS.reject ? 'reject' : 'respond';
         await call('views.open', { trigger_id: payload.trigger_id, view: messageModal(kind, v) });
@@ -238,7 +245,10 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       const meta = buttonValue(payload.view?.private_metadata);
       if (!meta)
         return { status: 400, body: { error: { code: 'invalid_input', message: 'the form carries no request' } } };
-      const kind = payload.view?.callback_id === ACTIONS.respond ? 'respond' : 'reject';
+      const callback = payload.view?.callback_id;
+      if (callback !== ACTIONS.respond && callback !== ACTIONS.reject)
+        return { status: 400, body: { error: { code: 'invalid_input', message: `unknown form "${callback}"` } } };
+      const kind = callback === ACTIONS.respond ? 'respond' : 'reject';
       const text = payload.view?.state?.values?.message?.text?.value?.trim() ?? '';
       const fail = (message: string) => ({ status: 200, body: { response_action: 'errors', errors: { message } } });
       if (!reviewer) return fail(await unknownUser(payload.user?.id, meta.id));

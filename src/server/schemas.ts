@@ -1,6 +1,6 @@
 import { z } from 'zod';
 // Straight from the modules, not the core index: the browser client's types import this file too.
-import { DECISION_TYPES, REQUEST_STATUSES } from '../core/approval.ts';
+import { DECISION_TYPES, MAX_DECISION_MESSAGE, REQUEST_STATUSES } from '../core/approval.ts';
 import { TIERS, TIMEOUT_DECISIONS } from '../core/tiers.ts';
 
 /**
@@ -20,7 +20,7 @@ export const decisionBody = z
       .describe('Edit only: the full new arguments; checked against the tool schema and the policy.'),
     message: z
       .string()
-      .max(10_000)
+      .max(MAX_DECISION_MESSAGE)
       .optional()
       .describe('Reject: a message to the agent. Respond: the tool result the agent receives.'),
     trust: z.boolean().optional().describe('Approve only: trust this rule for the rest of the thread.'),
