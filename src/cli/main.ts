@@ -34,11 +34,33 @@ usage: interlock <command> [options]
 Database: DATABASE_URL=postgres://… or the embedded SQLite under INTERLOCK_DATA_DIR (./data).
 Exit codes: 0 ok, 1 check failed, 2 usage error, 3 refused, 4 system error.`;
 
+const COMMANDS = ['init', 'serve', 'worker', 'migrate', 'reviewers', 'approvals', 'threads', 'audit', 'metrics', 'mcp'];
+
+/** `interlock CMD --help`: the lines of HELP about CMD (with their continuation lines), and nothing else runs. */
+export function helpFor(cmd: string): string {
+  const lines = HELP.split('\n');
+  const out: string[] = [];
+  let inside = false;
+  for (const line of lines) {
+    const word = /^ {2}(\S+)/.exec(line)?.[1];
+    if (word !== undefined) inside = word === cmd;
+    else if (!/^ {4,}\S/.test(line)) inside = false;
+    if (inside) out.push(word !== undefined ? `interlock ${line.trim()}` : line);
+  }
+  const tail = lines.filter((l) => l.startsWith('Database:') || l.startsWith('Exit codes:'));
+  return `usage: ${out.join('\n       ')}\n\n${tail.join('\n')}`;
+}
+
 /** Run the CLI with `argv` (without node and script); returns the exit code. */
 export async function main(argv: string[], raw: Io = processIo): Promise<number> {
   const [cmd, ...rest] = argv;
   if (raw === processIo) stopQuietlyOnClosedPipe();
   const io = forPeople(raw);
+  // Every command answers --help (and -h) and does nothing else.
+  if (cmd && COMMANDS.includes(cmd) && (rest.includes('--help') || rest.includes('-h'))) {
+    io.out(helpFor(cmd));
+    return EXIT.ok;
+  }
   try {
     switch (cmd) {
       case 'init':
