@@ -1,4 +1,4 @@
-import { InterlockError, newId, NotFoundError, ValidationError } from '../core/index.ts';
+import { InterlockError, InterlockUsageError, newId, NotFoundError, ValidationError } from '../core/index.ts';
 import type { Interrupt } from '../agent/index.ts';
 import type { Interlock, ThreadRunner } from '../engine/index.ts';
 import type { ThreadsAdapter, ThreadView } from '../server/index.ts';
@@ -46,6 +46,13 @@ export function createThreadsAdapter(
         throw new ValidationError('"input" must be the user message: a non-empty string or { text }.', [
           { path: 'input', message: 'expected text' },
         ]);
+      // A sub-agent's thread is `<root>.<call id>`: an id with a dot could squat a tree's child (its
+      // tree would then read and fail through a thread that is not its own).
+      if (threadId !== undefined && threadId.includes('.'))
+        throw new ValidationError(
+          `Thread ids started over the API may not contain ".": "${threadId}" has the form of a sub-agent's thread. Choose another id, or omit it.`,
+          [{ path: 'threadId', message: 'no "." (reserved for sub-agent threads)' }],
+        );
       const id = threadId ?? newId<string>('thr');
       // The row exists before the 202, so a GET right after finds the thread; the run takes its own lease.
       // With it, the recovery job (see above): it finds the thread paused or ended in the usual case, and does nothing.
@@ -101,6 +108,13 @@ export function createThreadsAdapter(
     async abort(threadId) {
       const thread = await interlock.threads.getThread(threadId);
       if (!thread) throw new NotFoundError('thread', threadId);
+      const root = thread.metadata.rootThreadId;
+      if (typeof root === 'string' && root !== threadId)
+        throw new InterlockUsageError(
+          'child_thread',
+          `Thread ${threadId} is a sub-agent's, part of the tree of thread ${root}: only the root is aborted, and its sub-agents stop with it. Abort ${root} (POST /api/v1/threads/${root}/abort).`,
+          { details: { threadId, rootThreadId: root } },
+        );
       const agent = agents.get(thread.agent);
       if (!agent) throw new NotFoundError('agent', thread.agent);
       await agent.abort(threadId);
