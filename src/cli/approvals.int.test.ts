@@ -42,6 +42,14 @@ for (const backend of allBackends()) {
       return requests[0]!;
     }
 
+    it('approve, reject and respond need no configuration, only the database', async () => {
+      const req = await pending();
+      const env2 = { ...env, INTERLOCK_CONFIG: '/nonexistent/interlock.config.ts' };
+      const r = await runCli(['approvals', 'decide', req.id, '--reject', '--message', 'no', '--token', token], env2);
+      assert.equal(r.code, 0, r.err);
+      assert.equal((await il.getRequestOrThrow(req.id)).status, 'rejected');
+    });
+
     it('edits a request from the CLI with the tools of the configuration (--config), checked by their schema', async () => {
       const req = await pending();
       const edit = await runCli(
@@ -63,7 +71,7 @@ for (const backend of allBackends()) {
       const after = await il.getRequestOrThrow(req.id);
       assert.equal(after.status, 'authorized');
       assert.deepEqual(after.args, { orderId: 'ORD-1', amount: 300 });
-      assert.match(edit.out, /edited by Maria Supervisor/);
+      assert.match(edit.out, /edited by Maria Supervisor: issue_refund \{"orderId":"ORD-1","amount":300\}/);
 
       // The schema is the config's: a negative amount is refused with the field named, and nothing changes.
       const other = await pending();

@@ -40,10 +40,13 @@ export async function approvals(argv: string[], io: Output): Promise<number> {
     config: { type: 'string' },
     ...TOKEN_FLAGS,
   });
-  // Deciding needs the configuration's tools (an edit is checked against their schemas), as `serve` has them.
+  // An edit needs the configuration's tools (it is checked against their schemas, and the policy re-runs
+  // on it), as `serve` has them; approve, reject and respond need only the database.
   const { interlock, store } = await engine(
     io,
-    sub === 'decide' ? ((values.config as string | undefined) ?? true) : undefined,
+    sub === 'decide' && (values.edit === true || values.config !== undefined)
+      ? ((values.config as string | undefined) ?? true)
+      : undefined,
   );
   try {
     if (sub === 'list') {
@@ -135,7 +138,8 @@ export async function approvals(argv: string[], io: Output): Promise<number> {
         `${r.outcome}: ${id} is ${r.request.status}${r.newRequest ? `; new request ${r.newRequest.id} (${r.newRequest.tier}, ${r.newRequest.role})` : ''}`,
       );
       io.out(
-        `${DONE[decision.type]} by ${reviewer.name}: ${req.tool} ${JSON.stringify(req.args)} (v${decision.expectedVersion}, hash ${decision.actionHash})`,
+        // What now stands: an edit's arguments (on this request, or on the new one it raised), not the original's.
+        `${DONE[decision.type]} by ${reviewer.name}: ${req.tool} ${JSON.stringify((r.newRequest ?? r.request).args)} (v${decision.expectedVersion}, hash ${decision.actionHash})`,
       );
       if (pinnedVersion === undefined || pinnedHash === undefined) {
         io.out(
