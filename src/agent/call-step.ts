@@ -269,7 +269,8 @@ export abstract class CallStep extends RunBase {
         this.wait(call, w, fresh);
         return 'waiting';
       }
-      key = `${this.threadId}:${call.toolCallId}${call.answers.length ? `:a${call.answers.length}` : ''}`;
+      const turn = this.state.batch?.turn;
+      key = `${this.threadId}:${turn === undefined ? '' : `t${turn}:`}${call.toolCallId}${call.answers.length ? `:a${call.answers.length}` : ''}`;
       why = {
         tier: verdict.tier,
         ruleId: verdict.ruleId,

@@ -1,4 +1,4 @@
-import type { Duration, TimeoutDecision } from '../core/index.ts';
+import { redact, type Duration, type TimeoutDecision } from '../core/index.ts';
 import { auditEvent } from '../engine/index.ts';
 import type { ThreadStatus } from '../store/types.ts';
 import type { HookCall } from './hooks.ts';
@@ -93,11 +93,43 @@ export class Run extends CallStep {
         status: 'todo',
         answers: [],
       }));
+      this.refuseRepeatedIds(calls);
       const checks: Array<'confidence' | 'hook'> = [];
       const conf = this.rt.opts.confidence;
       if (conf && (await conf.score(turn)) < conf.threshold) checks.push('confidence');
       if (this.rt.opts.hooks?.beforeToolBatch && calls.length > 1) checks.push('hook');
-      this.state.batch = { calls, ...(checks.length ? { checks } : {}) };
+      this.state.batch = { calls, turn: this.state.iterations, ...(checks.length ? { checks } : {}) };
+    }
+  }
+
+  /**
+   * Two calls of one model step under one call id: their results are keyed by that id, so neither could
+   * get its own (one was handed the other's result). Each is refused, visibly and audited, before
+   * anything of the step runs; the model can propose them again with their own ids.
+   */
+  private refuseRepeatedIds(calls: PendingCall[]): void {
+    const count = new Map<string, number>();
+    for (const c of calls) count.set(c.toolCallId, (count.get(c.toolCallId) ?? 0) + 1);
+    for (const c of calls) {
+      if ((count.get(c.toolCallId) ?? 0) < 2) continue;
+      this.done(c, {
+        type: 'error-text',
+        value: `Two calls in one step used the same call id (${c.toolCallId}); none of them ran. Propose each call again with its own id.`,
+      });
+      this.audit.push(
+        auditEvent(
+          'refused',
+          'system:policy',
+          {
+            tool: c.toolName,
+            args: redact(c.args),
+            toolCallId: c.toolCallId,
+            code: 'duplicate_call_id',
+            reason: 'duplicate_call_id',
+          },
+          { threadId: this.threadId },
+        ),
+      );
     }
   }
 

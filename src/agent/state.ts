@@ -46,7 +46,17 @@ export interface LoopState {
   /** Budget extension granted by reviewers, as a multiple of the configured limit. */
   budgetGrants: number;
   /** The tool calls of the last model turn, until every one has a result. */
-  batch: null | { calls: PendingCall[]; wait?: Wait | undefined; checks?: Array<'confidence' | 'hook'> };
+  batch: null | {
+    calls: PendingCall[];
+    wait?: Wait | undefined;
+    checks?: Array<'confidence' | 'hook'>;
+    /**
+     * The model call that proposed the batch (the iteration count then): part of an automatic call's
+     * key, so a call id a model reuses in a later turn is a new call, not a replay of the earlier one.
+     * Absent in checkpoints written before it: their keys stay as they were.
+     */
+    turn?: number;
+  };
   /** A loop-control question (budget) waiting for a person. */
   control: null | Wait;
   appState: Record<string, unknown>;

@@ -1,0 +1,49 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { allBackends } from '../testing/backends.ts';
+import { CONFORMANCE_POLICY, conformanceWorld, type ConformanceEffect } from '../testing/index.ts';
+import { createInterlock, type Interlock } from '../engine/index.ts';
+import type { ThreadRunner } from '../engine/index.ts';
+import { nativeDriver } from '../../test/support/conformance/native.ts';
+
+// A model's call ids are data: a self-hosted model, a template or a proxy may repeat them.
+for (const backend of allBackends()) {
+  describe(`the native loop and repeated call ids on ${backend.name}`, () => {
+    let il: Interlock;
+    let agent: ThreadRunner;
+    const effects: ConformanceEffect[] = [];
+
+    before(async () => {
+      il = createInterlock({ store: await backend.create(), policy: CONFORMANCE_POLICY });
+      agent = await nativeDriver.create(conformanceWorld(il, effects, new Map()));
+    });
+    after(() => backend.destroy());
+
+    it('two calls under one id in one step are both refused, visibly and audited; neither gets the other’s result', async () => {
+      const t = `ids-${backend.name}-1`;
+      await agent.invoke(`lookup ${t} @same; refund ${t} 100 @same`, { threadId: t });
+      assert.deepEqual(
+        effects.filter((e) => e.args.orderId === t),
+        [],
+      );
+      const results = JSON.stringify(await il.threads.listMessages(t));
+      assert.equal(results.split('used the same call id').length - 1, 2, 'each call says why it did not run');
+      assert.doesNotMatch(results, /"total":900/, 'no call was handed the lookup’s result');
+      const refused = (await il.audit.listAudit({ threadId: t })).filter((e) => e.type === 'refused');
+      assert.deepEqual(
+        refused.map((e) => e.payload.code),
+        ['duplicate_call_id', 'duplicate_call_id'],
+      );
+    });
+
+    it('a call id reused in a later turn is a new call: it runs, it is not answered with the earlier result', async () => {
+      const t = `ids-${backend.name}-2`;
+      await agent.invoke(`refund ${t} 100 @c1`, { threadId: t });
+      await agent.invoke(`refund ${t} 200 @c1`, { threadId: t });
+      assert.deepEqual(
+        effects.filter((e) => e.args.orderId === t).map((e) => e.args.amount),
+        [100, 200],
+      );
+    });
+  });
+}
