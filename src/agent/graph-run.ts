@@ -362,7 +362,13 @@ export class GraphRun {
       stopReason,
       status,
       interrupts,
-      outputs: { ...(this.state?.outputs ?? {}) },
+      // Every finished node's output: also those of a step that paused on a sibling (docs/multi-agent.md).
+      outputs: {
+        ...(this.state?.outputs ?? {}),
+        ...Object.fromEntries(
+          (this.state?.tasks ?? []).filter((t) => t.status === 'done').map((t) => [t.node, t.output]),
+        ),
+      },
       text: last ? textOfTasks(last) : '',
     };
   }
