@@ -82,7 +82,7 @@ export async function threads(argv: string[], io: Output): Promise<number> {
         ]);
         messages = stored;
       }
-      const pending = await store.listRequests({ threadId: id, status: 'pending', planted: false });
+      const pending = await store.listRequests({ threadId: id, status: 'pending' });
       if (values.json) io.json({ thread: t, messages, pending: pending.items });
       else {
         io.out(

@@ -269,7 +269,7 @@ for (const backend of allBackends()) {
       ]);
     });
 
-    it('Prometheus: every gated call by tool and tier, opened and resolved by role; planted checks left out', async () => {
+    it('Prometheus: every gated call by tool and tier, opened and resolved by role; planted checks counted like any request (a series without them would give their number away)', async () => {
       const il = createInterlock({ store, policy: refundPolicy({ rate: 1 }), now: clock.now, random: () => 0 });
       const metrics = createMetrics(il);
       try {
@@ -280,14 +280,14 @@ for (const backend of allBackends()) {
         const text = await metrics.render();
         const sample = (re: RegExp) => Number(re.exec(text)?.[1]);
         assert.equal(sample(/^interlock_tool_calls_total\{tool="issue_refund",tier="auto"\} (\d+)$/m), 1);
-        assert.equal(sample(/^interlock_tool_calls_total\{tool="issue_refund",tier="approve"\} (\d+)$/m), 1);
+        assert.equal(sample(/^interlock_tool_calls_total\{tool="issue_refund",tier="approve"\} (\d+)$/m), 2);
         assert.equal(
           sample(/^interlock_requests_opened_total\{role="supervisor"\} (\d+)$/m),
-          1,
-          'the planted one is not counted',
+          2,
+          'the planted one is counted like the real one',
         );
         assert.equal(sample(/^interlock_requests_resolved_total\{role="supervisor"\} (\d+)$/m), 1);
-        assert.equal(sample(/^interlock_interrupts_total\{tool="issue_refund",tier="approve"\} (\d+)$/m), 1);
+        assert.equal(sample(/^interlock_interrupts_total\{tool="issue_refund",tier="approve"\} (\d+)$/m), 2);
         assert.equal(sample(/^interlock_queue_depth\{role="supervisor"\} (\d+)$/m) >= 0, true);
       } finally {
         metrics.dispose();

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import {
   actionHash,
   newId,
@@ -302,15 +303,21 @@ export async function pause(ctx: EngineContext, input: PauseInput): Promise<Paus
       requests.push(req);
       const check = plantFor(ctx, item, req);
       if (!check) continue;
-      await openRequest(tx, check, [
-        {
-          type: 'planted',
-          actor: 'system:oversight',
-          threadId: null,
-          requestId: check.id,
-          payload: { tool: check.tool, ruleId: check.ruleId, tier: check.tier, role: check.role, beside: req.id },
-        },
-      ]);
+      await openRequest(tx, check);
+      // Its own append, so it goes to the planted request's chain, not the thread's: in the thread's
+      // chain it left a gap (an event a reviewer cannot read) right where the check was placed.
+      await tx.appendAudit(
+        [
+          {
+            type: 'planted',
+            actor: 'system:oversight',
+            threadId: null,
+            requestId: check.id,
+            payload: { tool: check.tool, ruleId: check.ruleId, tier: check.tier, role: check.role, beside: req.id },
+          },
+        ],
+        now,
+      );
       planted.push(check);
     }
     return { checkpointId, requests, planted };
@@ -344,8 +351,9 @@ function plantFor(ctx: EngineContext, item: PauseItem, real: ApprovalRequest): A
     proposer: real.proposer,
     item: {
       call: { tool: item.call.tool, args: made.args },
-      // A call id like any other: nothing in the queue or on the card tells the two apart.
-      toolCallId: newId<string>('call'),
+      // A call id of the real call's form (its prefix, its length): not an Interlock id a reviewer
+      // could tell apart from the model's.
+      toolCallId: lookalikeCallId(real.toolCallId),
       verdict: item.verdict,
       evidence: made.evidence ?? item.evidence ?? {},
       ...(item.app ? { app: item.app } : {}),
@@ -354,6 +362,17 @@ function plantFor(ctx: EngineContext, item: PauseItem, real: ApprovalRequest): A
   });
   req.planted = true;
   return req;
+}
+
+/** A random call id shaped like `id`: the same prefix (up to its last `_` or `-`) and length. */
+function lookalikeCallId(id: string | null): string {
+  if (!id) return newId<string>('call');
+  const cut = Math.max(id.lastIndexOf('_'), id.lastIndexOf('-')) + 1;
+  const alphabet = /^[0-9a-f]+$/.test(id.slice(cut))
+    ? '0123456789abcdef'
+    : 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+  const bytes = randomBytes(id.length - cut);
+  return id.slice(0, cut) + Array.from(bytes, (b) => alphabet[b % alphabet.length]).join('');
 }
 
 /** Options of {@link checkpoint}. */

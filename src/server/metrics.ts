@@ -106,13 +106,14 @@ export function createMetrics(interlock: Interlock, opts: MetricsOptions = {}): 
     lookups.add(p);
   };
 
-  // Planted checks are left out of every series: they test reviewers, they are not the agents' work.
+  // Planted checks count like any request here: /metrics is open to reviewers, and a series that left
+  // them out would give their number away (the queue minus the series). Operators read the true
+  // figures, planted checks apart, in the oversight rollup.
   const onEvent = (e: EngineEvent) => {
     switch (e.type) {
       case 'approval.created':
         later(async () => {
           const req = await interlock.getRequest(e.requestId);
-          if (req?.planted) return;
           interrupts.inc({ tool: e.tool, tier: req?.tier ?? 'unknown' });
           opened.inc({ role: e.role });
           if (req) agentInterrupts.inc({ agent: agentOf(req) });
@@ -123,7 +124,6 @@ export function createMetrics(interlock: Interlock, opts: MetricsOptions = {}): 
       case 'approval.decided':
         later(async () => {
           const req = await interlock.getRequest(e.requestId);
-          if (req?.planted) return;
           decisions.inc({ type: e.decision });
           if (e.status !== 'pending' && req) resolved.inc({ role: req.role });
           if (e.status !== 'pending' && req?.resolvedAt != null)
@@ -133,7 +133,7 @@ export function createMetrics(interlock: Interlock, opts: MetricsOptions = {}): 
       case 'approval.expired':
         later(async () => {
           const req = await interlock.getRequest(e.requestId);
-          if (!req || req.planted) return;
+          if (!req) return;
           expirations.inc();
           resolved.inc({ role: req.role });
         });

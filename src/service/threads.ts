@@ -83,7 +83,8 @@ export function createThreadsAdapter(
       if (!thread) return undefined;
       const [messages, pending] = await Promise.all([
         interlock.threads.listMessages(threadId),
-        interlock.listRequests({ threadId, status: 'pending', limit: 100, planted: false }),
+        // Planted checks too: a thread's pending list that left them out would tell them apart.
+        interlock.listRequests({ threadId, status: 'pending', limit: 100 }),
       ]);
       const view: ThreadView = {
         threadId,

@@ -111,6 +111,50 @@ for (const backend of allBackends()) {
       assert.deepEqual(after.body.plantedCheck, { caught: true });
     });
 
+    it('plays the reviewer: what a reviewer can read tells a planted check from a real request no better than chance', async (t) => {
+      const il = planting();
+      // Features of each request, from the reads a supervisor has: per pair, the planted one's must equal the real one's.
+      const features = async (r: ApprovalRequest) => {
+        const story = await f.call<{ events: Array<{ type: string }> }>(`/api/v1/approvals/${r.id}/story`, 'alice');
+        const item = (
+          await f.call<{ items: Array<Record<string, unknown>> }>(
+            `/api/v1/approvals?status=pending&threadId=${encodeURIComponent(r.threadId)}`,
+            'alice',
+          )
+        ).body.items.find((i) => i.id === r.id);
+        const packet = await f.call<Record<string, unknown>>(`/api/v1/approvals/${r.id}`, 'alice');
+        // The thread's audit as a reviewer reads it: is the request's `interrupted` event right after the one before it?
+        const events = await f.store.listAudit({ threadId: r.threadId });
+        const mine = events.findIndex((e) => e.type === 'interrupted' && e.requestId === r.id);
+        const before = events[mine - 1];
+        const cut = Math.max(r.toolCallId!.lastIndexOf('_'), r.toolCallId!.lastIndexOf('-')) + 1;
+        return {
+          'story event types': story.body.events.map((e) => e.type).join(','),
+          'queue item fields': Object.keys(item ?? {})
+            .sort()
+            .join(','),
+          'review packet fields': Object.keys(packet.body).sort().join(','),
+          'gap in the thread chain before it': before ? events[mine]!.chainSeq - before.chainSeq !== 1 : false,
+          'call id shape': `${r.toolCallId!.slice(0, cut)}…${r.toolCallId!.length}`,
+        };
+      };
+      const compared = new Set<string>();
+      for (let i = 0; i < 4; i++) {
+        const { real, check } = await pauseWithCheck(il);
+        const [a, b] = [await features(real), await features(check)];
+        for (const k of Object.keys(a)) compared.add(k);
+        assert.deepEqual(b, a, 'a reviewer can tell the planted check by one of these');
+      }
+      // The queue depth anyone can scrape counts the planted checks with the rest.
+      const queue = await f.store.listRequests({ status: 'pending', roles: ['supervisor'], limit: 500 });
+      assert.ok(queue.items.some((r) => r.planted));
+      const metrics = await fetch(`${f.url}/metrics`).then((r) => r.text());
+      const depth = Number(/interlock_queue_depth\{role="supervisor"\} (\d+)/.exec(metrics)?.[1]);
+      assert.equal(depth, queue.items.length);
+      compared.add('queue depth on /metrics against the queue');
+      t.diagnostic(`compared: ${[...compared].join('; ')}`);
+    });
+
     it('a batch approval of a planted check records the miss and runs nothing', async () => {
       const il = planting();
       const { real, check } = await pauseWithCheck(il);

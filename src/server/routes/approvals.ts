@@ -71,8 +71,10 @@ export function approvalRoutes(deps: RouteDeps, limiter: RateLimiter | undefined
   app.get('/approvals/:id/story', async (c) => {
     await visibleRequest(deps, c.var.principal, c.req.param('id'));
     const story = await interlock.explain(c.req.param('id'));
+    // A planted check's own `planted` event is for operators: to a reviewer, its story reads like any.
+    const events = c.var.principal.operator ? story.events : story.events.filter((e) => e.type !== 'planted');
     // The request as everywhere else in the API (ISO times, no raw evidence or policy context).
-    return c.json({ ...story, request: requestSummary(story.request) });
+    return c.json({ ...story, events, request: requestSummary(story.request) });
   });
 
   app.post('/approvals/:id/decision', async (c) => {

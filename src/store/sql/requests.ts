@@ -246,7 +246,7 @@ export function requestOps(db: SqlExecutor, d: Dialect): RequestStoreOps {
     async countPendingByRole() {
       const rows = await db.all(
         // Planted checks wait in the queue like real requests but are left out of its figures.
-        `SELECT role, COUNT(*) AS n, MIN(created_at) AS oldest FROM il_requests WHERE status = 'pending' AND planted = 0 GROUP BY role`,
+        `SELECT role, COUNT(*) AS n, MIN(created_at) AS oldest FROM il_requests WHERE status = 'pending' GROUP BY role`,
       );
       return rows.map((r) => ({ role: String(r.role), count: num(r.n), oldestCreatedAt: num(r.oldest) }));
     },
