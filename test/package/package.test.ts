@@ -256,7 +256,7 @@ describe('the packed package, installed into another project', () => {
         assert.equal(check.out.trim(), 'issue_refund');
       });
 
-      it('in a project made by npm init -y: init --help writes nothing; init says to set "type": "module"', () => {
+      it('npx interlock --help where the package is installed; in a project made by npm init -y, init --help writes nothing and init says to set "type": "module"', () => {
         const bin = join(app, 'node_modules', 'interlock-approvals', 'bin', 'interlock.mjs');
         const proj = mkdtempSync(join(work, 'npm-init-'));
         execFileSync('npm', ['init', '-y'], { cwd: proj, stdio: 'pipe' });
@@ -267,6 +267,12 @@ describe('the packed package, installed into another project', () => {
         const first = run(node, [bin, 'init'], proj);
         assert.equal(first.code, 0, first.err);
         assert.match(first.out, /has no "type": "module"[\s\S]*npm pkg set type=module/);
+        // In the project that installed it, npx finds the command under its name, on this Node.
+        const npx = run('npx', ['--no-install', 'interlock', '--help'], app, {
+          PATH: `${dirname(node)}:${process.env.PATH ?? ''}`,
+        });
+        assert.equal(npx.code, 0, npx.err);
+        assert.match(npx.out, /usage: interlock <command>/);
       });
 
       it('interlock serve --config runs the starter config: /healthz answers', async () => {
