@@ -12,6 +12,8 @@ import { startServerFixture, testPolicy, type ServerFixture } from '../../test/s
 import { batchDigest } from './batch-digest.ts';
 import { createWebUi } from './index.ts';
 
+const REAL_CALL_ID = 'call_Qm3xT8vLw2ZpK7rYc4NbH9dF';
+
 type Answer = { results: Array<{ id: string; ok: boolean; outcome?: string; error?: { code: string } }> };
 
 for (const backend of allBackends()) {
@@ -56,7 +58,8 @@ for (const backend of allBackends()) {
       const call = { tool: 'issue_refund', args: { orderId: 'ORD-1', customerId: 'cus_1', amount: 700 } };
       const { requests } = await il.pause({
         thread: { id: threadId, agent: 'support', agentVersion: '1' },
-        items: [{ call, toolCallId: 'call_real', verdict: await il.gate(call) }],
+        // A call id as providers make them: a prefix and 24 random characters.
+        items: [{ call, toolCallId: REAL_CALL_ID, verdict: await il.gate(call) }],
         proposer: 'agent:support',
       });
       const check = (await f.store.listRequests({ threadId, planted: true })).items[0]!;
@@ -152,6 +155,14 @@ for (const backend of allBackends()) {
       const depth = Number(/interlock_queue_depth\{role="supervisor"\} (\d+)/.exec(metrics)?.[1]);
       assert.equal(depth, queue.items.length);
       compared.add('queue depth on /metrics against the queue');
+      // Ids: a check's sorts before or after its real request's by chance (64 pairs; chance of a false alarm ~1e-4).
+      let after = 0;
+      for (let i = 0; i < 64; i++) {
+        const { real, check } = await pauseWithCheck(il);
+        if (check.id > real.id) after++;
+      }
+      assert.ok(after >= 16 && after <= 48, `a check sorted after its request ${after} times in 64`);
+      compared.add('id order beside the real request');
       t.diagnostic(`compared: ${[...compared].join('; ')}`);
     });
 
@@ -171,7 +182,7 @@ for (const backend of allBackends()) {
         ],
       );
       await neverRuns(il, check);
-      assert.equal((await il.callOutcome(real.threadId, 'call_real'))?.state, 'approved', 'the real one runs');
+      assert.equal((await il.callOutcome(real.threadId, REAL_CALL_ID))?.state, 'approved', 'the real one runs');
     });
 
     it('a timeout default of approve never runs it; a default of abort leaves the real thread alone', async () => {
@@ -196,7 +207,8 @@ for (const backend of allBackends()) {
       const refused = await f.call('/api/v1/planted', 'alice');
       assert.equal(refused.status, 403);
       const listed = await f.call<{ items: Array<{ id: string; plantedCheck?: { caught: boolean | null } }> }>(
-        '/api/v1/planted',
+        // All of them: the reviewer-playing test above leaves many undecided, newest first.
+        '/api/v1/planted?limit=500',
         'olga',
       );
       assert.equal(listed.status, 200);
