@@ -1,15 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import {
-  actionHash,
-  newId,
-  type ApprovalRequest,
-  type AuditEventInput,
-  type ToolCall,
-  type Verdict,
-} from '../core/index.ts';
-import { InterlockUsageError, isInterrupting, redact, ValidationError } from '../core/index.ts';
+import { newId, type ApprovalRequest, type AuditEventInput } from '../core/index.ts';
+import { InterlockUsageError, isInterrupting, ValidationError } from '../core/index.ts';
 import type { StoreTx, ThreadRow, ThreadStatus } from '../store/types.ts';
 import type { EngineContext } from './context.ts';
+import { newRequest, type PauseItem } from './new-request.ts';
+import { plantFor } from './plant.ts';
+
+export { newRequest, type PauseItem } from './new-request.ts';
 
 /** The thread a pause or checkpoint belongs to; created on first use. */
 export interface ThreadRef {
@@ -41,19 +37,6 @@ export interface CheckpointInput {
   newMessages: readonly unknown[];
   state: Record<string, unknown>;
   schemaVersion: number;
-}
-
-/** One gated call to pause on. */
-export interface PauseItem {
-  call: ToolCall;
-  toolCallId?: string;
-  verdict: Verdict;
-  /** Untrusted material for the reviewer (customer message, model summary); redacted before storage. */
-  evidence?: Record<string, unknown>;
-  /** Application context the policy saw; kept so an edit re-runs the policy the same way. */
-  app?: Record<string, unknown>;
-  /** Id to give the request, when the caller's checkpoint must refer to it (see `newId('apr')`). */
-  requestId?: string;
 }
 
 /** What {@link pause} writes. */
@@ -183,52 +166,6 @@ export async function writeCheckpoint(
   return { checkpointId, created };
 }
 
-/** Build a pending request from a verdict. */
-export function newRequest(
-  ctx: EngineContext,
-  input: {
-    threadId: string;
-    checkpointId: string | null;
-    proposer: string;
-    item: PauseItem;
-    now: number;
-    parentId?: string | null;
-  },
-): ApprovalRequest {
-  const { item, now } = input;
-  const v = item.verdict;
-  return {
-    id: item.requestId ?? newId<string>('apr'),
-    threadId: input.threadId,
-    checkpointId: input.checkpointId,
-    toolCallId: item.toolCallId ?? null,
-    tool: item.call.tool,
-    args: item.call.args,
-    actionHash: actionHash(item.call.tool, item.call.args),
-    reason: v.reason,
-    ruleId: v.ruleId,
-    tier: v.tier,
-    role: v.role ?? ctx.fallbackRole,
-    approvalsRequired: Math.max(1, v.approvalsRequired),
-    approvalsReceived: 0,
-    version: 1,
-    status: 'pending',
-    proposer: input.proposer,
-    evidence: redact(item.evidence ?? {}),
-    context: item.app ?? {},
-    onTimeout: v.onTimeout,
-    escalateTo: v.escalateTo,
-    trustable: v.trustable,
-    resolution: null,
-    parentId: input.parentId ?? null,
-    supersededBy: null,
-    createdAt: now,
-    expiresAt: now + v.timeoutMs,
-    updatedAt: now,
-    resolvedAt: null,
-  };
-}
-
 /** Insert a request with its `interrupted` audit event and the job that notifies its reviewers. */
 export async function openRequest(
   tx: StoreTx,
@@ -326,66 +263,6 @@ export async function pause(ctx: EngineContext, input: PauseInput): Promise<Paus
   for (const r of [...result.requests, ...result.planted])
     ctx.emit({ type: 'approval.created', requestId: r.id, threadId: r.threadId, tool: r.tool, role: r.role });
   return { checkpointId: result.checkpointId, requests: result.requests };
-}
-
-/**
- * A planted check beside a real request, when its rule plants them and the draw says so: the same
- * tool, tier, role, quorum and expiry, on the same thread, with the template's arguments. A template
- * that fails places nothing; the real pause goes on.
- */
-function plantFor(ctx: EngineContext, item: PauseItem, real: ApprovalRequest): ApprovalRequest | undefined {
-  const spec = ctx.policy.plantFor(item.call.tool, item.verdict.ruleId);
-  if (!spec || ctx.random() >= spec.rate) return undefined;
-  let made: ReturnType<typeof spec.template>;
-  try {
-    made = spec.template({ args: item.call.args, app: item.app ?? {} });
-  } catch (err) {
-    process.emitWarning(
-      `Interlock: the planted-check template of ${item.call.tool} rule "${item.verdict.ruleId}" failed (${err instanceof Error ? err.message : String(err)}); no check was placed.`,
-    );
-    return undefined;
-  }
-  const req = newRequest(ctx, {
-    threadId: real.threadId,
-    checkpointId: real.checkpointId,
-    proposer: real.proposer,
-    item: {
-      call: { tool: item.call.tool, args: made.args },
-      // A call id of the real call's form (its prefix, its length): not an Interlock id a reviewer
-      // could tell apart from the model's.
-      toolCallId: lookalikeCallId(real.toolCallId),
-      // Its id shares the real one's time and counter, with its own random tail: it sorts before or
-      // after the real request by chance, not always right after it.
-      requestId: siblingId(real.id),
-      verdict: item.verdict,
-      evidence: made.evidence ?? item.evidence ?? {},
-      ...(item.app ? { app: item.app } : {}),
-    },
-    now: real.createdAt,
-  });
-  req.planted = true;
-  return req;
-}
-
-/** An id with `id`'s prefix, time and counter (see `newId`) and a random tail of the same alphabet. */
-function siblingId(id: string): string {
-  const at = id.indexOf('_') + 1;
-  const keep = id.slice(0, at + 14);
-  const alphabet = '0123456789abcdefghjkmnpqrstvwxyz';
-  return keep + Array.from(randomBytes(id.length - keep.length), (b) => alphabet[b % 32]).join('');
-}
-
-/** A random call id shaped like `id`: the same prefix (up to its last `_` or `-`) and length (12 random at least). */
-function lookalikeCallId(id: string | null): string {
-  if (!id) return newId<string>('call');
-  const cut = Math.max(id.lastIndexOf('_'), id.lastIndexOf('-')) + 1;
-  const alphabet = /^[0-9a-f]+$/.test(id.slice(cut))
-    ? '0123456789abcdef'
-    : 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
-  // Providers' ids carry 20+ random characters; a short one (a scripted model's) gets 12, so the
-  // check's id never meets a real call's of the thread.
-  const bytes = randomBytes(Math.max(12, id.length - cut));
-  return id.slice(0, cut) + Array.from(bytes, (b) => alphabet[b % alphabet.length]).join('');
 }
 
 /** Options of {@link checkpoint}. */

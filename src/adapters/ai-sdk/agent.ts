@@ -1,6 +1,6 @@
 import type { ModelMessage, Tool, ToolApprovalStatus, ToolSet, TypedToolCall } from 'ai';
 import { ConfigError, newId, type ApprovalRequest } from '../../core/index.ts';
-import type { Interlock, PauseItem, RunnerResult, ThreadRunner } from '../../engine/index.ts';
+import type { Interlock, RunnerResult, ThreadRunner } from '../../engine/index.ts';
 import {
   CallRefusedError,
   createCallGate,
@@ -174,33 +174,25 @@ export function createAiSdkAgent<TOOLS extends ToolSet>(o: AiSdkAgentOptions<TOO
     const response = [...(await out.responseMessages)];
     const newMessages = [...added, ...response];
     // The calls the SDK stopped on: its approval requests in this run's messages.
-    const waiting: AdapterState['waiting'] = [];
-    const items: PauseItem[] = [];
-    const known: ApprovalRequest[] = [];
-    for (const m of response) {
-      if (m.role !== 'assistant' || typeof m.content === 'string') continue;
+    const stopped = response.flatMap((m) => {
+      if (m.role !== 'assistant' || typeof m.content === 'string') return [];
       const parts = m.content as Part[];
-      for (const p of parts) {
-        if (p.type !== 'tool-approval-request' || !p.toolCallId) continue;
-        const c = calls.known(p.toolCallId);
+      return parts.flatMap((p) => {
+        if (p.type !== 'tool-approval-request' || !p.toolCallId) return [];
         const callPart = parts.find((q) => q.type === 'tool-call' && q.toolCallId === p.toolCallId) as
           { toolName: string; input: unknown } | undefined;
-        if (c?.kind === 'ask' && callPart) {
-          const requestId = newId<string>('apr');
-          const call = callOf(p.toolCallId, callPart.toolName, callPart.input);
-          items.push({ ...(await gate.pauseItem(call, c)), requestId });
-          waiting.push({ toolCallId: p.toolCallId, requestId, ...(p.approvalId ? { approvalId: p.approvalId } : {}) });
-        } else if (c?.kind === 'wait') {
-          // Re-entry: the call has its request already; never a second one.
-          known.push(c.outcome.request);
-          waiting.push({
-            toolCallId: p.toolCallId,
-            requestId: c.outcome.request.id,
-            ...(p.approvalId ? { approvalId: p.approvalId } : {}),
-          });
-        }
-      }
-    }
+        // A denied call (blocked, a repeated id) stopped nothing: only asks and waits pause.
+        const c = calls.known(p.toolCallId);
+        if (!callPart || (c?.kind !== 'ask' && c?.kind !== 'wait')) return [];
+        return [
+          {
+            call: callOf(p.toolCallId, callPart.toolName, callPart.input),
+            extra: p.approvalId ? { approvalId: p.approvalId } : {},
+          },
+        ];
+      });
+    });
+    const { items, waiting, known } = await calls.collectPause(stopped);
     const state: AdapterState = { adapter: 'ai-sdk', waiting };
     if (items.length > 0) {
       const paused = await run.pause(newMessages, state, items, `agent:${o.name}`);

@@ -1,151 +1,32 @@
-import { actionHash, InterlockUsageError, isInterrupting, redact } from '../../core/index.ts';
+import {
+  actionHash,
+  InterlockUsageError,
+  isInterrupting,
+  newId,
+  redact,
+  type ApprovalRequest,
+} from '../../core/index.ts';
 import {
   auditEvent,
   blockedText,
   idempotencyKey,
   modelTexts,
   notRunText,
-  type ModelTexts,
   type CallOutcome,
-  type GateVerdict,
-  type Interlock,
   type PauseItem,
 } from '../../engine/index.ts';
 
-/** One tool call as a framework proposes it: the thread, the framework's call id, the tool and its input. */
-export interface AdapterCall {
-  threadId: string;
-  toolCallId: string;
-  tool: string;
-  args: Record<string, unknown>;
-}
+import type { AdapterCall, CallCheck, CallGate, CallGateOptions, RunCalls, WaitingCall } from './call-types.ts';
 
-/**
- * Where a call stands for Interlock, whatever the framework:
- * - `run`: the policy lets it run (auto / notify, or a thread's trust grant): run it under the ledger;
- * - `block`: the policy refuses it; `message` is what the model sees;
- * - `ask`: it needs a person and has no request yet: pause and open one;
- * - `wait`: its request is pending;
- * - `approved`: authorized; `args` are what runs (the reviewer's edit, if any). `mismatch` is set when the
- *   framework now proposes other arguments than the ones authorized (an altered history): it must not run;
- * - `not_run`: rejected, answered, expired or cancelled; `message` is the tool result the model sees.
- */
-export type CallCheck =
-  /**
-   * Runs without a person. `key` is its idempotency key when the run derived one from what was saved
-   * (see {@link CallGate.forRun}); otherwise thread + call id.
-   */
-  | { kind: 'run'; verdict: GateVerdict; key?: string }
-  /**
-   * Refused before anything runs: by the policy (`blocked`), or because the step proposed two calls
-   * under one call id (`duplicate_call_id`) — the framework keys results and approvals by that id, so
-   * it could not keep them apart and would pair one call's arguments with the other's verdict.
-   */
-  | { kind: 'block'; verdict: GateVerdict; message: string; code?: 'blocked' | 'duplicate_call_id' }
-  | { kind: 'ask'; verdict: GateVerdict }
-  | { kind: 'wait'; outcome: Extract<CallOutcome, { state: 'pending' }> }
-  | {
-      kind: 'approved';
-      outcome: Extract<CallOutcome, { state: 'approved' }>;
-      args: Record<string, unknown>;
-      mismatch: boolean;
-    }
-  | {
-      kind: 'not_run';
-      outcome: Exclude<CallOutcome, { state: 'pending' | 'approved' }>;
-      message: string;
-      /** The reviewer answered in place of the tool (`respond`): the message is the tool's result. */
-      answered: boolean;
-    };
-
-/** Options of {@link createCallGate}. */
-export interface CallGateOptions {
-  interlock: Interlock;
-  /** Who proposes the calls (the agent's name), as audit and reviewers see it. */
-  proposer: string;
-  /** Application facts the policy's rules may read, per thread (customer tier, channel…). */
-  app?: (threadId: string) => Record<string, unknown> | Promise<Record<string, unknown>>;
-  /** What the model is told about calls that did not run as proposed (defaults: neutral, no reviewer named). */
-  texts?: Partial<ModelTexts>;
-  /** Material for the reviewer (redacted before storage), per call. */
-  evidence?: (call: AdapterCall) => Record<string, unknown> | undefined | Promise<Record<string, unknown> | undefined>;
-}
-
-/** What running a call under the ledger came to. */
-export type CallRun<T> =
-  | { status: 'succeeded'; result: T; args: Record<string, unknown>; edited: boolean; by?: string; replayed: boolean }
-  | { status: 'failed'; error: string; replayed: boolean }
-  /** Not run: no recorded decision lets it run (pending, refused, altered input, or still running elsewhere). */
-  | { status: 'refused'; code: string; message: string };
-
-/** A paused call of a saved run: the framework's call id and the request Interlock opened for it. */
-export interface WaitingCall {
-  toolCallId: string;
-  requestId: string;
-}
-
-/**
- * The calls of one framework run of a thread. A call that paused in an earlier run is found by the
- * request the saved state names for it — never by its call id alone, which a model (or a proxy in
- * between) may repeat within a step or in a later turn. A call id proposed twice in one step refuses
- * every call under it, before anything runs.
- */
-export interface RunCalls {
-  /**
-   * Where the call stands. `step` identifies the model step that proposed it (any object the
-   * framework hands over per step, such as the AI SDK's step messages); omit it when the framework
-   * refuses repeated ids itself.
-   */
-  check(call: AdapterCall, step?: object): Promise<CallCheck>;
-  /** The last check of a call id in this run (for the framework's later execute of the same call). */
-  known(toolCallId: string): CallCheck | undefined;
-  /** The request a saved run paused the call on, if any. */
-  waitingFor(toolCallId: string): WaitingCall | undefined;
-}
-
-/** The adapter core: gate, find the request of a call, decide what a decision means, run once. */
-export interface CallGate {
-  /** The model-facing texts in force (the agent's own over the defaults). */
-  readonly texts: ModelTexts;
-  /**
-   * The calls of one run of a thread that continues a saved run waiting on `waiting`. With `turn` —
-   * how many messages the thread had saved when the run started — a call that runs without a person
-   * is keyed by the turn, its action and how many times this run made that action before it, not by
-   * the provider's call id: a run that crashed after the tool ran and before it was saved, retried
-   * with the same input, makes the same calls under the same keys, even when the model gives them
-   * new random ids, so the ledger replays their outcome instead of running them again.
-   */
-  forRun(threadId: string, waiting?: readonly WaitingCall[], turn?: number): RunCalls;
-  /** Where the call a request was opened for stands (a resume that knows its requests). */
-  decisionOf(requestId: string): Promise<Extract<CallCheck, { kind: 'wait' | 'approved' | 'not_run' }>>;
-  /** Where the call stands: its request (by thread + call id) if it has one, else the policy's verdict. */
-  check(call: AdapterCall): Promise<CallCheck>;
-  /**
-   * Where a paused call's decision stands (its request by thread + call id), whatever arguments the
-   * framework now holds: `undefined` if the call never paused. For resuming: which calls to approve,
-   * deny or answer.
-   */
-  decision(
-    threadId: string,
-    toolCallId: string,
-  ): Promise<Extract<CallCheck, { kind: 'wait' | 'approved' | 'not_run' }> | undefined>;
-  /** The policy's verdict alone, for a call known to have no request yet (saves the lookup). */
-  verdict(call: AdapterCall): Promise<Extract<CallCheck, { kind: 'run' | 'block' | 'ask' }>>;
-  /** A pause item for a call whose check is `ask`. */
-  pauseItem(call: AdapterCall, check: Extract<CallCheck, { kind: 'ask' }>): Promise<PauseItem>;
-  /**
-   * Run the call's side effect at most once, only with a recorded reason to: an auto/notify verdict
-   * (keyed by thread + call id) or an authorized request (keyed by request + action hash, with the
-   * authorized arguments). `fn` receives the arguments that run and the idempotency key.
-   */
-  run<T>(
-    call: AdapterCall,
-    fn: (args: Record<string, unknown>, run: { idempotencyKey: string; attempt: number }) => Promise<T>,
-    known?: CallCheck,
-  ): Promise<CallRun<T>>;
-  /** Record a policy refusal in the audit log (once per call id). */
-  recordBlock(call: AdapterCall, check: Extract<CallCheck, { kind: 'block' }>): Promise<void>;
-}
+export type {
+  AdapterCall,
+  CallCheck,
+  CallGate,
+  CallGateOptions,
+  CallRun,
+  RunCalls,
+  WaitingCall,
+} from './call-types.ts';
 
 /** Build the adapter core over the engine. Every framework adapter uses this one; none gates or decides itself. */
 export function createCallGate(o: CallGateOptions): CallGate {
@@ -193,6 +74,18 @@ export function createCallGate(o: CallGateOptions): CallGate {
     }
   }
 
+  async function pauseItem(call: AdapterCall, c: Extract<CallCheck, { kind: 'ask' }>): Promise<PauseItem> {
+    const app = (await o.app?.(call.threadId)) ?? {};
+    const evidence = await o.evidence?.(call);
+    return {
+      call: { tool: call.tool, args: call.args },
+      toolCallId: call.toolCallId,
+      verdict: c.verdict,
+      app,
+      ...(evidence ? { evidence } : {}),
+    };
+  }
+
   function forRun(threadId: string, waiting: readonly WaitingCall[] = [], turn?: number): RunCalls {
     const paused = new Map(waiting.map((w) => [w.toolCallId, w]));
     const made = new Map<string, number>();
@@ -223,7 +116,7 @@ export function createCallGate(o: CallGateOptions): CallGate {
         matched: [],
       },
     });
-    return {
+    const calls: RunCalls = {
       async check(call, step) {
         if (step) {
           const seen = steps.get(step) ?? new Set<string>();
@@ -243,7 +136,25 @@ export function createCallGate(o: CallGateOptions): CallGate {
       },
       known: (id) => checks.get(id),
       waitingFor: (id) => paused.get(id),
+      async collectPause<E extends object>(stopped: ReadonlyArray<{ call: AdapterCall; extra?: E }>) {
+        const items: PauseItem[] = [];
+        const waiting: Array<WaitingCall & E> = [];
+        const known: ApprovalRequest[] = [];
+        for (const { call, extra } of stopped) {
+          const c = checks.get(call.toolCallId) ?? (await calls.check(call));
+          if (c.kind === 'ask') {
+            const requestId = newId<string>('apr');
+            items.push({ ...(await pauseItem(call, c)), requestId });
+            waiting.push({ toolCallId: call.toolCallId, requestId, ...(extra ?? ({} as E)) });
+          } else if (c.kind === 'wait') {
+            known.push(c.outcome.request);
+            waiting.push({ toolCallId: call.toolCallId, requestId: c.outcome.request.id, ...(extra ?? ({} as E)) });
+          }
+        }
+        return { items, waiting, known };
+      },
     };
+    return calls;
   }
 
   return {
@@ -258,17 +169,7 @@ export function createCallGate(o: CallGateOptions): CallGate {
       const outcome = await il.callOutcome(threadId, toolCallId);
       return outcome ? fromOutcome(undefined, outcome) : undefined;
     },
-    async pauseItem(call, c) {
-      const app = (await o.app?.(call.threadId)) ?? {};
-      const evidence = await o.evidence?.(call);
-      return {
-        call: { tool: call.tool, args: call.args },
-        toolCallId: call.toolCallId,
-        verdict: c.verdict,
-        app,
-        ...(evidence ? { evidence } : {}),
-      };
-    },
+    pauseItem,
     async recordBlock(call, c) {
       const key = `${call.threadId}\u0000${call.toolCallId}\u0000${actionHash(call.tool, call.args)}`;
       if (blocked.has(key)) return;

@@ -7,9 +7,9 @@ import type {
   RunState as RunStateType,
   RunToolApprovalItem,
 } from '@openai/agents-core';
-import { ConfigError, newId, type ApprovalRequest } from '../../core/index.ts';
+import { ConfigError, newId } from '../../core/index.ts';
 import { toInputItems, toThreadMessages } from './messages.ts';
-import type { Interlock, PauseItem, RunnerResult, ThreadRunner, ToolSchemaEntry } from '../../engine/index.ts';
+import type { Interlock, RunnerResult, ThreadRunner, ToolSchemaEntry } from '../../engine/index.ts';
 import {
   createCallGate,
   interruptsOf,
@@ -220,23 +220,13 @@ export function createOpenAIAgentsAgent(o: OpenAIAgentsOptions): OpenAIAgentsAge
     const result = await watchWiring('OpenAI Agents adapter', HOW, () => o.run(agent, input));
     const history = result.history;
     const interruptions = result.interruptions ?? [];
-    const waiting: AdapterState['waiting'] = [];
-    const items: PauseItem[] = [];
-    const known: ApprovalRequest[] = [];
-    for (const item of interruptions) {
+    const stopped = interruptions.flatMap((item) => {
       const callId = (item.rawItem as { callId?: string }).callId;
-      if (!callId || !item.name) continue;
-      const call: AdapterCall = { threadId, toolCallId: callId, tool: item.name, args: parse(item.arguments) };
-      const c = calls.known(callId) ?? (await calls.check(call));
-      if (c.kind === 'ask') {
-        const requestId = newId<string>('apr');
-        items.push({ ...(await gate.pauseItem(call, c)), requestId });
-        waiting.push({ toolCallId: callId, requestId });
-      } else if (c.kind === 'wait') {
-        known.push(c.outcome.request);
-        waiting.push({ toolCallId: callId, requestId: c.outcome.request.id });
-      }
-    }
+      return callId && item.name
+        ? [{ call: { threadId, toolCallId: callId, tool: item.name, args: parse(item.arguments) } }]
+        : [];
+    });
+    const { items, waiting, known } = await calls.collectPause(stopped);
     // finalOutput exists only when the run ended (the SDK warns when it is read on an interruption).
     const final: unknown = interruptions.length ? undefined : result.finalOutput;
     const text = typeof final === 'string' ? final : final === undefined ? '' : JSON.stringify(final);
