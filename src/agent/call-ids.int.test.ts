@@ -5,6 +5,7 @@ import { CONFORMANCE_POLICY, conformanceWorld, type ConformanceEffect } from '..
 import { createInterlock, type Interlock } from '../engine/index.ts';
 import type { ThreadRunner } from '../engine/index.ts';
 import { nativeDriver } from '../../test/support/conformance/native.ts';
+import { langChainDriver } from '../../test/support/conformance/langchain.ts';
 
 // A model's call ids are data: a self-hosted model, a template or a proxy may repeat them.
 for (const backend of allBackends()) {
@@ -44,6 +45,34 @@ for (const backend of allBackends()) {
         effects.filter((e) => e.args.orderId === t).map((e) => e.args.amount),
         [100, 200],
       );
+    });
+  });
+}
+
+// The same through LangChain, whose tools are keyed by the call id LangGraph checkpointed.
+for (const backend of allBackends()) {
+  describe(`LangChain and a call id reused in a later turn, on ${backend.name}`, () => {
+    let il: Interlock;
+    let agent: ThreadRunner;
+    const effects: ConformanceEffect[] = [];
+
+    before(async () => {
+      il = createInterlock({ store: await backend.create(), policy: CONFORMANCE_POLICY });
+      agent = await langChainDriver.create(conformanceWorld(il, effects, new Map()));
+    });
+    after(() => backend.destroy());
+
+    it('a later call under a reused id fails loudly (action_hash_mismatch), never handed the earlier call’s result', async () => {
+      const t = `lc-ids-${backend.name}`;
+      await agent.invoke(`refund ${t} 100 @c1`, { threadId: t });
+      // LangChain lets the tool's error end the run: the developer sees it, nothing is taken as done.
+      await assert.rejects(agent.invoke(`refund ${t} 200 @c1`, { threadId: t }), /used for another action/);
+      assert.deepEqual(
+        effects.filter((e) => e.args.orderId === t).map((e) => e.args.amount),
+        [100],
+      );
+      const audit = await il.audit.listAudit({ threadId: t });
+      assert.equal(audit.filter((e) => e.type === 'auto_executed').length, 1);
     });
   });
 }

@@ -159,7 +159,17 @@ export async function executeOnce<T>(
   });
   if (opts.checkpoint)
     ctx.emit({ type: 'thread.status', threadId: opts.checkpoint.thread.id, status: opts.checkpoint.status });
-  if (!claim.claimed) return replay<T>(claim.row);
+  if (!claim.claimed) {
+    // The key was used for another action (a call id a model reused, under a key built from it):
+    // its recorded result is not this call's, and this call must not be taken as done.
+    if (claim.row.actionHash !== hash)
+      throw new InterlockUsageError(
+        'action_hash_mismatch',
+        `Idempotency key ${input.key} was used for another action of ${claim.row.tool}; this call did not run, and the recorded result is not its. Give each call its own key (a call id a model reuses is a new call).`,
+        { details: { key: input.key } },
+      );
+    return replay<T>(claim.row);
+  }
 
   let outcome: { status: 'succeeded'; result: T } | { status: 'failed'; error: string };
   // A side effect may outlast the claim's lease (a slow API): renew it while it runs, so no

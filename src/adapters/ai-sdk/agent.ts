@@ -280,12 +280,14 @@ export function createAiSdkAgent<TOOLS extends ToolSet>(o: AiSdkAgentOptions<TOO
       },
       c,
     );
+    // Not run now (still running elsewhere, or refused): nothing is kept, the next resume tries again.
+    if (r.status === 'refused') return undefined;
     const output =
       r.status === 'succeeded'
         ? typeof r.result === 'string'
           ? { type: 'text', value: r.result }
           : { type: 'json', value: r.result ?? null }
-        : { type: 'error-text', value: r.status === 'failed' ? r.error : r.message };
+        : { type: 'error-text', value: r.error };
     return { type: 'tool-result', toolCallId, toolName: call.tool, output };
   }
 
@@ -355,7 +357,10 @@ export function createAiSdkAgent<TOOLS extends ToolSet>(o: AiSdkAgentOptions<TOO
             await run.release();
             return result(threadId, 'interrupt', [], pending);
           }
-          for (const { w, c } of early) settled.set(w.toolCallId, await runEarly(run, threadId, w.toolCallId, c));
+          for (const { w, c } of early) {
+            const part = await runEarly(run, threadId, w.toolCallId, c);
+            if (part) settled.set(w.toolCallId, part);
+          }
           const state: AdapterState = {
             adapter: 'ai-sdk',
             waiting,

@@ -307,7 +307,8 @@ export async function createMcpGateway(
         }
         if (c.kind === 'ask') {
           const { requests } = await il.pause({
-            thread: { id: threadId, agent: name, agentVersion: '1' },
+            // An integration's thread: no worker resumes it, and none may fail it (src/worker/resume.ts).
+            thread: { id: threadId, agent: name, agentVersion: '1', metadata: { integration: 'mcp' } },
             items: [await gate.pauseItem(call, c)],
             proposer: `agent:${name}`,
           });
