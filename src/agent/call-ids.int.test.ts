@@ -6,6 +6,8 @@ import { createInterlock, type Interlock } from '../engine/index.ts';
 import type { ThreadRunner } from '../engine/index.ts';
 import { nativeDriver } from '../../test/support/conformance/native.ts';
 import { langChainDriver } from '../../test/support/conformance/langchain.ts';
+import { aiSdkDriver } from '../../test/support/conformance/ai-sdk.ts';
+import { openAIAgentsDriver } from '../../test/support/conformance/openai-agents.ts';
 
 // A model's call ids are data: a self-hosted model, a template or a proxy may repeat them.
 for (const backend of allBackends()) {
@@ -74,5 +76,29 @@ for (const backend of allBackends()) {
       const audit = await il.audit.listAudit({ threadId: t });
       assert.equal(audit.filter((e) => e.type === 'auto_executed').length, 1);
     });
+  });
+}
+
+// The adapters that save a run only when it ends key an automatic call by the turn it started from:
+// the messages saved before it and its input.
+for (const backend of allBackends()) {
+  describe(`a run that saved nothing, then another message, on ${backend.name}`, () => {
+    after(() => backend.destroy());
+
+    for (const driver of [aiSdkDriver, openAIAgentsDriver])
+      it(`${driver.name}: the same action under a new message runs again; it is not the failed run's result`, async () => {
+        const effects: ConformanceEffect[] = [];
+        const il = createInterlock({ store: await backend.create(), policy: CONFORMANCE_POLICY });
+        const world = conformanceWorld(il, effects, new Map());
+        const agent = await driver.create(world);
+        const t = `turns-${driver.name}-${backend.name}`;
+        world.crashAfterTools();
+        await assert.rejects(agent.invoke(`refund ${t} 120`, { threadId: t }));
+        await agent.invoke(`refund ${t} 120 @again`, { threadId: t });
+        assert.deepEqual(
+          effects.map((e) => e.args.amount),
+          [120, 120],
+        );
+      });
   });
 }

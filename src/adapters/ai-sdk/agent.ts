@@ -7,6 +7,7 @@ import {
   interruptsOf,
   lastText,
   withThreadRun,
+  runTurn,
   guardTool,
   noteBypass,
   watchWiring,
@@ -124,7 +125,8 @@ export function createAiSdkAgent<TOOLS extends ToolSet>(o: AiSdkAgentOptions<TOO
 
   /** One generation over a held thread: gate, run, then save (pause or finish). */
   async function generate(run: ThreadRun, threadId: string, added: ModelMessage[]): Promise<AiSdkRunResult> {
-    const calls = gate.forRun(threadId, run.state?.waiting, run.messages.length);
+    // A retry of this run (same history, same input) keys its automatic calls alike; another input does not.
+    const calls = gate.forRun(threadId, run.state?.waiting, runTurn(run.messages.length, added));
     const callOf = (toolCallId: string, tool: string, input: unknown): AdapterCall => ({
       threadId,
       toolCallId,

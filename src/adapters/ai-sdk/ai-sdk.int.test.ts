@@ -8,6 +8,7 @@ import { actionHash, type Reviewer } from '../../core/index.ts';
 import { refundPolicy } from '../../../test/support/adapter-policy.ts';
 import type { Store } from '../../store/types.ts';
 import { createAiSdkAgent, type AiSdkAgent } from './agent.ts';
+import { runTurn } from '../core/index.ts';
 import { lastResults, plan, supportModel, supportTools, type RefundLog } from '../../../test/support/ai-sdk-model.ts';
 
 const policy = refundPolicy;
@@ -51,7 +52,10 @@ for (const backend of allBackends()) {
       assert.equal(r.stopReason, 'end_turn');
       assert.equal(runsOf(t).length, 1);
       // Keyed by the turn (no messages saved before it), the action and its first occurrence: not the call id.
-      assert.equal(runsOf(t)[0]!.key, `${t}:0:${actionHash('issue_refund', { orderId: t, amount: 40 })}:0`);
+      assert.equal(
+        runsOf(t)[0]!.key,
+        `${t}:${runTurn(0, [{ role: 'user', content: `refund ${t} 40` }])}:${actionHash('issue_refund', { orderId: t, amount: 40 })}:0`,
+      );
       assert.match(r.text, /"refunded":40/);
       assert.deepEqual(await pendingFor(t), []);
       const audit = await il.audit.listAudit({ threadId: t });

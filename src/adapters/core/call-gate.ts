@@ -1,5 +1,7 @@
 import {
   actionHash,
+  canonicalJson,
+  sha256,
   InterlockUsageError,
   isInterrupting,
   newId,
@@ -27,6 +29,15 @@ export type {
   RunCalls,
   WaitingCall,
 } from './call-types.ts';
+
+/**
+ * A run's turn, for its automatic calls' keys: the messages saved before it and a digest of its input.
+ * A retry of the same run (same history, same input) has the same turn; a run that saved nothing and
+ * is followed by another message does not share keys with it.
+ */
+export function runTurn(savedMessages: number, input: unknown): string {
+  return `${savedMessages}.${sha256(canonicalJson(input ?? null)).slice(0, 12)}`;
+}
 
 /** Build the adapter core over the engine. Every framework adapter uses this one; none gates or decides itself. */
 export function createCallGate(o: CallGateOptions): CallGate {
@@ -86,7 +97,7 @@ export function createCallGate(o: CallGateOptions): CallGate {
     };
   }
 
-  function forRun(threadId: string, waiting: readonly WaitingCall[] = [], turn?: number): RunCalls {
+  function forRun(threadId: string, waiting: readonly WaitingCall[] = [], turn?: string): RunCalls {
     const paused = new Map(waiting.map((w) => [w.toolCallId, w]));
     const made = new Map<string, number>();
     const keyed = (call: AdapterCall, c: CallCheck): CallCheck => {

@@ -108,13 +108,14 @@ export interface CallGate {
   readonly texts: ModelTexts;
   /**
    * The calls of one run of a thread that continues a saved run waiting on `waiting`. With `turn` —
-   * how many messages the thread had saved when the run started — a call that runs without a person
+   * what the run started from: the messages the thread had saved and a digest of the run's input
+   * ({@link runTurn}) — a call that runs without a person
    * is keyed by the turn, its action and how many times this run made that action before it, not by
    * the provider's call id: a run that crashed after the tool ran and before it was saved, retried
    * with the same input, makes the same calls under the same keys, even when the model gives them
    * new random ids, so the ledger replays their outcome instead of running them again.
    */
-  forRun(threadId: string, waiting?: readonly WaitingCall[], turn?: number): RunCalls;
+  forRun(threadId: string, waiting?: readonly WaitingCall[], turn?: string): RunCalls;
   /** Where the call a request was opened for stands (a resume that knows its requests). */
   decisionOf(requestId: string): Promise<Extract<CallCheck, { kind: 'wait' | 'approved' | 'not_run' }>>;
   /** Where the call stands: its request (by thread + call id) if it has one, else the policy's verdict. */

@@ -1,6 +1,7 @@
 export { blockedText } from '../../engine/index.ts';
 export {
   createCallGate,
+  runTurn,
   CallRefusedError,
   type AdapterCall,
   type CallCheck,

@@ -18,6 +18,7 @@ import {
   schemasOf,
   type AdapterCall,
   guardTool,
+  runTurn,
   watchWiring,
   type AdapterState,
   type RunCalls,
@@ -159,7 +160,7 @@ export function createOpenAIAgentsAgent(o: OpenAIAgentsOptions): OpenAIAgentsAge
    */
   function gated(
     threadId: string,
-    turn: number,
+    turn: string,
     waiting?: AdapterState['waiting'],
   ): { agent: AnyAgent; calls: RunCalls } {
     // The SDK refuses a call id repeated in one response itself; a paused call is found by its request.
@@ -278,7 +279,7 @@ export function createOpenAIAgentsAgent(o: OpenAIAgentsOptions): OpenAIAgentsAge
         // A later turn starts from the thread's history, as a chat continues.
         const prior = toInputItems(run.messages) as AgentInputItem[];
         const items: string | AgentInputItem[] = prior.length ? [...prior, { role: 'user', content: input }] : input;
-        return runAndSave(run, threadId, gated(threadId, run.messages.length), items, prior.length);
+        return runAndSave(run, threadId, gated(threadId, runTurn(run.messages.length, input)), items, prior.length);
       });
     },
     async resume(threadId) {
@@ -297,7 +298,7 @@ export function createOpenAIAgentsAgent(o: OpenAIAgentsOptions): OpenAIAgentsAge
           await run.release();
           return { threadId, stopReason: 'interrupt', text: '', interrupts: interruptsOf(pending) };
         }
-        const agent = gated(threadId, run.messages.length, waiting);
+        const agent = gated(threadId, runTurn(run.messages.length, waiting), waiting);
         const state = await o.RunState.fromString(agent.agent, saved);
         const byCall = new Map<string, RunToolApprovalItem>();
         for (const item of state.getInterruptions()) {

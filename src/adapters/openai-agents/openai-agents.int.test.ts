@@ -8,6 +8,7 @@ import { actionHash, type Reviewer } from '../../core/index.ts';
 import { refundPolicy } from '../../../test/support/adapter-policy.ts';
 import type { Store } from '../../store/types.ts';
 import { createOpenAIAgentsAgent, type OpenAIAgentsAgent } from './agent.ts';
+import { runTurn } from '../core/index.ts';
 import {
   lastOutputs,
   refundSchema,
@@ -62,7 +63,7 @@ for (const backend of allBackends()) {
       // Keyed by the turn (no messages saved before it), the action and its first occurrence: not the call id.
       assert.deepEqual(
         runsOf(t).map((x) => x.key),
-        [`${t}:0:${actionHash('issue_refund', { orderId: t, amount: 40 })}:0`],
+        [`${t}:${runTurn(0, `refund ${t} 40`)}:${actionHash('issue_refund', { orderId: t, amount: 40 })}:0`],
       );
       assert.match(r.text, /refunded 40/);
     });
