@@ -114,7 +114,7 @@ export class Run extends CallStep {
       if ((count.get(c.toolCallId) ?? 0) < 2) continue;
       this.done(c, {
         type: 'error-text',
-        value: `Two calls in one step used the same call id (${c.toolCallId}); none of them ran. Propose each call again with its own id.`,
+        value: this.rt.texts.duplicateCallId(c.toolCallId),
       });
       this.audit.push(
         auditEvent(

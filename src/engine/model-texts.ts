@@ -16,6 +16,8 @@ export interface ModelTexts {
   cancelled(): string;
   /** Prefixed to the result of a call a reviewer edited before it ran (adapters that return text). */
   edited(args: Record<string, unknown>): string;
+  /** A call refused, before anything ran, because another call of its step used the same call id. */
+  duplicateCallId(toolCallId: string): string;
 }
 
 /** The default {@link ModelTexts}. */
@@ -26,6 +28,8 @@ export const DEFAULT_MODEL_TEXTS: ModelTexts = {
   expired: () => 'No reviewer decided before the deadline, so the action was not performed (timeout default: reject).',
   cancelled: () => 'The approval request was cancelled; the action was not performed.',
   edited: (args) => `A reviewer changed the arguments before this ran; it ran with ${JSON.stringify(args)}.`,
+  duplicateCallId: (id) =>
+    `Two calls in one step used the same call id (${id}); none of them ran. Propose each call again with its own id.`,
 };
 
 /** The defaults with an agent's own texts over them. */

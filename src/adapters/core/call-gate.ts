@@ -113,7 +113,7 @@ export function createCallGate(o: CallGateOptions): CallGate {
     const duplicate = (call: AdapterCall): Extract<CallCheck, { kind: 'block' }> => ({
       kind: 'block',
       code: 'duplicate_call_id',
-      message: `Two calls in one step used the same call id (${call.toolCallId}); none of them ran. Propose each call again with its own id.`,
+      message: texts.duplicateCallId(call.toolCallId),
       verdict: {
         tier: 'block',
         ruleId: 'interlock:duplicate_call_id',
