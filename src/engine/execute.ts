@@ -1,5 +1,12 @@
-import { actionHash, InterlockUsageError, NotFoundError, transition, type AuditEventInput } from '../core/index.ts';
-import type { ExecutionRow, ThreadRow, ThreadStatus } from '../store/types.ts';
+import {
+  actionHash,
+  InterlockUsageError,
+  NotFoundError,
+  transition,
+  type ApprovalRequest,
+  type AuditEventInput,
+} from '../core/index.ts';
+import type { ExecutionRow, StoreTx, ThreadRow, ThreadStatus } from '../store/types.ts';
 import type { EngineContext } from './context.ts';
 import { writeCheckpoint, type CheckpointInput, type ThreadRef } from './pause.ts';
 
@@ -67,6 +74,12 @@ function replay<T>(row: ExecutionRow): ExecutionOutcome<T> {
   return { status: 'in_progress', key: row.key, leaseUntil: row.leaseUntil };
 }
 
+/** What `fn` came to, before it is recorded. */
+type RunOutcome<T> = { status: 'succeeded'; result: T } | { status: 'failed'; error: string };
+
+/** The claim as the ledger answers it: held by this call now, or the row that already holds the key. */
+type Claim = { claimed: boolean; row: ExecutionRow };
+
 /**
  * Run a side effect at most once per key. The claim commits before `fn` runs;
  * the outcome commits after. A second call returns the recorded outcome; a
@@ -82,96 +95,156 @@ export async function executeOnce<T>(
   const leaseMs = opts.leaseMs ?? ctx.leaseMs;
   const hash = actionHash(input.tool, input.args);
   const now = ctx.now();
-  const claim = await ctx.store.transaction(async (tx) => {
-    const cp = opts.checkpoint;
-    // The checkpoint's first statement and the request's lock are asked for together (one round
-    // trip), the thread row first, as every transaction that takes both does.
-    const checkpointing = cp ? writeCheckpoint(tx, cp.thread, cp.checkpoint, cp.status, now) : undefined;
-    const reading = input.requestId ? tx.getRequest(input.requestId, { forUpdate: true }) : undefined;
-    reading?.catch(() => undefined); // awaited below; a failure fails the transaction either way
-    // The claim is asked for with them, before the request is checked: if a check below refuses,
-    // the transaction rolls back and the claim with it.
-    const claiming = input.requestId
-      ? tx.claimExecution(
-          {
-            key: input.key,
-            requestId: input.requestId,
-            threadId: input.threadId ?? null,
-            tool: input.tool,
-            args: input.args,
-            actionHash: hash,
-            leaseOwner: ctx.owner,
-            leaseUntil: now + leaseMs,
-            createdAt: now,
-          },
-          now,
-        )
-      : undefined;
-    claiming?.catch(() => undefined);
-    if (cp) {
-      await checkpointing;
-      if (cp.audit?.length) await tx.appendAudit(cp.audit, now);
-    }
-    if (input.requestId) {
-      const req = await reading;
-      if (!req) throw new NotFoundError('approval_request', input.requestId);
-      if (req.planted)
-        throw new InterlockUsageError(
-          'planted_check',
-          `Approval request ${req.id} is a planted check: it tests reviewers and never runs, whatever was decided.`,
-          { details: { requestId: req.id } },
-        );
-      if (!['authorized', 'executing', 'executed', 'failed'].includes(req.status)) {
-        throw new InterlockUsageError(
-          'not_authorized',
-          `Approval request ${req.id} is ${req.status}; only an authorized action runs. Wait for a decision.`,
-          { details: { requestId: req.id, status: req.status } },
-        );
-      }
-      if (req.actionHash !== hash) {
-        throw new InterlockUsageError(
-          'action_hash_mismatch',
-          `The action to run does not match the one authorized on request ${req.id}; run exactly the authorized arguments.`,
-          { details: { requestId: req.id } },
-        );
-      }
-      const c = (await claiming)!;
-      if (c.claimed && req.status === 'authorized')
-        await tx.updateLockedRequest(transition(req, { type: 'start_execution' }, now), req.version);
-      return c;
-    }
-    return tx.claimExecution(
-      {
-        key: input.key,
-        requestId: null,
-        threadId: input.threadId ?? null,
-        tool: input.tool,
-        args: input.args,
-        actionHash: hash,
-        leaseOwner: ctx.owner,
-        leaseUntil: now + leaseMs,
-        createdAt: now,
-        // The tier it ran at, so every call is counted (the interrupt rate); from the caller's "why".
-        tier: typeof input.auditPayload?.tier === 'string' ? input.auditPayload.tier : 'auto',
-      },
-      now,
-    );
-  });
+  // 1. Claim, and commit the claim before anything runs: from here on a crash leaves a claim that
+  //    another process takes over after its lease, never a side effect nobody knows about.
+  const claim = await ctx.store.transaction((tx) => claimInTx(ctx, tx, input, hash, leaseMs, now, opts.checkpoint));
+  // Told after the commit (never inside a transaction), whether or not this call holds the claim.
   if (opts.checkpoint)
     ctx.emit({ type: 'thread.status', threadId: opts.checkpoint.thread.id, status: opts.checkpoint.status });
-  if (!claim.claimed) {
-    // The key was used for another action (a call id a model reused, under a key built from it):
-    // its recorded result is not this call's, and this call must not be taken as done.
-    if (claim.row.actionHash !== hash)
-      throw new InterlockUsageError(
-        'action_hash_mismatch',
-        `Idempotency key ${input.key} was used for another action of ${claim.row.tool}; this call did not run, and the recorded result is not its. Give each call its own key (a call id a model reuses is a new call).`,
-        { details: { key: input.key } },
-      );
-    return replay<T>(claim.row);
+  // 2. Not ours: the key already finished, or another process holds it; nothing runs.
+  if (!claim.claimed) return notClaimed<T>(claim.row, input, hash);
+  // 3. Run the side effect, outside any transaction (it may be slow), with the claim's lease kept alive.
+  const outcome = await runClaimed(ctx, input, fn, leaseMs, claim.row.attempts, opts.abandonIf);
+  // 4. Record the outcome, its request's move and its audit in one transaction, fenced by the claim.
+  const done = ctx.now();
+  const recorded = await ctx.store.transaction((tx) =>
+    recordOutcome(ctx, tx, input, hash, outcome, claim.row.attempts, done, opts.readThread),
+  );
+  if (!recorded) {
+    // Our lease ran out and another process took the claim over: its record stands.
+    const row = await ctx.store.getExecution(input.key);
+    return row ? replay<T>(row) : { status: 'in_progress', key: input.key, leaseUntil: null };
   }
+  // 5. Only now, committed, is the execution told about.
+  ctx.emit({
+    type: 'execution.finished',
+    requestId: input.requestId ?? null,
+    threadId: input.threadId ?? null,
+    tool: input.tool,
+    status: outcome.status,
+    ...(input.requestId ? {} : { tier: autoTier(input) }),
+  });
+  const thread = recorded.thread ? { thread: recorded.thread } : {};
+  return outcome.status === 'succeeded'
+    ? { status: 'succeeded', result: outcome.result, replayed: false, key: input.key, ...thread }
+    : { status: 'failed', error: outcome.error, replayed: false, key: input.key, ...thread };
+}
 
-  let outcome: { status: 'succeeded'; result: T } | { status: 'failed'; error: string };
+/** The tier an automatic call ran at, so every call is counted (the interrupt rate); from the caller's "why". */
+function autoTier(input: ExecutionInput): string {
+  return typeof input.auditPayload?.tier === 'string' ? input.auditPayload.tier : 'auto';
+}
+
+/** The ledger row a claim asks for, bound to this exact action (its hash) and leased to this process. */
+function claimRow(ctx: EngineContext, input: ExecutionInput, hash: string, leaseMs: number, now: number) {
+  return {
+    key: input.key,
+    threadId: input.threadId ?? null,
+    tool: input.tool,
+    args: input.args,
+    actionHash: hash,
+    leaseOwner: ctx.owner,
+    leaseUntil: now + leaseMs,
+    createdAt: now,
+  };
+}
+
+/**
+ * Step 1, inside the claim's transaction: the caller's checkpoint (if any), then the claim. A
+ * request's action is claimed only when the request authorizes exactly it; the request moves to
+ * `executing` with the claim, so the two commit (or roll back) together.
+ */
+async function claimInTx(
+  ctx: EngineContext,
+  tx: StoreTx,
+  input: ExecutionInput,
+  hash: string,
+  leaseMs: number,
+  now: number,
+  cp: ExecuteOptions['checkpoint'],
+): Promise<Claim> {
+  // The checkpoint's first statement and the request's lock are asked for together (one round
+  // trip), the thread row first, as every transaction that takes both does.
+  const checkpointing = cp ? writeCheckpoint(tx, cp.thread, cp.checkpoint, cp.status, now) : undefined;
+  const reading = input.requestId ? tx.getRequest(input.requestId, { forUpdate: true }) : undefined;
+  reading?.catch(() => undefined); // awaited below; a failure fails the transaction either way
+  // The claim is asked for with them, before the request is checked: if a check below refuses,
+  // the transaction rolls back and the claim with it.
+  const claiming = input.requestId
+    ? tx.claimExecution({ ...claimRow(ctx, input, hash, leaseMs, now), requestId: input.requestId }, now)
+    : undefined;
+  claiming?.catch(() => undefined);
+  if (cp) {
+    await checkpointing;
+    if (cp.audit?.length) await tx.appendAudit(cp.audit, now);
+  }
+  if (!input.requestId)
+    return tx.claimExecution(
+      { ...claimRow(ctx, input, hash, leaseMs, now), requestId: null, tier: autoTier(input) },
+      now,
+    );
+  const req = await reading;
+  assertRunnable(req, input.requestId, hash);
+  const c = (await claiming)!;
+  if (c.claimed && req.status === 'authorized')
+    await tx.updateLockedRequest(transition(req, { type: 'start_execution' }, now), req.version);
+  return c;
+}
+
+/** Refuse to run what the request does not authorize: a planted check, an undecided request, other arguments. */
+function assertRunnable(
+  req: ApprovalRequest | undefined,
+  requestId: string,
+  hash: string,
+): asserts req is ApprovalRequest {
+  if (!req) throw new NotFoundError('approval_request', requestId);
+  if (req.planted)
+    throw new InterlockUsageError(
+      'planted_check',
+      `Approval request ${req.id} is a planted check: it tests reviewers and never runs, whatever was decided.`,
+      { details: { requestId: req.id } },
+    );
+  if (!['authorized', 'executing', 'executed', 'failed'].includes(req.status)) {
+    throw new InterlockUsageError(
+      'not_authorized',
+      `Approval request ${req.id} is ${req.status}; only an authorized action runs. Wait for a decision.`,
+      { details: { requestId: req.id, status: req.status } },
+    );
+  }
+  if (req.actionHash !== hash) {
+    throw new InterlockUsageError(
+      'action_hash_mismatch',
+      `The action to run does not match the one authorized on request ${req.id}; run exactly the authorized arguments.`,
+      { details: { requestId: req.id } },
+    );
+  }
+}
+
+/** Step 2: the key is held or finished already; its record answers, if it is this action's. */
+function notClaimed<T>(row: ExecutionRow, input: ExecutionInput, hash: string): ExecutionOutcome<T> {
+  // The key was used for another action (a call id a model reused, under a key built from it):
+  // its recorded result is not this call's, and this call must not be taken as done.
+  if (row.actionHash !== hash)
+    throw new InterlockUsageError(
+      'action_hash_mismatch',
+      `Idempotency key ${input.key} was used for another action of ${row.tool}; this call did not run, and the recorded result is not its. Give each call its own key (a call id a model reuses is a new call).`,
+      { details: { key: input.key } },
+    );
+  return replay<T>(row);
+}
+
+/**
+ * Step 3: run `fn` under the claim. A failure is an outcome to record, except one `abandonIf`
+ * names: that stopped before any side effect, so the claim is marked abandoned and the error rethrown.
+ */
+async function runClaimed<T>(
+  ctx: EngineContext,
+  input: ExecutionInput,
+  fn: (run: { idempotencyKey: string; attempt: number }) => Promise<T>,
+  leaseMs: number,
+  attempt: number,
+  abandonIf: ExecuteOptions['abandonIf'],
+): Promise<RunOutcome<T>> {
   // A side effect may outlast the claim's lease (a slow API): renew it while it runs, so no
   // other process takes the claim over and repeats the call.
   const renewal = setInterval(
@@ -180,91 +253,94 @@ export async function executeOnce<T>(
   );
   renewal.unref();
   try {
-    outcome = { status: 'succeeded', result: await fn({ idempotencyKey: input.key, attempt: claim.row.attempts }) };
+    return { status: 'succeeded', result: await fn({ idempotencyKey: input.key, attempt }) };
   } catch (err) {
-    if (opts.abandonIf?.(err)) {
+    if (abandonIf?.(err)) {
       clearInterval(renewal);
       await ctx.store.transaction((tx) => tx.finishExecution(input.key, ctx.owner, { status: 'abandoned' }, ctx.now()));
       throw err;
     }
-    outcome = { status: 'failed', error: err instanceof Error ? err.message : String(err) };
+    return { status: 'failed', error: err instanceof Error ? err.message : String(err) };
   } finally {
     clearInterval(renewal);
   }
-  const done = ctx.now();
-  const recorded = await ctx.store.transaction(async (tx) => {
-    const finishing = tx.finishExecution(
-      input.key,
-      ctx.owner,
-      outcome.status === 'succeeded'
-        ? { status: 'succeeded', result: outcome.result ?? null }
-        : { status: 'failed', error: outcome.error },
-      done,
-    );
-    // Asked for together with the outcome (one round trip), after it: the ledger row is locked first, as before.
-    const reading = input.requestId ? tx.getRequest(input.requestId, { forUpdate: true }) : undefined;
-    reading?.catch(() => undefined); // awaited below, or not needed when the lease was lost
-    // The thread as the tool left it (an abort asked while it ran shows), in the same round trip.
-    const threadReading = opts.readThread && input.threadId ? tx.getThread(input.threadId) : undefined;
-    threadReading?.catch(() => undefined);
-    if (!(await finishing)) return false;
-    if (input.requestId) {
-      const req = await reading;
-      // An execution finishes its request once; a request already final (a replay's) stays as it is.
-      if (req && (req.status === 'executing' || req.status === 'authorized'))
-        await tx.updateLockedRequest(
-          transition(req, { type: 'finish_execution', ok: outcome.status === 'succeeded' }, done),
-          req.version,
-        );
-    }
-    const audit: AuditEventInput[] = [
-      {
-        type: outcome.status === 'succeeded' ? (input.auditType ?? 'executed') : 'failed',
-        actor: `system:${ctx.owner}`,
-        threadId: input.threadId ?? null,
-        requestId: input.requestId ?? null,
-        payload: {
-          tool: input.tool,
-          args: input.args,
-          actionHash: hash,
-          idempotencyKey: input.key,
-          attempt: claim.row.attempts,
-          ...(outcome.status === 'failed' ? { error: outcome.error } : {}),
-          ...input.auditPayload,
-        },
-      },
-    ];
-    if (input.notifyRole && outcome.status === 'succeeded') {
-      await tx.enqueueJob({
-        id: `job_${input.key}`,
-        kind: 'notify',
-        threadId: input.threadId ?? null,
-        requestId: input.requestId ?? null,
-        payload: { role: input.notifyRole, fyi: true, tool: input.tool, args: input.args },
-        runAt: done,
-        createdAt: done,
-      });
-    }
-    await tx.appendAudit(audit, done);
-    return { thread: await threadReading };
-  });
-  if (!recorded) {
-    // Our lease ran out and another process took the claim over: its record stands.
-    const row = await ctx.store.getExecution(input.key);
-    return row ? replay<T>(row) : { status: 'in_progress', key: input.key, leaseUntil: null };
+}
+
+/**
+ * Step 4, inside the outcome's transaction: finish the ledger row (false when the lease was lost
+ * and someone else holds the claim: nothing else is written), then the request's move, the
+ * `notify` tier's job and the audit event. Returns the thread's row when `readThread` asked for it.
+ */
+async function recordOutcome<T>(
+  ctx: EngineContext,
+  tx: StoreTx,
+  input: ExecutionInput,
+  hash: string,
+  outcome: RunOutcome<T>,
+  attempt: number,
+  done: number,
+  readThread: boolean | undefined,
+): Promise<false | { thread: ThreadRow | undefined }> {
+  const finishing = tx.finishExecution(
+    input.key,
+    ctx.owner,
+    outcome.status === 'succeeded'
+      ? { status: 'succeeded', result: outcome.result ?? null }
+      : { status: 'failed', error: outcome.error },
+    done,
+  );
+  // Asked for together with the outcome (one round trip), after it: the ledger row is locked first, as before.
+  const reading = input.requestId ? tx.getRequest(input.requestId, { forUpdate: true }) : undefined;
+  reading?.catch(() => undefined); // awaited below, or not needed when the lease was lost
+  // The thread as the tool left it (an abort asked while it ran shows), in the same round trip.
+  const threadReading = readThread && input.threadId ? tx.getThread(input.threadId) : undefined;
+  threadReading?.catch(() => undefined);
+  if (!(await finishing)) return false;
+  if (input.requestId) {
+    const req = await reading;
+    // An execution finishes its request once; a request already final (a replay's) stays as it is.
+    if (req && (req.status === 'executing' || req.status === 'authorized'))
+      await tx.updateLockedRequest(
+        transition(req, { type: 'finish_execution', ok: outcome.status === 'succeeded' }, done),
+        req.version,
+      );
   }
-  ctx.emit({
-    type: 'execution.finished',
-    requestId: input.requestId ?? null,
+  if (input.notifyRole && outcome.status === 'succeeded') {
+    await tx.enqueueJob({
+      id: `job_${input.key}`,
+      kind: 'notify',
+      threadId: input.threadId ?? null,
+      requestId: input.requestId ?? null,
+      payload: { role: input.notifyRole, fyi: true, tool: input.tool, args: input.args },
+      runAt: done,
+      createdAt: done,
+    });
+  }
+  await tx.appendAudit([outcomeAudit(ctx, input, hash, outcome, attempt)], done);
+  return { thread: await threadReading };
+}
+
+/** The `executed` (or `auto_executed`) or `failed` event of an outcome. */
+function outcomeAudit<T>(
+  ctx: EngineContext,
+  input: ExecutionInput,
+  hash: string,
+  outcome: RunOutcome<T>,
+  attempt: number,
+): AuditEventInput {
+  return {
+    type: outcome.status === 'succeeded' ? (input.auditType ?? 'executed') : 'failed',
+    actor: `system:${ctx.owner}`,
     threadId: input.threadId ?? null,
-    tool: input.tool,
-    status: outcome.status,
-    ...(input.requestId
-      ? {}
-      : { tier: typeof input.auditPayload?.tier === 'string' ? input.auditPayload.tier : 'auto' }),
-  });
-  const thread = recorded.thread ? { thread: recorded.thread } : {};
-  return outcome.status === 'succeeded'
-    ? { status: 'succeeded', result: outcome.result, replayed: false, key: input.key, ...thread }
-    : { status: 'failed', error: outcome.error, replayed: false, key: input.key, ...thread };
+    requestId: input.requestId ?? null,
+    payload: {
+      tool: input.tool,
+      args: input.args,
+      actionHash: hash,
+      idempotencyKey: input.key,
+      attempt,
+      ...(outcome.status === 'failed' ? { error: outcome.error } : {}),
+      ...input.auditPayload,
+    },
+  };
 }
