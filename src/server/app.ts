@@ -13,7 +13,7 @@ import {
   RouteNotFoundError,
   type ServerLogger,
 } from './errors.ts';
-import { createMetrics, type MetricsOptions } from './metrics.ts';
+import { createMetrics, type MetricsOptions, type ServerMetrics } from './metrics.ts';
 import { openApiDocument } from './openapi.ts';
 import { createRateLimiter, type RateLimiter, type RateLimitOptions } from './rate-limit.ts';
 import { auditAuthRefusals } from './refusal-audit.ts';
@@ -117,6 +117,136 @@ function argsSchemaResolver(interlock: Interlock, toolSchemas: ToolSchemas | und
   };
 }
 
+/** Refuse options the app cannot start with, naming what to pass instead. */
+function checkOptions(options: AppOptions): void {
+  if (!options?.interlock || typeof options.interlock.on !== 'function') {
+    throw new ConfigError('createApp requires "interlock": pass createInterlock({ store, policy }).');
+  }
+  if (options.baseUrl !== undefined && !URL.canParse(options.baseUrl)) {
+    throw new ConfigError(
+      `createApp "baseUrl" must be an absolute URL such as "https://interlock.example.com", not "${options.baseUrl}".`,
+    );
+  }
+}
+
+const limitBody = (maxBody: number) =>
+  bodyLimit({
+    maxSize: maxBody,
+    onError: () => {
+      throw new PayloadTooLargeError(maxBody);
+    },
+  });
+
+/** Errors in the one JSON shape; an unknown method on a known path is a 405 with `Allow`, not a 404. */
+function handleErrors(app: Hono<AppEnv>, logger: ServerLogger, paths: Record<string, unknown>): void {
+  const onError = errorHandler(logger);
+  app.onError(onError);
+  const allowed = methodsByPath(paths);
+  app.notFound((c) => {
+    const allow = allowed(c.req.path);
+    if (allow && allow.length > 0 && !allow.includes(c.req.method)) {
+      c.header('Allow', allow.join(', '));
+      return onError(new MethodNotAllowedError(c.req.method, c.req.path, allow), c);
+    }
+    return onError(new RouteNotFoundError(c.req.method, c.req.path), c);
+  });
+}
+
+/** Headers, the body limit, no tokens in URLs, refusal audit and authentication, ahead of every API route. */
+function guardApi(app: Hono<AppEnv>, interlock: Interlock, auth: MiddlewareHandler<AppEnv>, maxBody: number): void {
+  app.use('*', async (c, next) => {
+    await next();
+    c.header('X-Content-Type-Options', 'nosniff');
+    if (c.req.path.startsWith('/api/')) c.header('Cache-Control', 'no-store');
+  });
+  app.use('/api/*', limitBody(maxBody));
+  app.use('/api/*', async (c, next) => {
+    // Tokens in URLs leak into logs, proxies and browser history: refuse them outright.
+    if (c.req.query('token') !== undefined || c.req.query('access_token') !== undefined) {
+      throw new ValidationError('Tokens are not accepted in the URL; send "Authorization: Bearer <token>".', [
+        { path: 'query.token', message: 'not allowed' },
+      ]);
+    }
+    await next();
+  });
+  // Before auth, so that it sees auth's refusals of a decision (no token, a revoked one) and audits them.
+  app.use('/api/v1/approvals/:id/decision', auditAuthRefusals(interlock));
+  app.use('/api/*', auth);
+}
+
+/** Slack's button presses, authenticated by their signature rather than a token. */
+function mountSlack(app: Hono<AppEnv>, slack: Pick<SlackApp, 'handle'>, maxBody: number): void {
+  app.use('/slack/*', limitBody(maxBody));
+  // The signature covers the exact bytes, so the raw text goes to the check, not a parsed form.
+  app.post('/slack/interactions', async (c) => {
+    const r = await slack.handle({
+      body: await c.req.text(),
+      headers: {
+        timestamp: c.req.header('x-slack-request-timestamp'),
+        signature: c.req.header('x-slack-signature'),
+      },
+    });
+    return c.json(r.body as Record<string, unknown>, r.status as 200);
+  });
+}
+
+/** The API's routes and the probes; `streams` collects the open event streams, for closing the app. */
+function mountRoutes(
+  app: Hono<AppEnv>,
+  deps: RouteDeps,
+  options: AppOptions,
+  limiter: RateLimiter | undefined,
+  streams: Set<() => void>,
+): void {
+  const { interlock } = options;
+  app.route('/api/v1', approvalRoutes(deps, limiter));
+  app.route('/api/v1', auditRoutes(deps));
+  app.route('/api/v1', threadRoutes(deps));
+  app.route(
+    '/api/v1',
+    eventRoutes(deps, {
+      heartbeatMs: options.heartbeatMs ?? 15_000,
+      maxBuffered: 1000,
+      open: streams,
+      maxPerReviewer: options.maxStreamsPerReviewer ?? 8,
+    }),
+  );
+  app.route(
+    '/',
+    healthRoutes(
+      { name: interlock.storeName, getAuditHeads: () => interlock.audit.getAuditHeads() },
+      { readyTimeoutMs: 2000 },
+    ),
+  );
+}
+
+/** /metrics, open or guarded by a scraper token or operators' credentials as `options.metrics` says. */
+function mountMetrics(
+  app: Hono<AppEnv>,
+  metrics: ServerMetrics,
+  options: AppOptions['metrics'],
+  auth: MiddlewareHandler<AppEnv>,
+): void {
+  const scraperToken = options?.token;
+  if (scraperToken !== undefined && scraperToken.length < 16)
+    throw new ConfigError(
+      'metrics.token (INTERLOCK_METRICS_TOKEN) must be at least 16 characters; generate one with `openssl rand -hex 24`.',
+    );
+  if (scraperToken !== undefined || options?.public === false) {
+    const metricsAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
+      // The scraper's own token, compared in constant time; otherwise an operator's credentials.
+      const sent = /^Bearer (.+)$/.exec(c.req.header('authorization') ?? '')?.[1];
+      if (scraperToken !== undefined && sent !== undefined && safeEqual(sent, scraperToken)) return next();
+      return auth(c, async () => {
+        requireOperator(c.var.principal, 'read metrics');
+        await next();
+      });
+    };
+    app.use('/metrics', metricsAuth);
+  }
+  app.get('/metrics', async (c) => c.body(await metrics.render(), 200, { 'Content-Type': metrics.contentType }));
+}
+
 /**
  * The HTTP API as a Hono app: the approval queue, decisions, live events,
  * audit, probes, metrics and the OpenAPI document. Errors are mapped to
@@ -127,14 +257,7 @@ function argsSchemaResolver(interlock: Interlock, toolSchemas: ToolSchemas | und
  * // later: await server.close();
  */
 export function createApp(options: AppOptions): Hono<AppEnv> {
-  if (!options?.interlock || typeof options.interlock.on !== 'function') {
-    throw new ConfigError('createApp requires "interlock": pass createInterlock({ store, policy }).');
-  }
-  if (options.baseUrl !== undefined && !URL.canParse(options.baseUrl)) {
-    throw new ConfigError(
-      `createApp "baseUrl" must be an absolute URL such as "https://interlock.example.com", not "${options.baseUrl}".`,
-    );
-  }
+  checkOptions(options);
   const { interlock } = options;
   const maxBody = options.maxBodyBytes ?? 64 * 1024;
   const logger: ServerLogger = options.logger ?? {
@@ -158,107 +281,12 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   if (options.ui?.apiPaths) Object.assign(openapi.paths as Record<string, unknown>, options.ui.apiPaths());
 
   const app = new Hono<AppEnv>();
-  const onError = errorHandler(logger);
-  app.onError(onError);
-  const allowed = methodsByPath(openapi.paths as Record<string, unknown>);
-  app.notFound((c) => {
-    const allow = allowed(c.req.path);
-    if (allow && allow.length > 0 && !allow.includes(c.req.method)) {
-      c.header('Allow', allow.join(', '));
-      return onError(new MethodNotAllowedError(c.req.method, c.req.path, allow), c);
-    }
-    return onError(new RouteNotFoundError(c.req.method, c.req.path), c);
-  });
-
-  app.use('*', async (c, next) => {
-    await next();
-    c.header('X-Content-Type-Options', 'nosniff');
-    if (c.req.path.startsWith('/api/')) c.header('Cache-Control', 'no-store');
-  });
-  app.use(
-    '/api/*',
-    bodyLimit({
-      maxSize: maxBody,
-      onError: () => {
-        throw new PayloadTooLargeError(maxBody);
-      },
-    }),
-  );
-  app.use('/api/*', async (c, next) => {
-    // Tokens in URLs leak into logs, proxies and browser history: refuse them outright.
-    if (c.req.query('token') !== undefined || c.req.query('access_token') !== undefined) {
-      throw new ValidationError('Tokens are not accepted in the URL; send "Authorization: Bearer <token>".', [
-        { path: 'query.token', message: 'not allowed' },
-      ]);
-    }
-    await next();
-  });
-  // Before auth, so that it sees auth's refusals of a decision (no token, a revoked one) and audits them.
-  app.use('/api/v1/approvals/:id/decision', auditAuthRefusals(interlock));
-  app.use('/api/*', auth);
-  const slack = options.slack;
-  if (slack) {
-    app.use(
-      '/slack/*',
-      bodyLimit({
-        maxSize: maxBody,
-        onError: () => {
-          throw new PayloadTooLargeError(maxBody);
-        },
-      }),
-    );
-    // The signature covers the exact bytes, so the raw text goes to the check, not a parsed form.
-    app.post('/slack/interactions', async (c) => {
-      const r = await slack.handle({
-        body: await c.req.text(),
-        headers: {
-          timestamp: c.req.header('x-slack-request-timestamp'),
-          signature: c.req.header('x-slack-signature'),
-        },
-      });
-      return c.json(r.body as Record<string, unknown>, r.status as 200);
-    });
-  }
+  handleErrors(app, logger, openapi.paths as Record<string, unknown>);
+  guardApi(app, interlock, auth, maxBody);
+  if (options.slack) mountSlack(app, options.slack, maxBody);
   options.ui?.mount(app, { deps, authenticate: auth, reviewers, baseUrl: options.baseUrl, limiter });
-
-  app.route('/api/v1', approvalRoutes(deps, limiter));
-  app.route('/api/v1', auditRoutes(deps));
-  app.route('/api/v1', threadRoutes(deps));
-  app.route(
-    '/api/v1',
-    eventRoutes(deps, {
-      heartbeatMs: options.heartbeatMs ?? 15_000,
-      maxBuffered: 1000,
-      open: streams,
-      maxPerReviewer: options.maxStreamsPerReviewer ?? 8,
-    }),
-  );
-  app.route(
-    '/',
-    healthRoutes(
-      { name: interlock.storeName, getAuditHeads: () => interlock.audit.getAuditHeads() },
-      { readyTimeoutMs: 2000 },
-    ),
-  );
-
-  const scraperToken = options.metrics?.token;
-  if (scraperToken !== undefined && scraperToken.length < 16)
-    throw new ConfigError(
-      'metrics.token (INTERLOCK_METRICS_TOKEN) must be at least 16 characters; generate one with `openssl rand -hex 24`.',
-    );
-  if (scraperToken !== undefined || options.metrics?.public === false) {
-    const metricsAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
-      // The scraper's own token, compared in constant time; otherwise an operator's credentials.
-      const sent = /^Bearer (.+)$/.exec(c.req.header('authorization') ?? '')?.[1];
-      if (scraperToken !== undefined && sent !== undefined && safeEqual(sent, scraperToken)) return next();
-      return auth(c, async () => {
-        requireOperator(c.var.principal, 'read metrics');
-        await next();
-      });
-    };
-    app.use('/metrics', metricsAuth);
-  }
-  app.get('/metrics', async (c) => c.body(await metrics.render(), 200, { 'Content-Type': metrics.contentType }));
+  mountRoutes(app, deps, options, limiter, streams);
+  mountMetrics(app, metrics, options.metrics, auth);
   app.get('/openapi.json', (c) => c.json(openapi));
 
   lifecycles.set(app, () => {

@@ -17,6 +17,141 @@ export interface ServerMetrics {
   dispose(): void;
 }
 
+/** The counters and the histogram the engine's events feed, registered in this order. */
+function eventSeries(registry: Registry) {
+  return {
+    interrupts: new Counter({
+      name: 'interlock_interrupts_total',
+      help: 'Approval requests opened, by tool and tier.',
+      labelNames: ['tool', 'tier'],
+      registers: [registry],
+    }),
+    agentInterrupts: new Counter({
+      name: 'interlock_agent_interrupts_total',
+      help: 'Approval requests opened, by the agent that asked (a tree of agents: the path from its root, e.g. support/refunds).',
+      labelNames: ['agent'],
+      registers: [registry],
+    }),
+    toolCalls: new Counter({
+      name: 'interlock_tool_calls_total',
+      help: 'Gated tool calls, by tool and the tier the policy gave them: those that ran without a person (auto, notify) and those that paused (approve, escalate). Interrupt rate = paused over all.',
+      labelNames: ['tool', 'tier'],
+      registers: [registry],
+    }),
+    opened: new Counter({
+      name: 'interlock_requests_opened_total',
+      help: 'Approval requests that entered a role’s queue (escalations and edits that needed a new request included).',
+      labelNames: ['role'],
+      registers: [registry],
+    }),
+    resolved: new Counter({
+      name: 'interlock_requests_resolved_total',
+      help: 'Approval requests that left a role’s queue: decided, expired, or handed over to a new request.',
+      labelNames: ['role'],
+      registers: [registry],
+    }),
+    decisions: new Counter({
+      name: 'interlock_decisions_total',
+      help: 'Reviewer decisions recorded, by type.',
+      labelNames: ['type'],
+      registers: [registry],
+    }),
+    expirations: new Counter({
+      name: 'interlock_expirations_total',
+      help: 'Approval requests resolved by their timeout default.',
+      registers: [registry],
+    }),
+    executions: new Counter({
+      name: 'interlock_executions_total',
+      help: 'Executions under the ledger, by tool and outcome.',
+      labelNames: ['tool', 'status'],
+      registers: [registry],
+    }),
+    deferred: new Counter({
+      name: 'interlock_jobs_deferred_total',
+      help: 'Jobs a worker left for another worker, by reason (unknown_agent: it has no agent of that name).',
+      labelNames: ['reason'],
+      registers: [registry],
+    }),
+    timeToDecision: new Histogram({
+      name: 'interlock_time_to_decision_seconds',
+      help: 'Time from an approval request opening to the decision that resolved it.',
+      buckets: [10, 30, 60, 300, 900, 1800, 3600, 7200, 14_400, 43_200, 86_400, 172_800],
+      registers: [registry],
+    }),
+  };
+}
+
+type EventSeries = ReturnType<typeof eventSeries>;
+
+/** Queue gauges, computed from the store when scraped (so every process reports the shared queue). */
+function queueGauges(registry: Registry) {
+  return {
+    queueDepth: new Gauge({
+      name: 'interlock_queue_depth',
+      help: 'Pending approval requests, by required role.',
+      labelNames: ['role'],
+      registers: [registry],
+    }),
+    oldest: new Gauge({
+      name: 'interlock_oldest_pending_seconds',
+      help: 'Age of the oldest pending approval request, by required role.',
+      labelNames: ['role'],
+      registers: [registry],
+    }),
+  };
+}
+
+/** Count one engine event; `later` runs the request look-ups some events need, off the engine's path. */
+function countEvent(
+  e: EngineEvent,
+  interlock: Interlock,
+  series: EventSeries,
+  later: (fn: () => Promise<void>) => void,
+): void {
+  // Planted checks count like any request here: /metrics is open to reviewers, and a series that left
+  // them out would give their number away (the queue minus the series). Operators read the true
+  // figures, planted checks apart, in the oversight rollup.
+  switch (e.type) {
+    case 'approval.created':
+      later(async () => {
+        const req = await interlock.getRequest(e.requestId);
+        series.interrupts.inc({ tool: e.tool, tier: req?.tier ?? 'unknown' });
+        series.opened.inc({ role: e.role });
+        if (req) series.agentInterrupts.inc({ agent: agentOf(req) });
+        // A call pauses once: requests an edit or a timeout handed over to are the same call.
+        if (req && req.parentId === null) series.toolCalls.inc({ tool: e.tool, tier: req.tier });
+      });
+      break;
+    case 'approval.decided':
+      later(async () => {
+        const req = await interlock.getRequest(e.requestId);
+        series.decisions.inc({ type: e.decision });
+        if (e.status !== 'pending' && req) series.resolved.inc({ role: req.role });
+        if (e.status !== 'pending' && req?.resolvedAt != null)
+          series.timeToDecision.observe(Math.max(0, (req.resolvedAt - req.createdAt) / 1000));
+      });
+      break;
+    case 'approval.expired':
+      later(async () => {
+        const req = await interlock.getRequest(e.requestId);
+        if (!req) return;
+        series.expirations.inc();
+        series.resolved.inc({ role: req.role });
+      });
+      break;
+    case 'execution.finished':
+      series.executions.inc({ tool: e.tool, status: e.status });
+      if (e.requestId === null) series.toolCalls.inc({ tool: e.tool, tier: e.tier ?? 'auto' });
+      break;
+    case 'job.deferred':
+      series.deferred.inc({ reason: e.reason });
+      break;
+    case 'thread.status':
+      break;
+  }
+}
+
 /**
  * Counters fed by the engine's events (so every process counts what it did),
  * and queue gauges computed from the store when scraped (so every process
@@ -25,77 +160,8 @@ export interface ServerMetrics {
 export function createMetrics(interlock: Interlock, opts: MetricsOptions = {}): ServerMetrics {
   const registry = new Registry();
   if (opts.processMetrics) collectDefaultMetrics({ register: registry });
-  const interrupts = new Counter({
-    name: 'interlock_interrupts_total',
-    help: 'Approval requests opened, by tool and tier.',
-    labelNames: ['tool', 'tier'],
-    registers: [registry],
-  });
-  const agentInterrupts = new Counter({
-    name: 'interlock_agent_interrupts_total',
-    help: 'Approval requests opened, by the agent that asked (a tree of agents: the path from its root, e.g. support/refunds).',
-    labelNames: ['agent'],
-    registers: [registry],
-  });
-  const toolCalls = new Counter({
-    name: 'interlock_tool_calls_total',
-    help: 'Gated tool calls, by tool and the tier the policy gave them: those that ran without a person (auto, notify) and those that paused (approve, escalate). Interrupt rate = paused over all.',
-    labelNames: ['tool', 'tier'],
-    registers: [registry],
-  });
-  const opened = new Counter({
-    name: 'interlock_requests_opened_total',
-    help: 'Approval requests that entered a role’s queue (escalations and edits that needed a new request included).',
-    labelNames: ['role'],
-    registers: [registry],
-  });
-  const resolved = new Counter({
-    name: 'interlock_requests_resolved_total',
-    help: 'Approval requests that left a role’s queue: decided, expired, or handed over to a new request.',
-    labelNames: ['role'],
-    registers: [registry],
-  });
-  const decisions = new Counter({
-    name: 'interlock_decisions_total',
-    help: 'Reviewer decisions recorded, by type.',
-    labelNames: ['type'],
-    registers: [registry],
-  });
-  const expirations = new Counter({
-    name: 'interlock_expirations_total',
-    help: 'Approval requests resolved by their timeout default.',
-    registers: [registry],
-  });
-  const executions = new Counter({
-    name: 'interlock_executions_total',
-    help: 'Executions under the ledger, by tool and outcome.',
-    labelNames: ['tool', 'status'],
-    registers: [registry],
-  });
-  const deferred = new Counter({
-    name: 'interlock_jobs_deferred_total',
-    help: 'Jobs a worker left for another worker, by reason (unknown_agent: it has no agent of that name).',
-    labelNames: ['reason'],
-    registers: [registry],
-  });
-  const timeToDecision = new Histogram({
-    name: 'interlock_time_to_decision_seconds',
-    help: 'Time from an approval request opening to the decision that resolved it.',
-    buckets: [10, 30, 60, 300, 900, 1800, 3600, 7200, 14_400, 43_200, 86_400, 172_800],
-    registers: [registry],
-  });
-  const queueDepth = new Gauge({
-    name: 'interlock_queue_depth',
-    help: 'Pending approval requests, by required role.',
-    labelNames: ['role'],
-    registers: [registry],
-  });
-  const oldest = new Gauge({
-    name: 'interlock_oldest_pending_seconds',
-    help: 'Age of the oldest pending approval request, by required role.',
-    labelNames: ['role'],
-    registers: [registry],
-  });
+  const series = eventSeries(registry);
+  const { queueDepth, oldest } = queueGauges(registry);
 
   // Events name the request but not every detail; these look-ups finish before the next scrape renders.
   const lookups = new Set<Promise<void>>();
@@ -106,52 +172,9 @@ export function createMetrics(interlock: Interlock, opts: MetricsOptions = {}): 
     lookups.add(p);
   };
 
-  // Planted checks count like any request here: /metrics is open to reviewers, and a series that left
-  // them out would give their number away (the queue minus the series). Operators read the true
-  // figures, planted checks apart, in the oversight rollup.
-  const onEvent = (e: EngineEvent) => {
-    switch (e.type) {
-      case 'approval.created':
-        later(async () => {
-          const req = await interlock.getRequest(e.requestId);
-          interrupts.inc({ tool: e.tool, tier: req?.tier ?? 'unknown' });
-          opened.inc({ role: e.role });
-          if (req) agentInterrupts.inc({ agent: agentOf(req) });
-          // A call pauses once: requests an edit or a timeout handed over to are the same call.
-          if (req && req.parentId === null) toolCalls.inc({ tool: e.tool, tier: req.tier });
-        });
-        break;
-      case 'approval.decided':
-        later(async () => {
-          const req = await interlock.getRequest(e.requestId);
-          decisions.inc({ type: e.decision });
-          if (e.status !== 'pending' && req) resolved.inc({ role: req.role });
-          if (e.status !== 'pending' && req?.resolvedAt != null)
-            timeToDecision.observe(Math.max(0, (req.resolvedAt - req.createdAt) / 1000));
-        });
-        break;
-      case 'approval.expired':
-        later(async () => {
-          const req = await interlock.getRequest(e.requestId);
-          if (!req) return;
-          expirations.inc();
-          resolved.inc({ role: req.role });
-        });
-        break;
-      case 'execution.finished':
-        executions.inc({ tool: e.tool, status: e.status });
-        if (e.requestId === null) toolCalls.inc({ tool: e.tool, tier: e.tier ?? 'auto' });
-        break;
-      case 'job.deferred':
-        deferred.inc({ reason: e.reason });
-        break;
-      case 'thread.status':
-        break;
-    }
-  };
   // Counters count this process's events; Prometheus sums processes, so remote ones would count twice.
   const off = interlock.on((e) => {
-    if (!e.remote) onEvent(e);
+    if (!e.remote) countEvent(e, interlock, series, later);
   });
 
   return {

@@ -121,6 +121,258 @@ const reviewPacket: Json = {
   ],
 };
 
+/** The approval queue: the requests a reviewer may see and the planted checks among them. */
+function queuePaths(): Json {
+  return {
+    '/api/v1/approvals': {
+      get: {
+        summary: 'List approval requests (non-operators see their roles only)',
+        parameters: queryParams(listQuery),
+        responses: {
+          200: json(
+            {
+              type: 'object',
+              properties: {
+                items: { type: 'array', items: ref('RequestSummary') },
+                nextCursor: { type: ['string', 'null'] },
+              },
+            },
+            'A page of requests.',
+          ),
+          ...errors(400, 401),
+        },
+      },
+    },
+    '/api/v1/planted': {
+      get: {
+        summary: 'List planted checks, newest first, with whether each was caught (operators only)',
+        parameters: queryParams(plantedQuery),
+        responses: {
+          200: json(
+            {
+              type: 'object',
+              properties: {
+                items: {
+                  type: 'array',
+                  items: {
+                    allOf: [
+                      ref('RequestSummary'),
+                      { type: 'object', properties: { plantedCheck: plantedCheckSchema } },
+                    ],
+                  },
+                },
+                nextCursor: { type: ['string', 'null'] },
+              },
+            },
+            'A page of planted checks.',
+          ),
+          ...errors(400, 401, 403),
+        },
+      },
+    },
+  };
+}
+
+/** One approval request: its review packet, deciding it and its story. */
+function requestPaths(): Json {
+  return {
+    '/api/v1/approvals/{id}': {
+      get: {
+        summary: 'The review packet of one request',
+        parameters: [idParam('approval request')],
+        responses: { 200: json(ref('ReviewPacket'), 'The review packet.'), ...errors(401, 403, 404) },
+      },
+    },
+    '/api/v1/approvals/{id}/decision': {
+      post: {
+        summary: 'Decide a request (guarded by expectedVersion and actionHash)',
+        parameters: [idParam('approval request')],
+        requestBody: { required: true, content: { 'application/json': { schema: ref('Decision') } } },
+        responses: {
+          200: json(
+            {
+              type: 'object',
+              properties: {
+                request: ref('RequestSummary'),
+                outcome: { enum: ['authorized', 'rejected', 'responded', 'pending', 'superseded'] },
+                newRequestId: {
+                  type: 'string',
+                  description: 'When the edit became a new request (outcome superseded).',
+                },
+                plantedCheck: plantedCheckSchema,
+              },
+            },
+            'The decision was recorded.',
+          ),
+          ...errors(400, 401, 403, 404, 409, 410, 413, 429),
+        },
+      },
+    },
+    '/api/v1/approvals/{id}/story': {
+      get: {
+        summary: 'What was proposed, who decided, what ran',
+        parameters: [idParam('approval request')],
+        responses: { 200: json({ type: 'object' }, 'The story.'), ...errors(401, 403, 404) },
+      },
+    },
+  };
+}
+
+/** Agent runs: starting, reading, aborting a thread and its audit trail. */
+function threadPaths(): Json {
+  return {
+    '/api/v1/threads': {
+      post: {
+        summary: 'Start an agent run (operators; needs a threads adapter)',
+        requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(startThreadBody) } } },
+        responses: {
+          202: json(
+            { type: 'object', properties: { threadId: { type: 'string' }, status: { type: 'string' } } },
+            'Started.',
+          ),
+          ...errors(400, 401, 403, 409, 413, 501),
+        },
+      },
+    },
+    '/api/v1/threads/{id}': {
+      get: {
+        summary:
+          'A thread; personal data in its messages is masked unless an operator asks for raw=1 (audited as raw_viewed)',
+        parameters: [idParam('thread'), ...queryParams(threadQuery)],
+        responses: { 200: json({ type: 'object' }, 'The thread.'), ...errors(400, 401, 403, 404) },
+      },
+    },
+    '/api/v1/threads/{id}/abort': {
+      post: {
+        summary: 'Abort a thread (operators; needs a threads adapter)',
+        parameters: [idParam('thread')],
+        responses: { 200: json({ type: 'object' }, 'Abort requested.'), ...errors(401, 403, 404, 501) },
+      },
+    },
+    '/api/v1/threads/{id}/audit': {
+      get: {
+        summary: 'Audit events of a thread',
+        parameters: [idParam('thread'), ...queryParams(auditQuery)],
+        responses: {
+          200: json(
+            {
+              type: 'object',
+              properties: {
+                threadId: { type: 'string' },
+                events: { type: 'array', items: { type: 'object' } },
+                nextAfterSeq: { type: ['integer', 'null'] },
+              },
+            },
+            'The events.',
+          ),
+          ...errors(400, 401, 403, 404),
+        },
+      },
+    },
+  };
+}
+
+/** Operations: audit verification, live events, health, metrics and this document. */
+function operationPaths(): Json {
+  return {
+    '/api/v1/audit/verify': {
+      get: {
+        summary: 'Verify the audit hash chain (operators)',
+        responses: {
+          200: json(
+            {
+              type: 'object',
+              properties: { ok: { type: 'boolean' }, events: { type: 'integer' }, brokenAt: { type: 'object' } },
+            },
+            'The verification.',
+          ),
+          ...errors(401, 403),
+        },
+      },
+    },
+    '/api/v1/events': {
+      get: {
+        summary:
+          'Live events (Server-Sent Events): ready, approval.created, approval.decided, approval.expired, thread.status, execution.finished',
+        responses: {
+          200: {
+            description: 'An event stream with a heartbeat comment every 15 s.',
+            content: { 'text/event-stream': { schema: { type: 'string' } } },
+          },
+          ...errors(401),
+        },
+      },
+    },
+    '/healthz': {
+      get: { summary: 'The process is up', security: [], responses: { 200: json({ type: 'object' }, 'Up.') } },
+    },
+    '/readyz': {
+      get: {
+        summary: 'The store answers',
+        security: [],
+        responses: { 200: json({ type: 'object' }, 'Ready.'), ...errors(503) },
+      },
+    },
+    '/metrics': {
+      get: {
+        summary: 'Prometheus metrics',
+        security: [],
+        responses: {
+          200: { description: 'Exposition format.', content: { 'text/plain': { schema: { type: 'string' } } } },
+        },
+      },
+    },
+    '/openapi.json': {
+      get: { summary: 'This document', security: [], responses: { 200: json({ type: 'object' }, 'OpenAPI 3.1.') } },
+    },
+  };
+}
+
+/** The shared error shape, the schemas the paths refer to and one response per documented error status. */
+function components(): Json {
+  return {
+    securitySchemes: {
+      bearer: {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'A reviewer token (il_…). Browser sessions use the il_session cookie.',
+      },
+    },
+    schemas: {
+      Error: {
+        type: 'object',
+        required: ['error'],
+        properties: {
+          error: {
+            type: 'object',
+            required: ['code', 'message'],
+            properties: {
+              code: {
+                type: 'string',
+                description: `One of ${Object.keys(HTTP_STATUS).join(', ')}, or <kind>_not_found.`,
+              },
+              message: { type: 'string' },
+              details: {
+                type: 'object',
+                properties: {
+                  issues: {
+                    type: 'array',
+                    items: { type: 'object', properties: { path: { type: 'string' }, message: { type: 'string' } } },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+      Decision: jsonSchema(decisionBody),
+      RequestSummary: requestSummary,
+      ReviewPacket: reviewPacket,
+    },
+    responses: Object.fromEntries(Object.entries(ERROR_TEXT).map(([s, text]) => [`E${s}`, json(ref('Error'), text)])),
+  };
+}
+
 /** Build the document; `baseUrl` becomes its server entry. */
 export function openApiDocument(opts: { baseUrl?: string; version?: string } = {}): Json {
   const auth = [{ bearer: [] }];
@@ -133,231 +385,7 @@ export function openApiDocument(opts: { baseUrl?: string; version?: string } = {
     },
     ...(opts.baseUrl && { servers: [{ url: opts.baseUrl }] }),
     security: auth,
-    paths: {
-      '/api/v1/approvals': {
-        get: {
-          summary: 'List approval requests (non-operators see their roles only)',
-          parameters: queryParams(listQuery),
-          responses: {
-            200: json(
-              {
-                type: 'object',
-                properties: {
-                  items: { type: 'array', items: ref('RequestSummary') },
-                  nextCursor: { type: ['string', 'null'] },
-                },
-              },
-              'A page of requests.',
-            ),
-            ...errors(400, 401),
-          },
-        },
-      },
-      '/api/v1/planted': {
-        get: {
-          summary: 'List planted checks, newest first, with whether each was caught (operators only)',
-          parameters: queryParams(plantedQuery),
-          responses: {
-            200: json(
-              {
-                type: 'object',
-                properties: {
-                  items: {
-                    type: 'array',
-                    items: {
-                      allOf: [
-                        ref('RequestSummary'),
-                        { type: 'object', properties: { plantedCheck: plantedCheckSchema } },
-                      ],
-                    },
-                  },
-                  nextCursor: { type: ['string', 'null'] },
-                },
-              },
-              'A page of planted checks.',
-            ),
-            ...errors(400, 401, 403),
-          },
-        },
-      },
-      '/api/v1/approvals/{id}': {
-        get: {
-          summary: 'The review packet of one request',
-          parameters: [idParam('approval request')],
-          responses: { 200: json(ref('ReviewPacket'), 'The review packet.'), ...errors(401, 403, 404) },
-        },
-      },
-      '/api/v1/approvals/{id}/decision': {
-        post: {
-          summary: 'Decide a request (guarded by expectedVersion and actionHash)',
-          parameters: [idParam('approval request')],
-          requestBody: { required: true, content: { 'application/json': { schema: ref('Decision') } } },
-          responses: {
-            200: json(
-              {
-                type: 'object',
-                properties: {
-                  request: ref('RequestSummary'),
-                  outcome: { enum: ['authorized', 'rejected', 'responded', 'pending', 'superseded'] },
-                  newRequestId: {
-                    type: 'string',
-                    description: 'When the edit became a new request (outcome superseded).',
-                  },
-                  plantedCheck: plantedCheckSchema,
-                },
-              },
-              'The decision was recorded.',
-            ),
-            ...errors(400, 401, 403, 404, 409, 410, 413, 429),
-          },
-        },
-      },
-      '/api/v1/approvals/{id}/story': {
-        get: {
-          summary: 'What was proposed, who decided, what ran',
-          parameters: [idParam('approval request')],
-          responses: { 200: json({ type: 'object' }, 'The story.'), ...errors(401, 403, 404) },
-        },
-      },
-      '/api/v1/threads': {
-        post: {
-          summary: 'Start an agent run (operators; needs a threads adapter)',
-          requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(startThreadBody) } } },
-          responses: {
-            202: json(
-              { type: 'object', properties: { threadId: { type: 'string' }, status: { type: 'string' } } },
-              'Started.',
-            ),
-            ...errors(400, 401, 403, 409, 413, 501),
-          },
-        },
-      },
-      '/api/v1/threads/{id}': {
-        get: {
-          summary:
-            'A thread; personal data in its messages is masked unless an operator asks for raw=1 (audited as raw_viewed)',
-          parameters: [idParam('thread'), ...queryParams(threadQuery)],
-          responses: { 200: json({ type: 'object' }, 'The thread.'), ...errors(400, 401, 403, 404) },
-        },
-      },
-      '/api/v1/threads/{id}/abort': {
-        post: {
-          summary: 'Abort a thread (operators; needs a threads adapter)',
-          parameters: [idParam('thread')],
-          responses: { 200: json({ type: 'object' }, 'Abort requested.'), ...errors(401, 403, 404, 501) },
-        },
-      },
-      '/api/v1/threads/{id}/audit': {
-        get: {
-          summary: 'Audit events of a thread',
-          parameters: [idParam('thread'), ...queryParams(auditQuery)],
-          responses: {
-            200: json(
-              {
-                type: 'object',
-                properties: {
-                  threadId: { type: 'string' },
-                  events: { type: 'array', items: { type: 'object' } },
-                  nextAfterSeq: { type: ['integer', 'null'] },
-                },
-              },
-              'The events.',
-            ),
-            ...errors(400, 401, 403, 404),
-          },
-        },
-      },
-      '/api/v1/audit/verify': {
-        get: {
-          summary: 'Verify the audit hash chain (operators)',
-          responses: {
-            200: json(
-              {
-                type: 'object',
-                properties: { ok: { type: 'boolean' }, events: { type: 'integer' }, brokenAt: { type: 'object' } },
-              },
-              'The verification.',
-            ),
-            ...errors(401, 403),
-          },
-        },
-      },
-      '/api/v1/events': {
-        get: {
-          summary:
-            'Live events (Server-Sent Events): ready, approval.created, approval.decided, approval.expired, thread.status, execution.finished',
-          responses: {
-            200: {
-              description: 'An event stream with a heartbeat comment every 15 s.',
-              content: { 'text/event-stream': { schema: { type: 'string' } } },
-            },
-            ...errors(401),
-          },
-        },
-      },
-      '/healthz': {
-        get: { summary: 'The process is up', security: [], responses: { 200: json({ type: 'object' }, 'Up.') } },
-      },
-      '/readyz': {
-        get: {
-          summary: 'The store answers',
-          security: [],
-          responses: { 200: json({ type: 'object' }, 'Ready.'), ...errors(503) },
-        },
-      },
-      '/metrics': {
-        get: {
-          summary: 'Prometheus metrics',
-          security: [],
-          responses: {
-            200: { description: 'Exposition format.', content: { 'text/plain': { schema: { type: 'string' } } } },
-          },
-        },
-      },
-      '/openapi.json': {
-        get: { summary: 'This document', security: [], responses: { 200: json({ type: 'object' }, 'OpenAPI 3.1.') } },
-      },
-    },
-    components: {
-      securitySchemes: {
-        bearer: {
-          type: 'http',
-          scheme: 'bearer',
-          description: 'A reviewer token (il_…). Browser sessions use the il_session cookie.',
-        },
-      },
-      schemas: {
-        Error: {
-          type: 'object',
-          required: ['error'],
-          properties: {
-            error: {
-              type: 'object',
-              required: ['code', 'message'],
-              properties: {
-                code: {
-                  type: 'string',
-                  description: `One of ${Object.keys(HTTP_STATUS).join(', ')}, or <kind>_not_found.`,
-                },
-                message: { type: 'string' },
-                details: {
-                  type: 'object',
-                  properties: {
-                    issues: {
-                      type: 'array',
-                      items: { type: 'object', properties: { path: { type: 'string' }, message: { type: 'string' } } },
-                    },
-                  },
-                },
-              },
-            },
-          },
-        },
-        Decision: jsonSchema(decisionBody),
-        RequestSummary: requestSummary,
-        ReviewPacket: reviewPacket,
-      },
-      responses: Object.fromEntries(Object.entries(ERROR_TEXT).map(([s, text]) => [`E${s}`, json(ref('Error'), text)])),
-    },
+    paths: { ...queuePaths(), ...requestPaths(), ...threadPaths(), ...operationPaths() },
+    components: components(),
   };
 }

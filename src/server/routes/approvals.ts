@@ -1,14 +1,43 @@
 import { Hono } from 'hono';
+import type { z } from 'zod';
 import type { Decision } from '../../core/index.ts';
 import type { RequestQuery } from '../../store/types.ts';
 import { visibleRequest } from '../access.ts';
-import { canSeeRole, requireOperator } from '../auth.ts';
+import { canSeeRole, requireOperator, type Principal } from '../auth.ts';
 import { RateLimitedError } from '../errors.ts';
 import { readJson, readQuery } from '../input.ts';
 import type { RateLimiter } from '../rate-limit.ts';
-import { decisionBody, listQuery, plantedQuery } from '../schemas.ts';
+import { decisionBody, listQuery, plantedQuery, type DecisionBody } from '../schemas.ts';
 import type { AppEnv, RouteDeps } from '../types.ts';
 import { plantedCheckView, requestSummary, reviewerNames, reviewPacket } from '../views.ts';
+
+/** The store query of a queue listing: a role filter narrows to what `p` may see; no filter, to all of their roles. */
+function queueQuery(p: Principal, q: z.infer<typeof listQuery>): RequestQuery {
+  let roles: readonly string[] | undefined;
+  if (q.role !== undefined) roles = canSeeRole(p, q.role) ? [q.role] : [];
+  else roles = p.operator ? undefined : p.roles;
+  return {
+    ...(q.status && { status: q.status }),
+    ...(roles && { roles }),
+    ...(q.tool && { tool: q.tool }),
+    ...(q.threadId && { threadId: q.threadId }),
+    ...(q.order && { order: q.order }),
+    ...(q.limit !== undefined && { limit: q.limit }),
+    ...(q.cursor && { cursor: q.cursor }),
+  };
+}
+
+/** The engine's decision from a validated body, leaving out what was not sent. */
+function decisionOf(body: DecisionBody): Decision {
+  return {
+    type: body.type,
+    expectedVersion: body.expectedVersion,
+    actionHash: body.actionHash,
+    ...(body.args !== undefined && { args: body.args }),
+    ...(body.message !== undefined && { message: body.message }),
+    ...(body.trust !== undefined && { trust: body.trust }),
+  };
+}
 
 /**
  * The approval queue: list, review packet, story, decision.
@@ -19,21 +48,7 @@ export function approvalRoutes(deps: RouteDeps, limiter: RateLimiter | undefined
   const app = new Hono<AppEnv>();
 
   app.get('/approvals', async (c) => {
-    const p = c.var.principal;
-    const q = readQuery(c, listQuery);
-    let roles: readonly string[] | undefined;
-    if (q.role !== undefined) roles = canSeeRole(p, q.role) ? [q.role] : [];
-    else roles = p.operator ? undefined : p.roles;
-    const query: RequestQuery = {
-      ...(q.status && { status: q.status }),
-      ...(roles && { roles }),
-      ...(q.tool && { tool: q.tool }),
-      ...(q.threadId && { threadId: q.threadId }),
-      ...(q.order && { order: q.order }),
-      ...(q.limit !== undefined && { limit: q.limit }),
-      ...(q.cursor && { cursor: q.cursor }),
-    };
-    const page = await interlock.listRequests(query);
+    const page = await interlock.listRequests(queueQuery(c.var.principal, readQuery(c, listQuery)));
     return c.json({ items: page.items.map(requestSummary), nextCursor: page.nextCursor });
   });
 
@@ -86,15 +101,7 @@ export function approvalRoutes(deps: RouteDeps, limiter: RateLimiter | undefined
     const id = c.req.param('id');
     const body = await readJson(c, decisionBody, 'decision');
     // Existence, role, proposer, quorum, version, hash and expiry are all checked by the engine's guarded write.
-    const decision: Decision = {
-      type: body.type,
-      expectedVersion: body.expectedVersion,
-      actionHash: body.actionHash,
-      ...(body.args !== undefined && { args: body.args }),
-      ...(body.message !== undefined && { message: body.message }),
-      ...(body.trust !== undefined && { trust: body.trust }),
-    };
-    const result = await interlock.decide(id, decision, { id: p.id, name: p.name, roles: p.roles });
+    const result = await interlock.decide(id, decisionOf(body), { id: p.id, name: p.name, roles: p.roles });
     return c.json({
       request: requestSummary(result.request),
       outcome: result.outcome,

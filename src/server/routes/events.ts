@@ -66,6 +66,40 @@ async function visible(
   }
 }
 
+/** Count one more stream of `reviewer`, refusing it past `max`; the function returned gives it back. */
+function reserveStream(perReviewer: Map<string, number>, reviewer: string, max: number): () => void {
+  const held = perReviewer.get(reviewer) ?? 0;
+  if (held >= max) throw new TooManyStreamsError(max);
+  perReviewer.set(reviewer, held + 1);
+  return () => {
+    const n = (perReviewer.get(reviewer) ?? 1) - 1;
+    if (n <= 0) perReviewer.delete(reviewer);
+    else perReviewer.set(reviewer, n);
+  };
+}
+
+/** The look-ups {@link visible} needs, for one stream of `p`. */
+function visibilityLookups(deps: RouteDeps, p: Principal) {
+  // Roles of requests and visibility of threads, looked up once per stream (a role never changes;
+  // a thread only becomes visible, so only that answer is kept).
+  const roles = new Map<string, string | undefined>();
+  const threads = new Set<string>();
+  const requestRole = async (id: string) => {
+    if (!roles.has(id)) {
+      if (roles.size > 5000) roles.clear();
+      roles.set(id, (await deps.interlock.getRequest(id))?.role);
+    }
+    return roles.get(id);
+  };
+  const threadVisible = async (id: string) => {
+    if (threads.has(id)) return true;
+    const mine = await deps.interlock.listRequests({ threadId: id, roles: p.roles, limit: 1 });
+    if (mine.items.length > 0) threads.add(id);
+    return mine.items.length > 0;
+  };
+  return { requestRole, threadVisible };
+}
+
 /**
  * GET /events: Server-Sent Events of what the engine commits in this process
  * (approval.created/decided/expired, thread.status, execution.finished). The
@@ -77,31 +111,8 @@ export function eventRoutes(deps: RouteDeps, opts: EventStreamOptions): Hono<App
   const perReviewer = new Map<string, number>();
   app.get('/events', (c) => {
     const p = c.var.principal;
-    const held = perReviewer.get(p.id) ?? 0;
-    if (held >= opts.maxPerReviewer) throw new TooManyStreamsError(opts.maxPerReviewer);
-    perReviewer.set(p.id, held + 1);
-    const release = () => {
-      const n = (perReviewer.get(p.id) ?? 1) - 1;
-      if (n <= 0) perReviewer.delete(p.id);
-      else perReviewer.set(p.id, n);
-    };
-    // Roles of requests and visibility of threads, looked up once per stream (a role never changes;
-    // a thread only becomes visible, so only that answer is kept).
-    const roles = new Map<string, string | undefined>();
-    const threads = new Set<string>();
-    const requestRole = async (id: string) => {
-      if (!roles.has(id)) {
-        if (roles.size > 5000) roles.clear();
-        roles.set(id, (await deps.interlock.getRequest(id))?.role);
-      }
-      return roles.get(id);
-    };
-    const threadVisible = async (id: string) => {
-      if (threads.has(id)) return true;
-      const mine = await deps.interlock.listRequests({ threadId: id, roles: p.roles, limit: 1 });
-      if (mine.items.length > 0) threads.add(id);
-      return mine.items.length > 0;
-    };
+    const release = reserveStream(perReviewer, p.id, opts.maxPerReviewer);
+    const { requestRole, threadVisible } = visibilityLookups(deps, p);
     c.header('X-Accel-Buffering', 'no'); // stop reverse proxies from buffering the stream
     return streamSSE(c, async (stream) => {
       const queue: EngineEvent[] = [];
