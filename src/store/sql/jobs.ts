@@ -29,8 +29,14 @@ function toJob(r: Row): JobRow {
   };
 }
 
-/** Durable jobs with leases: resume workers and notification delivery claim from here. */
-export function jobOps(db: SqlExecutor, d: Dialect): JobStoreOps {
+/** A job's life: enqueued, claimed under a lease, then completed, deferred, retried or dead. */
+function jobLifecycleOps(
+  db: SqlExecutor,
+  d: Dialect,
+): Pick<
+  JobStoreOps,
+  'enqueueJob' | 'claimJobs' | 'settleResumeJobs' | 'completeJob' | 'deferJob' | 'renewJobs' | 'failJob'
+> {
   return {
     async enqueueJob(j) {
       await db.send(
@@ -94,6 +100,12 @@ export function jobOps(db: SqlExecutor, d: Dialect): JobStoreOps {
         )) === 1
       );
     },
+  };
+}
+
+/** Jobs read back: one by id, counts by status, listings by thread, request or kind. */
+function jobReads(db: SqlExecutor): Pick<JobStoreOps, 'getJob' | 'countJobs' | 'listJobs'> {
+  return {
     async getJob(id) {
       const rows = await db.all(`SELECT * FROM il_jobs WHERE id = $1`, [id]);
       return rows[0] ? toJob(rows[0]) : undefined;
@@ -118,6 +130,11 @@ export function jobOps(db: SqlExecutor, d: Dialect): JobStoreOps {
       return rows.map(toJob);
     },
   };
+}
+
+/** Durable jobs with leases: resume workers and notification delivery claim from here. */
+export function jobOps(db: SqlExecutor, d: Dialect): JobStoreOps {
+  return { ...jobLifecycleOps(db, d), ...jobReads(db) };
 }
 
 /**

@@ -32,8 +32,13 @@ function toExecution(r: Row): ExecutionRow {
 
 const FIELD = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** The execute-once ledger: a side effect runs under a key at most once. */
-export function ledgerOps(db: SqlExecutor, d: Dialect): LedgerStoreOps {
+/** Execution rows: claimed under a key with a lease, renewed, finished, read back. */
+function executionOps(
+  db: SqlExecutor,
+): Pick<
+  LedgerStoreOps,
+  'claimExecution' | 'renewExecution' | 'finishExecution' | 'getExecution' | 'listExecutionsForRequest'
+> {
   return {
     async claimExecution(e, now) {
       const inserted = await db.all(
@@ -94,6 +99,12 @@ export function ledgerOps(db: SqlExecutor, d: Dialect): LedgerStoreOps {
       const rows = await db.all(`SELECT * FROM il_executions WHERE request_id = $1 ORDER BY created_at`, [requestId]);
       return rows.map(toExecution);
     },
+  };
+}
+
+/** Sums and counts over recent executions of a tool: the aggregates a policy's rules declare. */
+function aggregateOps(db: SqlExecutor, d: Dialect): Pick<LedgerStoreOps, 'aggregate'> {
+  return {
     async aggregate(q) {
       for (const f of [q.field, q.groupBy?.field]) {
         if (f !== undefined && !FIELD.test(f))
@@ -123,6 +134,11 @@ export function ledgerOps(db: SqlExecutor, d: Dialect): LedgerStoreOps {
       return num(rows[0]?.v ?? 0);
     },
   };
+}
+
+/** The execute-once ledger: a side effect runs under a key at most once. */
+export function ledgerOps(db: SqlExecutor, d: Dialect): LedgerStoreOps {
+  return { ...executionOps(db), ...aggregateOps(db, d) };
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { ApprovalRequest } from '../../core/index.ts';
 import { ValidationError } from '../../core/index.ts';
-import type { RequestStoreOps } from '../types.ts';
+import type { RequestQuery, RequestStoreOps } from '../types.ts';
 import {
   fromJson,
   num,
@@ -91,51 +91,96 @@ function updateParams(r: ApprovalRequest, expectedVersion: number): unknown[] {
   ];
 }
 
-/** Approval requests, quorum votes and trust grants. */
-export function requestOps(db: SqlExecutor, d: Dialect): RequestStoreOps {
+const INSERT_REQUEST = `INSERT INTO il_requests (id, thread_id, checkpoint_id, tool_call_id, tool, args, action_hash, reason, rule_id, tier, role,
+    approvals_required, approvals_received, version, status, proposer, evidence, context, on_timeout, escalate_to, trustable,
+    resolution, parent_id, superseded_by, created_at, expires_at, updated_at, resolved_at, planted)
+  VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,$28,$29)`;
+
+function insertParams(r: ApprovalRequest): unknown[] {
+  return [
+    r.id,
+    r.threadId,
+    r.checkpointId,
+    r.toolCallId,
+    r.tool,
+    JSON.stringify(r.args),
+    r.actionHash,
+    r.reason,
+    r.ruleId,
+    r.tier,
+    r.role,
+    r.approvalsRequired,
+    r.approvalsReceived,
+    r.version,
+    r.status,
+    r.proposer,
+    JSON.stringify(r.evidence),
+    JSON.stringify(r.context),
+    r.onTimeout,
+    r.escalateTo === null ? null : JSON.stringify(r.escalateTo),
+    r.trustable ? 1 : 0,
+    r.resolution === null ? null : JSON.stringify(r.resolution),
+    r.parentId,
+    r.supersededBy,
+    r.createdAt,
+    r.expiresAt,
+    r.updatedAt,
+    r.resolvedAt,
+    r.planted ? 1 : 0,
+  ];
+}
+
+/** The SELECT for one page of {@link RequestStoreOps.listRequests}, fetching one row past the page to tell if another follows. */
+function listQuery(q: RequestQuery, limit: number): { sql: string; params: unknown[] } {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  const add = (sql: (p: string) => string, v: unknown) => {
+    params.push(v);
+    where.push(sql(`$${params.length}`));
+  };
+  // Pending requests have their own (partial) indexes; the planner uses them only for the literal.
+  if (q.status === 'pending') where.push(`status = 'pending'`);
+  else if (q.status) add((p) => `status = ${p}`, q.status);
+  if (q.tool) add((p) => `tool = ${p}`, q.tool);
+  if (q.threadId) add((p) => `thread_id = ${p}`, q.threadId);
+  if (q.planted !== undefined) where.push(q.planted ? `planted = 1` : `planted = 0`);
+  const byExpiry = q.order === 'expiry';
+  if (q.roles) {
+    // Newest first is an ordered scan of the created_at index with roles as a filter; an index
+    // on role would need a sort of every match. `role || ''` keeps planners off the role index.
+    where.push(`${byExpiry ? 'role' : `(role || '')`} IN (${placeholders(q.roles.length, params.length + 1)})`);
+    params.push(...q.roles);
+  }
+  const col = byExpiry ? 'expires_at' : 'created_at';
+  if (q.cursor) {
+    const [at, id] = decodeCursor(q.cursor, byExpiry ? 'expiry' : 'newest');
+    params.push(at, id);
+    const a = `$${params.length - 1}`;
+    const b = `$${params.length}`;
+    where.push(
+      byExpiry
+        ? `(${col} > ${a} OR (${col} = ${a} AND id > ${b}))`
+        : `(${col} < ${a} OR (${col} = ${a} AND id < ${b}))`,
+    );
+  }
+  params.push(limit + 1);
+  const dir = byExpiry ? 'ASC' : 'DESC';
+  return {
+    sql: `SELECT * FROM il_requests ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${col} ${dir}, id ${dir} LIMIT $${params.length}`,
+    params,
+  };
+}
+
+type RequestWrites = Pick<
+  RequestStoreOps,
+  'insertRequest' | 'updateRequest' | 'updateLockedRequest' | 'setRequestStatus'
+>;
+
+/** Writes of approval requests: the insert and the versioned updates. */
+function requestWrites(db: SqlExecutor): RequestWrites {
   return {
     async insertRequest(r) {
-      await db.send(
-        `INSERT INTO il_requests (id, thread_id, checkpoint_id, tool_call_id, tool, args, action_hash, reason, rule_id, tier, role,
-           approvals_required, approvals_received, version, status, proposer, evidence, context, on_timeout, escalate_to, trustable,
-           resolution, parent_id, superseded_by, created_at, expires_at, updated_at, resolved_at, planted)
-         VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,$28,$29)`,
-        [
-          r.id,
-          r.threadId,
-          r.checkpointId,
-          r.toolCallId,
-          r.tool,
-          JSON.stringify(r.args),
-          r.actionHash,
-          r.reason,
-          r.ruleId,
-          r.tier,
-          r.role,
-          r.approvalsRequired,
-          r.approvalsReceived,
-          r.version,
-          r.status,
-          r.proposer,
-          JSON.stringify(r.evidence),
-          JSON.stringify(r.context),
-          r.onTimeout,
-          r.escalateTo === null ? null : JSON.stringify(r.escalateTo),
-          r.trustable ? 1 : 0,
-          r.resolution === null ? null : JSON.stringify(r.resolution),
-          r.parentId,
-          r.supersededBy,
-          r.createdAt,
-          r.expiresAt,
-          r.updatedAt,
-          r.resolvedAt,
-          r.planted ? 1 : 0,
-        ],
-      );
-    },
-    async getRequest(id, opts) {
-      const rows = await db.all(`SELECT * FROM il_requests WHERE id = $1${opts?.forUpdate ? d.forUpdate : ''}`, [id]);
-      return rows[0] ? toRequest(rows[0]) : undefined;
+      await db.send(INSERT_REQUEST, insertParams(r));
     },
     async updateRequest(r, expectedVersion) {
       return (await db.run(UPDATE_REQUEST, updateParams(r, expectedVersion))) === 1;
@@ -158,6 +203,21 @@ export function requestOps(db: SqlExecutor, d: Dialect): RequestStoreOps {
         now,
       ]);
     },
+  };
+}
+
+type RequestReads = Pick<
+  RequestStoreOps,
+  'getRequest' | 'listRequestsForCall' | 'listRequests' | 'claimExpired' | 'countPendingByRole'
+>;
+
+/** Reads of approval requests: by id, by call, paged listings, the expired to claim and the queue's figures. */
+function requestReads(db: SqlExecutor, d: Dialect): RequestReads {
+  return {
+    async getRequest(id, opts) {
+      const rows = await db.all(`SELECT * FROM il_requests WHERE id = $1${opts?.forUpdate ? d.forUpdate : ''}`, [id]);
+      return rows[0] ? toRequest(rows[0]) : undefined;
+    },
     async listRequestsForCall(threadId, toolCallId) {
       // The thread index narrows to the thread's few requests; the call id filters those.
       const rows = await db.all(
@@ -167,47 +227,13 @@ export function requestOps(db: SqlExecutor, d: Dialect): RequestStoreOps {
       return rows.map(toRequest);
     },
     async listRequests(q) {
-      const where: string[] = [];
-      const params: unknown[] = [];
-      const add = (sql: (p: string) => string, v: unknown) => {
-        params.push(v);
-        where.push(sql(`$${params.length}`));
-      };
-      // Pending requests have their own (partial) indexes; the planner uses them only for the literal.
-      if (q.status === 'pending') where.push(`status = 'pending'`);
-      else if (q.status) add((p) => `status = ${p}`, q.status);
-      if (q.tool) add((p) => `tool = ${p}`, q.tool);
-      if (q.threadId) add((p) => `thread_id = ${p}`, q.threadId);
-      if (q.planted !== undefined) where.push(q.planted ? `planted = 1` : `planted = 0`);
-      const byExpiry = q.order === 'expiry';
-      if (q.roles) {
-        if (q.roles.length === 0) return { items: [], nextCursor: null };
-        // Newest first is an ordered scan of the created_at index with roles as a filter; an index
-        // on role would need a sort of every match. `role || ''` keeps planners off the role index.
-        where.push(`${byExpiry ? 'role' : `(role || '')`} IN (${placeholders(q.roles.length, params.length + 1)})`);
-        params.push(...q.roles);
-      }
-      const col = byExpiry ? 'expires_at' : 'created_at';
-      if (q.cursor) {
-        const [at, id] = decodeCursor(q.cursor, byExpiry ? 'expiry' : 'newest');
-        params.push(at, id);
-        const a = `$${params.length - 1}`;
-        const b = `$${params.length}`;
-        where.push(
-          byExpiry
-            ? `(${col} > ${a} OR (${col} = ${a} AND id > ${b}))`
-            : `(${col} < ${a} OR (${col} = ${a} AND id < ${b}))`,
-        );
-      }
+      if (q.roles?.length === 0) return { items: [], nextCursor: null };
       const limit = Math.min(Math.max(q.limit ?? 50, 1), 500);
-      params.push(limit + 1);
-      const dir = byExpiry ? 'ASC' : 'DESC';
-      const rows = await db.all(
-        `SELECT * FROM il_requests ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${col} ${dir}, id ${dir} LIMIT $${params.length}`,
-        params,
-      );
+      const { sql, params } = listQuery(q, limit);
+      const rows = await db.all(sql, params);
       const items = rows.slice(0, limit).map(toRequest);
       const last = items[items.length - 1];
+      const byExpiry = q.order === 'expiry';
       const nextCursor =
         rows.length > limit && last
           ? encodeCursor(byExpiry ? 'expiry' : 'newest', byExpiry ? last.expiresAt : last.createdAt, last.id)
@@ -221,6 +247,21 @@ export function requestOps(db: SqlExecutor, d: Dialect): RequestStoreOps {
       );
       return rows.map(toRequest);
     },
+    async countPendingByRole() {
+      const rows = await db.all(
+        // Planted checks wait in the queue like real requests but are left out of its figures.
+        `SELECT role, COUNT(*) AS n, MIN(created_at) AS oldest FROM il_requests WHERE status = 'pending' GROUP BY role`,
+      );
+      return rows.map((r) => ({ role: String(r.role), count: num(r.n), oldestCreatedAt: num(r.oldest) }));
+    },
+  };
+}
+
+/** Quorum votes and trust grants: what reviewers decided on a request, and what they trusted beyond it. */
+function voteAndTrustOps(
+  db: SqlExecutor,
+): Pick<RequestStoreOps, 'insertVote' | 'listVoters' | 'insertTrust' | 'getTrust'> {
+  return {
     async insertVote(v) {
       // One row per reviewer: their latest decision. An approver who later rejects, responds or edits
       // replaces their approval; an approval never replaces a vote, so no one is counted twice.
@@ -243,13 +284,6 @@ export function requestOps(db: SqlExecutor, d: Dialect): RequestStoreOps {
       );
       return rows.map((r) => String(r.reviewer));
     },
-    async countPendingByRole() {
-      const rows = await db.all(
-        // Planted checks wait in the queue like real requests but are left out of its figures.
-        `SELECT role, COUNT(*) AS n, MIN(created_at) AS oldest FROM il_requests WHERE status = 'pending' GROUP BY role`,
-      );
-      return rows.map((r) => ({ role: String(r.role), count: num(r.n), oldestCreatedAt: num(r.oldest) }));
-    },
     async insertTrust(g) {
       await db.send(
         `INSERT INTO il_trust (thread_id, tool, rule_id, reviewer, request_id, created_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
@@ -267,6 +301,11 @@ export function requestOps(db: SqlExecutor, d: Dialect): RequestStoreOps {
         : undefined;
     },
   };
+}
+
+/** Approval requests, quorum votes and trust grants. */
+export function requestOps(db: SqlExecutor, d: Dialect): RequestStoreOps {
+  return { ...requestWrites(db), ...requestReads(db, d), ...voteAndTrustOps(db) };
 }
 
 /**

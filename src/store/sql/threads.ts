@@ -37,8 +37,8 @@ const PATCH_COLUMNS = {
   leaseOwner: 'lease_owner',
 } as const;
 
-/** Threads, messages and checkpoints. */
-export function threadOps(db: SqlExecutor): ThreadStoreOps {
+/** Thread rows: creation, reads and patches of their fields. */
+function threadRowOps(db: SqlExecutor): Pick<ThreadStoreOps, 'insertThread' | 'getThread' | 'updateThread'> {
   return {
     async insertThread(t) {
       // A thread another run created meanwhile is not an error here: the caller says what it means.
@@ -77,6 +77,12 @@ export function threadOps(db: SqlExecutor): ThreadStoreOps {
       }
       await db.send(`UPDATE il_threads SET ${[...sets, 'updated_at = $2'].join(', ')} WHERE id = $1`, params);
     },
+  };
+}
+
+/** The run lease on a thread: one loop at a time per thread. */
+function threadLeaseOps(db: SqlExecutor): Pick<ThreadStoreOps, 'claimThread' | 'renewThreadLease' | 'releaseThread'> {
+  return {
     async claimThread(t, owner, leaseUntil, now) {
       // One statement in the common case: create the thread holding the lease, or take the lease if free.
       const rows = await db.all(
@@ -91,6 +97,27 @@ export function threadOps(db: SqlExecutor): ThreadStoreOps {
       const cur = await db.all(`SELECT * FROM il_threads WHERE id = $1`, [t.id]);
       return { claimed: false, thread: toThread(cur[0]!) };
     },
+    async renewThreadLease(id, owner, leaseUntil) {
+      return (
+        (await db.run(`UPDATE il_threads SET lease_until = $3 WHERE id = $1 AND lease_owner = $2`, [
+          id,
+          owner,
+          leaseUntil,
+        ])) === 1
+      );
+    },
+    async releaseThread(id, owner, now) {
+      await db.send(
+        `UPDATE il_threads SET lease_owner = NULL, lease_until = NULL, updated_at = $3 WHERE id = $1 AND lease_owner = $2`,
+        [id, owner, now],
+      );
+    },
+  };
+}
+
+/** A thread's messages, each stored once in sequence. */
+function messageOps(db: SqlExecutor): Pick<ThreadStoreOps, 'appendMessages' | 'listMessages'> {
+  return {
     async appendMessages(threadId, fromSeq, messages) {
       if (messages.length === 0) return;
       const values: string[] = [];
@@ -111,20 +138,25 @@ export function threadOps(db: SqlExecutor): ThreadStoreOps {
             ]);
       return rows.map((r) => fromJson<unknown>(r.body));
     },
-    async renewThreadLease(id, owner, leaseUntil) {
-      return (
-        (await db.run(`UPDATE il_threads SET lease_until = $3 WHERE id = $1 AND lease_owner = $2`, [
-          id,
-          owner,
-          leaseUntil,
-        ])) === 1
+  };
+}
+
+/** A run's progress: the thread advanced at a checkpoint, and the checkpoint written. */
+function checkpointWrites(
+  db: SqlExecutor,
+): Pick<ThreadStoreOps, 'advanceThread' | 'writeFencedCheckpoint' | 'insertCheckpoint'> {
+  return {
+    async advanceThread(id, c, now) {
+      // With leaseOwner, the write is fenced: a run whose lease passed to another run changes nothing.
+      const rows = await db.all(
+        `UPDATE il_threads SET status = $3, message_count = message_count + $4, agent_version = $5, updated_at = $2,
+           paused = CASE WHEN $3 = 'interrupted' THEN 1 ELSE paused END${c.releaseLease ? ', lease_owner = NULL, lease_until = NULL' : ''}
+         WHERE id = $1${c.leaseOwner === undefined ? '' : ' AND lease_owner = $6'} RETURNING message_count`,
+        c.leaseOwner === undefined
+          ? [id, now, c.status, c.addMessages, c.agentVersion]
+          : [id, now, c.status, c.addMessages, c.agentVersion, c.leaseOwner],
       );
-    },
-    async releaseThread(id, owner, now) {
-      await db.send(
-        `UPDATE il_threads SET lease_owner = NULL, lease_until = NULL, updated_at = $3 WHERE id = $1 AND lease_owner = $2`,
-        [id, owner, now],
-      );
+      return rows[0] ? num(rows[0].message_count) - c.addMessages : undefined;
     },
     async writeFencedCheckpoint(w, now, leaseLost) {
       // The thread row first (its lock, and the fence), then the messages and the checkpoint at the
@@ -158,18 +190,20 @@ export function threadOps(db: SqlExecutor): ThreadStoreOps {
         [w.threadId, c.id, c.schemaVersion, JSON.stringify(c.state), c.createdAt],
       );
     },
-    async advanceThread(id, c, now) {
-      // With leaseOwner, the write is fenced: a run whose lease passed to another run changes nothing.
-      const rows = await db.all(
-        `UPDATE il_threads SET status = $3, message_count = message_count + $4, agent_version = $5, updated_at = $2,
-           paused = CASE WHEN $3 = 'interrupted' THEN 1 ELSE paused END${c.releaseLease ? ', lease_owner = NULL, lease_until = NULL' : ''}
-         WHERE id = $1${c.leaseOwner === undefined ? '' : ' AND lease_owner = $6'} RETURNING message_count`,
-        c.leaseOwner === undefined
-          ? [id, now, c.status, c.addMessages, c.agentVersion]
-          : [id, now, c.status, c.addMessages, c.agentVersion, c.leaseOwner],
+    async insertCheckpoint(c) {
+      await db.send(
+        `INSERT INTO il_checkpoints (id, thread_id, message_count, schema_version, state, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+        [c.id, c.threadId, c.messageCount, c.schemaVersion, JSON.stringify(c.state), c.createdAt],
       );
-      return rows[0] ? num(rows[0].message_count) - c.addMessages : undefined;
     },
+  };
+}
+
+/** Checkpoints read back: the latest with its messages (where a run starts from), or one by id. */
+function checkpointReads(
+  db: SqlExecutor,
+): Pick<ThreadStoreOps, 'loadLatest' | 'getLatestCheckpoint' | 'getCheckpoint'> {
+  return {
     async loadLatest(threadId) {
       // The checkpoint row first (part 0), then the messages it covers in order (part 1): one round trip.
       const rows = await db.all(
@@ -192,12 +226,6 @@ export function threadOps(db: SqlExecutor): ThreadStoreOps {
       });
       return { checkpoint, messages: rows.slice(1).map((r) => fromJson<unknown>(r.body)) };
     },
-    async insertCheckpoint(c) {
-      await db.send(
-        `INSERT INTO il_checkpoints (id, thread_id, message_count, schema_version, state, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-        [c.id, c.threadId, c.messageCount, c.schemaVersion, JSON.stringify(c.state), c.createdAt],
-      );
-    },
     async getLatestCheckpoint(threadId) {
       const rows = await db.all(
         `SELECT * FROM il_checkpoints WHERE thread_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`,
@@ -209,6 +237,17 @@ export function threadOps(db: SqlExecutor): ThreadStoreOps {
       const rows = await db.all(`SELECT * FROM il_checkpoints WHERE id = $1`, [id]);
       return rows[0] ? toCheckpoint(rows[0]) : undefined;
     },
+  };
+}
+
+/** Threads, messages and checkpoints. */
+export function threadOps(db: SqlExecutor): ThreadStoreOps {
+  return {
+    ...threadRowOps(db),
+    ...threadLeaseOps(db),
+    ...messageOps(db),
+    ...checkpointWrites(db),
+    ...checkpointReads(db),
   };
 }
 
