@@ -68,88 +68,127 @@ export async function writeCheckpoint(
   now: number,
   opts: { releaseLease?: boolean } = {},
 ): Promise<{ checkpointId: string | null; created: boolean }> {
-  const fence = thread.leaseOwner === undefined ? {} : { leaseOwner: thread.leaseOwner };
-  if (!cp && thread.leaseOwner !== undefined) {
-    // A fenced status change: the same one-statement update, with no messages.
-    const at = await tx.advanceThread(
-      thread.id,
-      { status, addMessages: 0, agentVersion: thread.agentVersion, releaseLease: opts.releaseLease ?? false, ...fence },
-      now,
-    );
-    if (at === undefined) throw leaseLost(thread.id);
-    return { checkpointId: null, created: false };
+  const releaseLease = opts.releaseLease ?? false;
+  // A run holding the lease writes fenced, in one statement each; a writer without one (a pause
+  // from outside a run) may be the first to touch the thread and creates its row.
+  if (thread.leaseOwner !== undefined) {
+    const leaseOwner = thread.leaseOwner;
+    return cp
+      ? fencedCheckpoint(tx, thread, leaseOwner, cp, status, now, releaseLease)
+      : fencedStatus(tx, thread, leaseOwner, status, now, releaseLease);
   }
-  if (!cp) {
-    let row: Pick<ThreadRow, 'status'> | undefined = await tx.getThread(thread.id);
-    let created = false;
-    if (!row) {
-      row = { status };
-      created = await tx.insertThread({
-        id: thread.id,
-        agent: thread.agent,
-        agentVersion: thread.agentVersion,
-        status,
-        messageCount: 0,
-        abortRequested: false,
-        metadata: thread.metadata ?? {},
-        createdAt: now,
-        updatedAt: now,
-      });
-      // Another run created it between the read and the insert (two calls of one step pausing at once).
-      if (!created) row = await tx.getThread(thread.id);
-    }
-    if ((!created && row?.status !== status) || opts.releaseLease)
-      await tx.updateThread(thread.id, { status, ...(opts.releaseLease ? { leaseOwner: null } : {}) }, now);
-    return { checkpointId: null, created };
-  }
-  const leaseOwner = thread.leaseOwner;
-  if (leaseOwner !== undefined) {
-    // A run's checkpoint: the database counts the messages, nothing waits for an answer.
-    const checkpointId = newId<string>('cp');
-    await tx.writeFencedCheckpoint(
-      {
-        threadId: thread.id,
-        leaseOwner,
-        status,
-        agentVersion: thread.agentVersion,
-        releaseLease: opts.releaseLease ?? false,
-        messages: cp.newMessages,
-        checkpoint: { id: checkpointId, schemaVersion: cp.schemaVersion, state: cp.state, createdAt: now },
-      },
-      now,
-      () => leaseLost(thread.id),
-    );
-    return { checkpointId, created: false };
-  }
-  // One statement counts the new messages on the thread row (under its lock) and says where they start.
-  const n = cp.newMessages.length;
-  let from = await tx.advanceThread(
+  return cp
+    ? unfencedCheckpoint(tx, thread, cp, status, now, releaseLease)
+    : unfencedStatus(tx, thread, status, now, releaseLease);
+}
+
+/** The row of a thread a checkpoint creates. */
+function newThreadRow(
+  thread: ThreadRef,
+  status: ThreadStatus,
+  messageCount: number,
+  now: number,
+): Omit<ThreadRow, 'leaseOwner' | 'leaseUntil'> {
+  return {
+    id: thread.id,
+    agent: thread.agent,
+    agentVersion: thread.agentVersion,
+    status,
+    messageCount,
+    abortRequested: false,
+    metadata: thread.metadata ?? {},
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/** A fenced status change: the same one-statement update as a run's checkpoint, with no messages. */
+async function fencedStatus(
+  tx: StoreTx,
+  thread: ThreadRef,
+  leaseOwner: string,
+  status: ThreadStatus,
+  now: number,
+  releaseLease: boolean,
+): Promise<{ checkpointId: null; created: false }> {
+  const at = await tx.advanceThread(
     thread.id,
-    { status, addMessages: n, agentVersion: thread.agentVersion, releaseLease: opts.releaseLease ?? false, ...fence },
+    { status, addMessages: 0, agentVersion: thread.agentVersion, releaseLease, leaseOwner },
     now,
   );
+  if (at === undefined) throw leaseLost(thread.id);
+  return { checkpointId: null, created: false };
+}
+
+/** A status change without a lease: the thread row is created when it does not exist yet. */
+async function unfencedStatus(
+  tx: StoreTx,
+  thread: ThreadRef,
+  status: ThreadStatus,
+  now: number,
+  releaseLease: boolean,
+): Promise<{ checkpointId: null; created: boolean }> {
+  let row: Pick<ThreadRow, 'status'> | undefined = await tx.getThread(thread.id);
+  let created = false;
+  if (!row) {
+    row = { status };
+    created = await tx.insertThread(newThreadRow(thread, status, 0, now));
+    // Another run created it between the read and the insert (two calls of one step pausing at once).
+    if (!created) row = await tx.getThread(thread.id);
+  }
+  if ((!created && row?.status !== status) || releaseLease)
+    await tx.updateThread(thread.id, { status, ...(releaseLease ? { leaseOwner: null } : {}) }, now);
+  return { checkpointId: null, created };
+}
+
+/** A run's checkpoint: the database counts the messages, nothing waits for an answer. */
+async function fencedCheckpoint(
+  tx: StoreTx,
+  thread: ThreadRef,
+  leaseOwner: string,
+  cp: CheckpointInput,
+  status: ThreadStatus,
+  now: number,
+  releaseLease: boolean,
+): Promise<{ checkpointId: string; created: false }> {
+  const checkpointId = newId<string>('cp');
+  await tx.writeFencedCheckpoint(
+    {
+      threadId: thread.id,
+      leaseOwner,
+      status,
+      agentVersion: thread.agentVersion,
+      releaseLease,
+      messages: cp.newMessages,
+      checkpoint: { id: checkpointId, schemaVersion: cp.schemaVersion, state: cp.state, createdAt: now },
+    },
+    now,
+    () => leaseLost(thread.id),
+  );
+  return { checkpointId, created: false };
+}
+
+/** A checkpoint without a lease: the thread row is created when it does not exist yet. */
+async function unfencedCheckpoint(
+  tx: StoreTx,
+  thread: ThreadRef,
+  cp: CheckpointInput,
+  status: ThreadStatus,
+  now: number,
+  releaseLease: boolean,
+): Promise<{ checkpointId: string; created: boolean }> {
+  // One statement counts the new messages on the thread row (under its lock) and says where they start.
+  const n = cp.newMessages.length;
+  const advance = () =>
+    tx.advanceThread(thread.id, { status, addMessages: n, agentVersion: thread.agentVersion, releaseLease }, now);
+  let from = await advance();
   let created = false;
   if (from === undefined) {
-    if (thread.leaseOwner !== undefined) throw leaseLost(thread.id);
-    created = await tx.insertThread({
-      id: thread.id,
-      agent: thread.agent,
-      agentVersion: thread.agentVersion,
-      status,
-      messageCount: n,
-      abortRequested: false,
-      metadata: thread.metadata ?? {},
-      createdAt: now,
-      updatedAt: now,
-    });
+    created = await tx.insertThread(newThreadRow(thread, status, n, now));
     if (created) from = 0;
     else {
       // Another run created it meanwhile: count the messages on the row it wrote, as above.
-      from = await tx.advanceThread(
-        thread.id,
-        { status, addMessages: n, agentVersion: thread.agentVersion, releaseLease: opts.releaseLease ?? false },
-        now,
-      );
+      from = await advance();
       if (from === undefined) throw new Error(`Thread ${thread.id} vanished while its checkpoint was written.`);
     }
   }
