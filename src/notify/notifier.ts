@@ -121,96 +121,24 @@ type Outcome = 'delivered' | 'retried' | 'dead' | 'skipped' | 'lost';
 export function createNotifier(options: NotifierOptions): Notifier {
   const o = parseOptions(schema, options, 'createNotifier', 'it needs { interlock, routing, baseUrl }.');
   const il = o.interlock!;
-  const { jobs } = il;
-  const now = o.now ?? (() => il.now());
-  const routing: Routing = 'channelsFor' in o.routing ? o.routing : createRouting(o.routing);
-  const owner = o.owner ?? `notifier:${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  const d: Delivery = {
+    il,
+    jobs: il.jobs,
+    now: o.now ?? (() => il.now()),
+    routing: 'channelsFor' in o.routing ? o.routing : createRouting(o.routing),
+    owner: o.owner ?? `notifier:${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
+    sendTimeoutMs: o.sendTimeoutMs ?? 30_000,
+    retry: { ...DEFAULT_RETRY, ...o.retry },
+    baseUrl: o.baseUrl,
+  };
   const leaseMs = o.leaseMs ?? 60_000;
-  const sendTimeoutMs = o.sendTimeoutMs ?? 30_000;
-  const retry: RetryPolicy = { ...DEFAULT_RETRY, ...o.retry };
-  const baseUrl = o.baseUrl;
-
-  async function giveUp(job: JobRow, error: string, extra: Record<string, unknown>): Promise<Outcome> {
-    const ok = await jobs.settle(job.id, owner, { status: 'dead', error }, [
-      audit('notify_failed', job, { delivery: true, jobId: job.id, attempts: job.attempts, error, ...extra }),
-    ]);
-    return ok ? 'dead' : 'lost';
-  }
-
-  async function deliver(job: JobRow): Promise<Outcome> {
-    const fyi = job.payload.fyi === true;
-    let message: NotificationMessage;
-    if (fyi) {
-      message = fyiMessage(job, baseUrl);
-    } else {
-      if (job.requestId === null) return giveUp(job, 'notify job has no approval request id', {});
-      const req = await il.getRequest(job.requestId);
-      if (!req) return giveUp(job, `approval request ${job.requestId} does not exist`, {});
-      // Nobody needs to be asked about a request that can no longer be decided.
-      if (req.status !== 'pending' || now() >= req.expiresAt)
-        return (await jobs.completeJob(job.id, owner, now())) ? 'skipped' : 'lost';
-      message = approvalRequestedMessage(
-        req,
-        baseUrl,
-        typeof job.payload.role === 'string' ? job.payload.role : req.role,
-      );
-    }
-    const role = message.role;
-    const routed = routing.channelsFor(role);
-    if (routed.length === 0) {
-      return giveUp(
-        job,
-        `no channel is routed for role "${role}": add routes["${role}"] or a default list to the notifier's routing`,
-        { role },
-      );
-    }
-
-    const results = await Promise.all(routed.map((r) => sendOne(r, message, job)));
-    const failed = results.filter((r) => r.error !== undefined);
-    const sent = results.filter((r) => r.error === undefined).map((r) => r.name);
-    if (failed.length === 0) {
-      const ok = await jobs.settle(job.id, owner, { status: 'done' }, [
-        audit('notified', job, { channels: sent, role, ...(fyi ? { fyi: true } : {}), attempts: job.attempts }),
-      ]);
-      return ok ? 'delivered' : 'lost';
-    }
-
-    const error = truncate(failed.map((f) => f.error).join('; '), 2000);
-    const delay = retryDelay(job.attempts, retry);
-    if (delay === null) return giveUp(job, error, { role, channels: failed.map((f) => f.name), succeeded: sent });
-    return (await jobs.failJob(job.id, owner, error, now() + delay, now())) ? 'retried' : 'lost';
-  }
-
-  async function sendOne(
-    r: RoutedChannel,
-    message: NotificationMessage,
-    job: JobRow,
-  ): Promise<{ name: string; error?: string }> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new DeliveryError(r.name, `gave no answer within ${sendTimeoutMs} ms; it will be retried.`)),
-        sendTimeoutMs,
-      );
-    });
-    try {
-      await Promise.race([r.channel.send(message, { deliveryId: job.id, attempt: job.attempts }), timeout]);
-      return { name: r.name };
-    } catch (err) {
-      // Named as routed (and audited), which may differ from the channel's own name.
-      const reason = err instanceof DeliveryError ? err.reason : err instanceof Error ? err.message : String(err);
-      return { name: r.name, error: `${r.name}: ${reason}` };
-    } finally {
-      clearTimeout(timer);
-    }
-  }
 
   return {
-    owner,
+    owner: d.owner,
     async runOnce(limit = 10) {
-      const t = now();
-      const claimed = await jobs.claimJobs([NOTIFY_JOB_KIND], owner, t, t + leaseMs, limit);
-      const settled = await Promise.allSettled(claimed.map(deliver));
+      const t = d.now();
+      const claimed = await d.jobs.claimJobs([NOTIFY_JOB_KIND], d.owner, t, t + leaseMs, limit);
+      const settled = await Promise.allSettled(claimed.map((job) => deliver(d, job)));
       const result: NotifyRunResult = {
         claimed: claimed.length,
         delivered: 0,
@@ -226,6 +154,96 @@ export function createNotifier(options: NotifierOptions): Notifier {
       return result;
     },
   };
+}
+
+/** What delivering a job needs: the engine, the routing and the notifier's settings. */
+interface Delivery {
+  il: Interlock;
+  jobs: Interlock['jobs'];
+  now: () => number;
+  routing: Routing;
+  owner: string;
+  sendTimeoutMs: number;
+  retry: RetryPolicy;
+  baseUrl: string;
+}
+
+/** Give a job up, audited as `notify_failed`: its request is left as it is (pending and decidable). */
+async function giveUp(d: Delivery, job: JobRow, error: string, extra: Record<string, unknown>): Promise<Outcome> {
+  const ok = await d.jobs.settle(job.id, d.owner, { status: 'dead', error }, [
+    audit('notify_failed', job, { delivery: true, jobId: job.id, attempts: job.attempts, error, ...extra }),
+  ]);
+  return ok ? 'dead' : 'lost';
+}
+
+/** The message a job sends, or the outcome when there is nothing to send. */
+async function messageOf(d: Delivery, job: JobRow): Promise<NotificationMessage | Outcome> {
+  if (job.payload.fyi === true) return fyiMessage(job, d.baseUrl);
+  if (job.requestId === null) return giveUp(d, job, 'notify job has no approval request id', {});
+  const req = await d.il.getRequest(job.requestId);
+  if (!req) return giveUp(d, job, `approval request ${job.requestId} does not exist`, {});
+  // Nobody needs to be asked about a request that can no longer be decided.
+  if (req.status !== 'pending' || d.now() >= req.expiresAt)
+    return (await d.jobs.completeJob(job.id, d.owner, d.now())) ? 'skipped' : 'lost';
+  return approvalRequestedMessage(req, d.baseUrl, typeof job.payload.role === 'string' ? job.payload.role : req.role);
+}
+
+/** Send one job to every channel routed for its role, then settle it: done, retried with backoff, or dead. */
+async function deliver(d: Delivery, job: JobRow): Promise<Outcome> {
+  const fyi = job.payload.fyi === true;
+  const message = await messageOf(d, job);
+  if (typeof message === 'string') return message;
+  const role = message.role;
+  const routed = d.routing.channelsFor(role);
+  if (routed.length === 0) {
+    return giveUp(
+      d,
+      job,
+      `no channel is routed for role "${role}": add routes["${role}"] or a default list to the notifier's routing`,
+      { role },
+    );
+  }
+
+  const results = await Promise.all(routed.map((r) => sendOne(r, message, job, d.sendTimeoutMs)));
+  const failed = results.filter((r) => r.error !== undefined);
+  const sent = results.filter((r) => r.error === undefined).map((r) => r.name);
+  if (failed.length === 0) {
+    const ok = await d.jobs.settle(job.id, d.owner, { status: 'done' }, [
+      audit('notified', job, { channels: sent, role, ...(fyi ? { fyi: true } : {}), attempts: job.attempts }),
+    ]);
+    return ok ? 'delivered' : 'lost';
+  }
+
+  const error = truncate(failed.map((f) => f.error).join('; '), 2000);
+  const delay = retryDelay(job.attempts, d.retry);
+  if (delay === null) return giveUp(d, job, error, { role, channels: failed.map((f) => f.name), succeeded: sent });
+  return (await d.jobs.failJob(job.id, d.owner, error, d.now() + delay, d.now())) ? 'retried' : 'lost';
+}
+
+/** One channel's send, bounded by `sendTimeoutMs` whatever the channel's own timeout. */
+async function sendOne(
+  r: RoutedChannel,
+  message: NotificationMessage,
+  job: JobRow,
+  sendTimeoutMs: number,
+): Promise<{ name: string; error?: string }> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new DeliveryError(r.name, `gave no answer within ${sendTimeoutMs} ms; it will be retried.`)),
+      sendTimeoutMs,
+    );
+  });
+  try {
+    await Promise.race([r.channel.send(message, { deliveryId: job.id, attempt: job.attempts }), timeout]);
+    return { name: r.name };
+  } catch (err) {
+    // Named as routed (and audited), which may differ from the channel's own name.
+    const reason = err instanceof DeliveryError ? err.reason : err instanceof Error ? err.message : String(err);
+    return { name: r.name, error: `${r.name}: ${reason}` };
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function audit(type: 'notified' | 'notify_failed', job: JobRow, payload: Record<string, unknown>): AuditEventInput {
