@@ -1,6 +1,16 @@
 import type { Decision, DecisionType } from '../core/index.ts';
 import { EXIT, UsageError, iso, table, type Output } from './output.ts';
-import { actorNames, clip, engine, flags, readToken, reviewerByToken, TOKEN_FLAGS } from './shared.ts';
+import {
+  actorNames,
+  clip,
+  engine,
+  flags,
+  readToken,
+  reviewerByToken,
+  TOKEN_FLAGS,
+  type CliEngine,
+  type Flags,
+} from './shared.ts';
 
 const DECISIONS: Record<string, DecisionType> = {
   approve: 'approve',
@@ -17,6 +27,119 @@ const DONE: Record<DecisionType, string> = {
 
 const DECIDE_USAGE =
   'usage: interlock approvals decide <request-id> --approve|--reject|--respond|--edit [--message TEXT] [--args JSON] [--trust] [--version N --hash H] [--config FILE] (token: INTERLOCK_TOKEN, --token-file FILE or --token T)';
+
+/** `approvals list`: pending requests (or `--status`), soonest to expire first. */
+async function listApprovals({ interlock }: CliEngine, values: Flags, io: Output): Promise<number> {
+  const { items } = await interlock.listRequests({
+    status: ((values.status as string | undefined) ?? 'pending') as never,
+    ...(values.role ? { roles: [values.role as string] } : {}),
+    ...(values.tool ? { tool: values.tool as string } : {}),
+    ...(values.thread ? { threadId: values.thread as string } : {}),
+    order: 'expiry',
+    limit: Number(values.limit ?? 50),
+  });
+  if (values.json) io.json(items);
+  else {
+    const rows = items.map((r) => [
+      r.id,
+      r.tool,
+      clip(JSON.stringify(r.args), 48),
+      r.tier,
+      r.role,
+      `${r.approvalsReceived}/${r.approvalsRequired}`,
+      iso(r.expiresAt),
+      r.reason,
+    ]);
+    io.out(table([['id', 'tool', 'args', 'tier', 'role', 'approvals', 'expires', 'reason'], ...rows]));
+  }
+  return EXIT.ok;
+}
+
+/** `approvals show ID`: one request, its decisions and executions, and the command that decides exactly it. */
+async function showApproval(
+  { interlock, store }: CliEngine,
+  id: string | undefined,
+  values: Flags,
+  io: Output,
+): Promise<number> {
+  if (!id) throw new UsageError('usage: interlock approvals show <request-id>');
+  const story = await interlock.explain(id);
+  if (values.json) {
+    io.json(story);
+    return EXIT.ok;
+  }
+  const name = await actorNames(store);
+  const r = story.request;
+  io.out(`${r.id}  ${r.status}  v${r.version}`);
+  io.out(`tool:     ${r.tool}`);
+  io.out(`args:     ${JSON.stringify(r.args)}`);
+  io.out(`reason:   ${r.reason} (rule ${r.ruleId}, tier ${r.tier})`);
+  io.out(`role:     ${r.role}, approvals ${r.approvalsReceived}/${r.approvalsRequired}`);
+  io.out(`expires:  ${iso(r.expiresAt)} (then: ${r.onTimeout})`);
+  io.out(`version:  ${r.version}`);
+  io.out(`hash:     ${r.actionHash}`);
+  io.out(`evidence (untrusted, redacted): ${JSON.stringify(r.evidence)}`);
+  for (const d of story.decisions) io.out(`decision: ${d.type} by ${name(d.by)} at ${iso(d.at)}`);
+  for (const e of story.executions) io.out(`executed: ${e.status} (attempts ${e.attempts}, key ${e.key})`);
+  if (r.status === 'pending')
+    io.out(
+      `decide exactly this: interlock approvals decide ${r.id} --approve --version ${r.version} --hash ${r.actionHash}`,
+    );
+  return EXIT.ok;
+}
+
+/** `approvals decide ID --approve|…`: decide as the reviewer whose token is given. */
+async function decideApproval(
+  { interlock, store }: CliEngine,
+  id: string | undefined,
+  values: Flags,
+  io: Output,
+): Promise<number> {
+  const chosen = Object.keys(DECISIONS).filter((k) => values[k] === true);
+  if (!id || chosen.length !== 1) throw new UsageError(DECIDE_USAGE);
+  const pinnedVersion = values.version === undefined ? undefined : Number(values.version);
+  if (pinnedVersion !== undefined && (!Number.isInteger(pinnedVersion) || pinnedVersion < 1))
+    throw new UsageError(
+      `--version must be the version number \`approvals show\` printed, not "${String(values.version)}"`,
+    );
+  const pinnedHash = values.hash as string | undefined;
+  if (pinnedHash !== undefined && !/^[0-9a-f]{64}$/.test(pinnedHash))
+    throw new UsageError('--hash must be the 64-character hash `approvals show` printed');
+  let args: Record<string, unknown> | undefined;
+  if (values.args !== undefined) {
+    try {
+      args = JSON.parse(values.args as string) as Record<string, unknown>;
+    } catch {
+      throw new UsageError('--args must be JSON, e.g. --args \'{"orderId":"ORD-1","amount":40}\'');
+    }
+  }
+  const reviewer = await reviewerByToken(store, readToken(values, io), io);
+  if (!reviewer) return EXIT.refused;
+  const req = await interlock.getRequestOrThrow(id);
+  // What the reviewer saw (--version/--hash from `approvals show`), else what is current now.
+  const decision: Decision = {
+    type: DECISIONS[chosen[0]!]!,
+    expectedVersion: pinnedVersion ?? req.version,
+    actionHash: pinnedHash ?? req.actionHash,
+    ...(args ? { args } : {}),
+    ...(values.message !== undefined ? { message: values.message as string } : {}),
+    ...(values.trust ? { trust: true } : {}),
+  };
+  const r = await interlock.decide(id, decision, reviewer);
+  io.out(
+    `${r.outcome}: ${id} is ${r.request.status}${r.newRequest ? `; new request ${r.newRequest.id} (${r.newRequest.tier}, ${r.newRequest.role})` : ''}`,
+  );
+  io.out(
+    // What now stands: an edit's arguments (on this request, or on the new one it raised), not the original's.
+    `${DONE[decision.type]} by ${reviewer.name}: ${req.tool} ${JSON.stringify((r.newRequest ?? r.request).args)} (v${decision.expectedVersion}, hash ${decision.actionHash})`,
+  );
+  if (pinnedVersion === undefined || pinnedHash === undefined) {
+    io.out(
+      '(decided on the current version; pass --version and --hash from `interlock approvals show` to decide only what you reviewed)',
+    );
+  }
+  return EXIT.ok;
+}
 
 /** `interlock approvals list|show|decide`: the queue from a terminal. */
 export async function approvals(argv: string[], io: Output): Promise<number> {
@@ -42,114 +165,18 @@ export async function approvals(argv: string[], io: Output): Promise<number> {
   });
   // An edit needs the configuration's tools (it is checked against their schemas, and the policy re-runs
   // on it), as `serve` has them; approve, reject and respond need only the database.
-  const { interlock, store } = await engine(
+  const cli = await engine(
     io,
     sub === 'decide' && (values.edit === true || values.config !== undefined)
       ? ((values.config as string | undefined) ?? true)
       : undefined,
   );
   try {
-    if (sub === 'list') {
-      const { items } = await interlock.listRequests({
-        status: ((values.status as string | undefined) ?? 'pending') as never,
-        ...(values.role ? { roles: [values.role as string] } : {}),
-        ...(values.tool ? { tool: values.tool as string } : {}),
-        ...(values.thread ? { threadId: values.thread as string } : {}),
-        order: 'expiry',
-        limit: Number(values.limit ?? 50),
-      });
-      if (values.json) io.json(items);
-      else {
-        const rows = items.map((r) => [
-          r.id,
-          r.tool,
-          clip(JSON.stringify(r.args), 48),
-          r.tier,
-          r.role,
-          `${r.approvalsReceived}/${r.approvalsRequired}`,
-          iso(r.expiresAt),
-          r.reason,
-        ]);
-        io.out(table([['id', 'tool', 'args', 'tier', 'role', 'approvals', 'expires', 'reason'], ...rows]));
-      }
-      return EXIT.ok;
-    }
-    if (sub === 'show') {
-      const id = positionals[0];
-      if (!id) throw new UsageError('usage: interlock approvals show <request-id>');
-      const story = await interlock.explain(id);
-      if (values.json) {
-        io.json(story);
-        return EXIT.ok;
-      }
-      const name = await actorNames(store);
-      const r = story.request;
-      io.out(`${r.id}  ${r.status}  v${r.version}`);
-      io.out(`tool:     ${r.tool}`);
-      io.out(`args:     ${JSON.stringify(r.args)}`);
-      io.out(`reason:   ${r.reason} (rule ${r.ruleId}, tier ${r.tier})`);
-      io.out(`role:     ${r.role}, approvals ${r.approvalsReceived}/${r.approvalsRequired}`);
-      io.out(`expires:  ${iso(r.expiresAt)} (then: ${r.onTimeout})`);
-      io.out(`version:  ${r.version}`);
-      io.out(`hash:     ${r.actionHash}`);
-      io.out(`evidence (untrusted, redacted): ${JSON.stringify(r.evidence)}`);
-      for (const d of story.decisions) io.out(`decision: ${d.type} by ${name(d.by)} at ${iso(d.at)}`);
-      for (const e of story.executions) io.out(`executed: ${e.status} (attempts ${e.attempts}, key ${e.key})`);
-      if (r.status === 'pending')
-        io.out(
-          `decide exactly this: interlock approvals decide ${r.id} --approve --version ${r.version} --hash ${r.actionHash}`,
-        );
-      return EXIT.ok;
-    }
-    if (sub === 'decide') {
-      const id = positionals[0];
-      const chosen = Object.keys(DECISIONS).filter((k) => values[k] === true);
-      if (!id || chosen.length !== 1) throw new UsageError(DECIDE_USAGE);
-      const pinnedVersion = values.version === undefined ? undefined : Number(values.version);
-      if (pinnedVersion !== undefined && (!Number.isInteger(pinnedVersion) || pinnedVersion < 1))
-        throw new UsageError(
-          `--version must be the version number \`approvals show\` printed, not "${String(values.version)}"`,
-        );
-      const pinnedHash = values.hash as string | undefined;
-      if (pinnedHash !== undefined && !/^[0-9a-f]{64}$/.test(pinnedHash))
-        throw new UsageError('--hash must be the 64-character hash `approvals show` printed');
-      let args: Record<string, unknown> | undefined;
-      if (values.args !== undefined) {
-        try {
-          args = JSON.parse(values.args as string) as Record<string, unknown>;
-        } catch {
-          throw new UsageError('--args must be JSON, e.g. --args \'{"orderId":"ORD-1","amount":40}\'');
-        }
-      }
-      const reviewer = await reviewerByToken(store, readToken(values, io), io);
-      if (!reviewer) return EXIT.refused;
-      const req = await interlock.getRequestOrThrow(id);
-      // What the reviewer saw (--version/--hash from `approvals show`), else what is current now.
-      const decision: Decision = {
-        type: DECISIONS[chosen[0]!]!,
-        expectedVersion: pinnedVersion ?? req.version,
-        actionHash: pinnedHash ?? req.actionHash,
-        ...(args ? { args } : {}),
-        ...(values.message !== undefined ? { message: values.message as string } : {}),
-        ...(values.trust ? { trust: true } : {}),
-      };
-      const r = await interlock.decide(id, decision, reviewer);
-      io.out(
-        `${r.outcome}: ${id} is ${r.request.status}${r.newRequest ? `; new request ${r.newRequest.id} (${r.newRequest.tier}, ${r.newRequest.role})` : ''}`,
-      );
-      io.out(
-        // What now stands: an edit's arguments (on this request, or on the new one it raised), not the original's.
-        `${DONE[decision.type]} by ${reviewer.name}: ${req.tool} ${JSON.stringify((r.newRequest ?? r.request).args)} (v${decision.expectedVersion}, hash ${decision.actionHash})`,
-      );
-      if (pinnedVersion === undefined || pinnedHash === undefined) {
-        io.out(
-          '(decided on the current version; pass --version and --hash from `interlock approvals show` to decide only what you reviewed)',
-        );
-      }
-      return EXIT.ok;
-    }
+    if (sub === 'list') return await listApprovals(cli, values, io);
+    if (sub === 'show') return await showApproval(cli, positionals[0], values, io);
+    if (sub === 'decide') return await decideApproval(cli, positionals[0], values, io);
     throw new UsageError('usage: interlock approvals list|show ID|decide ID …');
   } finally {
-    await store.close();
+    await cli.store.close();
   }
 }

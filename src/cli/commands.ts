@@ -1,13 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { openStore } from '../store/index.ts';
-import { auditEvent, type Rollup } from '../engine/index.ts';
+import { auditEvent } from '../engine/index.ts';
 import { createReviewer } from '../server/index.ts';
-import { toMs, type ChainHead, type Duration } from '../core/index.ts';
+import type { ChainHead } from '../core/index.ts';
 import { loadConfig, startService } from '../service/index.ts';
 import { EXIT, UsageError, iso, table, type Output } from './output.ts';
 import { actorNames, engine, flags, str } from './shared.ts';
 
 export { approvals } from './approvals.ts';
+export { metrics } from './metrics.ts';
 export { threads } from './threads.ts';
 
 export async function serve(argv: string[], io: Output, worker = true): Promise<number> {
@@ -253,121 +254,6 @@ export async function audit(argv: string[], io: Output): Promise<number> {
     throw new UsageError(
       'usage: interlock audit verify [--json] [--against SAVED.json] | show --thread ID | --request ID',
     );
-  } finally {
-    await store.close();
-  }
-}
-
-export async function metrics(argv: string[], io: Output): Promise<number> {
-  const { values } = flags(argv, {
-    window: { type: 'string' },
-    json: { type: 'boolean' },
-    'fast-seconds': { type: 'string' },
-  });
-  let windowMs: number;
-  try {
-    windowMs = toMs(((values.window as string | undefined) ?? '24h') as Duration, '--window');
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
-  const fastSeconds = Number((values['fast-seconds'] as string | undefined) ?? 10);
-  if (!Number.isFinite(fastSeconds) || fastSeconds <= 0)
-    throw new UsageError('--fast-seconds must be a positive number of seconds (default 10).');
-  const { interlock, store } = await engine(io);
-  try {
-    // The command reads the database directly, as an operator: planted checks and reviewers' pace included.
-    const r = await interlock.rollup(Date.now() - windowMs, undefined, { oversight: true, fastSeconds });
-    if (values.json) {
-      io.json(r);
-      return EXIT.ok;
-    }
-    const pct = (x: number | null) => (x === null ? '-' : `${Math.round(x * 100)}%`);
-    const min = (x: number | null) => (x === null ? '-' : x.toFixed(1));
-    const figureHead = [
-      'calls',
-      'interrupt rate',
-      'requests',
-      'pending',
-      'approved',
-      'edited',
-      'rejected',
-      'responded',
-      'expired',
-      'approval rate',
-      'correction rate',
-      'median min to decision',
-    ];
-    const figureRow = (t: Rollup['tools'][number]) => [
-      String(t.calls),
-      pct(t.interruptRate),
-      String(t.requests),
-      String(t.pending),
-      String(t.approved),
-      String(t.edited),
-      String(t.rejected),
-      String(t.responded),
-      String(t.expired),
-      pct(t.approvalRate),
-      pct(t.correctionRate),
-      min(t.medianMinutesToDecision),
-    ];
-    io.out(`window: ${iso(r.since)} .. ${iso(r.until)}`);
-    io.out(table([['tool', ...figureHead], ...r.tools.map((t) => [t.tool, ...figureRow(t)])]));
-    io.out(table([['tier', ...figureHead], ...r.tiers.map((t) => [t.tier, ...figureRow({ ...t, tool: t.tier })])]));
-    if (r.agents.length)
-      io.out(
-        table([
-          ['agent', 'requests', 'pending'],
-          ...r.agents.map((a) => [a.agent, String(a.requests), String(a.pending)]),
-        ]),
-      );
-    io.out(
-      `threads finished: ${r.threads.finished}, without a person: ${r.threads.autonomous} (autonomous completion ${pct(r.threads.autonomousRate)})`,
-    );
-    const roles = new Map<string, { opened: number; resolved: number }>();
-    for (const f of r.queue.flows) {
-      const x = roles.get(f.role) ?? { opened: 0, resolved: 0 };
-      x.opened += f.opened;
-      x.resolved += f.resolved;
-      roles.set(f.role, x);
-    }
-    if (roles.size)
-      io.out(
-        table([
-          ['role', 'opened', 'resolved', 'growth'],
-          ...[...roles].map(([role, x]) => [role, String(x.opened), String(x.resolved), String(x.opened - x.resolved)]),
-        ]),
-      );
-    io.out(
-      `resume: ${r.resume.done} done, ${r.resume.dead} failed, ${r.resume.pending} pending; success ${pct(r.resume.successRate)}`,
-    );
-    const o = r.oversight;
-    if (o && o.planted.placed > 0) {
-      const p = o.planted;
-      io.out(
-        `planted checks: ${p.placed} placed, ${p.decided} decided, ${p.caught} caught (yield ${pct(p.yield)}); median min to decision: planted ${min(p.medianMinutesToDecision.planted)}, real ${min(p.medianMinutesToDecision.real)}`,
-      );
-      io.out(
-        table([
-          ['reviewer', 'planted seen', 'caught', 'missed', 'yield'],
-          ...p.byReviewer.map((y) => [y.key, String(y.planted), String(y.caught), String(y.missed), pct(y.yield)]),
-        ]),
-      );
-    }
-    if (o && o.reviewers.length)
-      io.out(
-        table([
-          ['reviewer', 'approvals', 'timed', 'median s open→approve', `approved < ${fastSeconds}s`],
-          ...o.reviewers.map((x) => [
-            x.reviewer,
-            String(x.approvals),
-            String(x.timed),
-            x.medianSecondsToApprove === null ? '-' : x.medianSecondsToApprove.toFixed(1),
-            pct(x.fastShare),
-          ]),
-        ]),
-      );
-    return EXIT.ok;
   } finally {
     await store.close();
   }
