@@ -1,6 +1,7 @@
 import { ConfigError } from '../core/index.ts';
 import type { Interlock, ThreadRunner } from '../engine/index.ts';
-import { handleResume } from './resume.ts';
+import type { JobRow } from '../store/types.ts';
+import { handleResume, type ResumeOptions } from './resume.ts';
 
 /** Something that delivers notifications from the outbox (see `createNotifier`). */
 export interface OutboxDelivery {
@@ -57,27 +58,23 @@ export interface Worker {
  */
 export function createWorker(o: WorkerOptions): Worker {
   const il = o.interlock;
-  const owner = il.owner;
-  const agents = new Map(o.agents.map((a) => [a.name, a]));
   const pollMs = o.pollMs ?? 200;
   const leaseMs = o.leaseMs ?? il.leaseMs;
   const batch = o.batch ?? 8;
   const sweepMs = o.sweepMs ?? 1000;
   const onError = o.onError ?? ((err: unknown) => console.error('interlock worker:', err));
-  if (o.unknownAgentMs !== undefined && (!Number.isInteger(o.unknownAgentMs) || o.unknownAgentMs < 0)) {
-    throw new ConfigError(
-      `createWorker: "unknownAgentMs" must be a whole number of milliseconds, 0 or more (default 900000), not ${String(o.unknownAgentMs)}.`,
-    );
-  }
-  const resumeOptions = {
-    ...(o.unknownAgentMs === undefined ? {} : { unknownAgentMs: o.unknownAgentMs }),
-    ...(o.onWarning ? { warn: o.onWarning } : {}),
-  };
   const stats = { resumed: 0, retried: 0, deferred: 0, dead: 0, notified: 0, expired: 0 };
   let running = false;
   let loop: Promise<void> | undefined;
   let lastSweep = 0;
   let wake: (() => void) | undefined;
+  const resume: ResumeBatch = {
+    resume: resumeOptions(o),
+    leaseMs,
+    stats,
+    // Stopping: the loop was started and is asked to end.
+    stopping: () => !running && loop !== undefined,
+  };
 
   async function runOnce(): Promise<number> {
     let handled = 0;
@@ -86,35 +83,8 @@ export function createWorker(o: WorkerOptions): Worker {
       lastSweep = now;
       stats.expired += (await il.expireDue({ batch: 500, max: 5000 })).length;
     }
-    const jobs = await il.jobs.claimJobs(['resume'], owner, now, now + leaseMs, batch);
-    // The jobs run one after another: keep the leases of those not finished yet alive meanwhile,
-    // so a long run does not let other workers re-claim the rest (or its own job).
-    const open = new Set(jobs.map((j) => j.id));
-    const renewal = setInterval(
-      () => void il.jobs.renewJobs([...open], owner, il.now() + leaseMs).catch(() => undefined),
-      Math.max(50, leaseMs / 3),
-    );
-    renewal.unref();
-    try {
-      for (const job of jobs) {
-        if (!running && loop) {
-          // Stopping: give back what we claimed but did not start.
-          await il.jobs.failJob(job.id, owner, 'worker stopped before starting it', il.now(), il.now());
-          open.delete(job.id);
-          continue;
-        }
-        const out = await handleResume({ interlock: il, agents, owner, ...resumeOptions }, job);
-        open.delete(job.id);
-        if (out === 'done') stats.resumed++;
-        else if (out === 'retry') stats.retried++;
-        else if (out === 'deferred') stats.deferred++;
-        else stats.dead++;
-        // A job left for another worker is not work done here: it does not keep the loop polling at once.
-        if (out !== 'deferred') handled++;
-      }
-    } finally {
-      clearInterval(renewal);
-    }
+    const jobs = await il.jobs.claimJobs(['resume'], il.owner, now, now + leaseMs, batch);
+    handled += await resumeClaimed(resume, jobs);
     if (o.notifier) {
       const r = await o.notifier.runOnce(batch);
       const n = typeof r === 'number' ? r : r.claimed;
@@ -143,13 +113,7 @@ export function createWorker(o: WorkerOptions): Worker {
             onError(err);
           }
           if (handled === 0 && running) {
-            await new Promise<void>((resolve) => {
-              const t = setTimeout(resolve, pollMs);
-              wake = () => {
-                clearTimeout(t);
-                resolve();
-              };
-            });
+            await sleep(pollMs, (w) => (wake = w));
             wake = undefined;
           }
         }
@@ -163,4 +127,75 @@ export function createWorker(o: WorkerOptions): Worker {
       loop = undefined;
     },
   };
+}
+
+/** How this worker resumes threads; `unknownAgentMs` is checked here, when the worker is made. */
+function resumeOptions(o: WorkerOptions): ResumeOptions {
+  if (o.unknownAgentMs !== undefined && (!Number.isInteger(o.unknownAgentMs) || o.unknownAgentMs < 0)) {
+    throw new ConfigError(
+      `createWorker: "unknownAgentMs" must be a whole number of milliseconds, 0 or more (default 900000), not ${String(o.unknownAgentMs)}.`,
+    );
+  }
+  return {
+    interlock: o.interlock,
+    agents: new Map(o.agents.map((a) => [a.name, a])),
+    owner: o.interlock.owner,
+    ...(o.unknownAgentMs === undefined ? {} : { unknownAgentMs: o.unknownAgentMs }),
+    ...(o.onWarning ? { warn: o.onWarning } : {}),
+  };
+}
+
+/** What resuming a poll's claimed jobs needs. */
+interface ResumeBatch {
+  resume: ResumeOptions;
+  leaseMs: number;
+  stats: Worker['stats'];
+  /** Whether the worker is stopping: jobs not started yet are given back. */
+  stopping: () => boolean;
+}
+
+/** Resume claimed jobs one after another, counting their outcomes; returns the work done here. */
+async function resumeClaimed(b: ResumeBatch, jobs: readonly JobRow[]): Promise<number> {
+  const { interlock: il, owner } = b.resume;
+  let handled = 0;
+  // The jobs run one after another: keep the leases of those not finished yet alive meanwhile,
+  // so a long run does not let other workers re-claim the rest (or its own job).
+  const open = new Set(jobs.map((j) => j.id));
+  const renewal = setInterval(
+    () => void il.jobs.renewJobs([...open], owner, il.now() + b.leaseMs).catch(() => undefined),
+    Math.max(50, b.leaseMs / 3),
+  );
+  renewal.unref();
+  try {
+    for (const job of jobs) {
+      if (b.stopping()) {
+        // Stopping: give back what we claimed but did not start.
+        await il.jobs.failJob(job.id, owner, 'worker stopped before starting it', il.now(), il.now());
+        open.delete(job.id);
+        continue;
+      }
+      const out = await handleResume(b.resume, job);
+      open.delete(job.id);
+      if (out === 'done') b.stats.resumed++;
+      else if (out === 'retry') b.stats.retried++;
+      else if (out === 'deferred') b.stats.deferred++;
+      else b.stats.dead++;
+      // A job left for another worker is not work done here: it does not keep the loop polling at once.
+      if (out !== 'deferred') handled++;
+    }
+  } finally {
+    clearInterval(renewal);
+  }
+  return handled;
+}
+
+/** Wait `ms`, or less: `setWake` receives the function that ends the wait early (a decision to act on). */
+function sleep(ms: number, setWake: (wake: () => void) => void): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const t = setTimeout(resolve, ms);
+    setWake(() => {
+      clearTimeout(t);
+      resolve();
+    });
+  });
 }
