@@ -9,6 +9,77 @@ export interface PgEventBusOptions {
   schema: string;
 }
 
+const LISTEN_RETRY_MS = [100, 250, 500, 1000, 2000, 5000];
+
+/** The bus's state, shared by its subscribers and the life of its LISTEN connection. */
+interface ListenState {
+  readonly channel: string;
+  readonly subscribers: Set<(m: unknown) => void>;
+  /** The LISTEN connection, while anyone subscribes; re-established after it is lost (a server restart). */
+  listener: pg.Client | undefined;
+  listening: Promise<void> | undefined;
+  retry: NodeJS.Timeout | undefined;
+  closed: boolean;
+}
+
+/** A notification on the bus's channel, parsed, to every subscriber; anything else is ignored. */
+function deliver(state: ListenState, n: pg.Notification): void {
+  if (n.channel !== state.channel || !n.payload) return;
+  let m: unknown;
+  try {
+    m = JSON.parse(n.payload);
+  } catch {
+    return;
+  }
+  for (const s of state.subscribers) s(m);
+}
+
+/** Open the LISTEN connection; should it fail or be lost later, try again with backoff while anyone subscribes. */
+function listen(state: ListenState, conn: Omit<PgEventBusOptions, 'pool'>, attempt = 0): Promise<void> {
+  const client = new pg.Client({
+    connectionString: conn.connectionString,
+    types: conn.types,
+    application_name: `interlock-listen:${conn.schema}`.slice(0, 63),
+  });
+  client.on('notification', (n) => deliver(state, n));
+  // A lost listener only delays live updates (the database stays the truth): listen again, with backoff.
+  const lost = () => {
+    if (state.listener !== client) return;
+    state.listener = undefined;
+    client.end().catch(() => undefined);
+    if (state.closed || state.subscribers.size === 0 || state.retry) return;
+    state.retry = setTimeout(
+      () => {
+        state.retry = undefined;
+        if (!state.closed && state.subscribers.size > 0 && !state.listener)
+          state.listening = listen(state, conn, attempt + 1).catch(() => undefined);
+      },
+      LISTEN_RETRY_MS[Math.min(attempt, LISTEN_RETRY_MS.length - 1)],
+    );
+    state.retry.unref();
+  };
+  client.on('error', lost);
+  client.on('end', lost);
+  state.listener = client;
+  return (async () => {
+    await client.connect();
+    await client.query(`LISTEN "${state.channel}"`);
+    attempt = 0;
+  })().catch((err: unknown) => {
+    lost();
+    throw err;
+  });
+}
+
+/** Close the LISTEN connection and cancel a pending retry: nobody listens any more. */
+async function stopListening(state: ListenState): Promise<void> {
+  if (state.retry) clearTimeout(state.retry);
+  state.retry = undefined;
+  const l = state.listener;
+  state.listener = undefined;
+  await l?.end().catch(() => undefined);
+}
+
 /**
  * Cross-process live events over PostgreSQL LISTEN/NOTIFY, one channel per schema.
  * Publishing uses the pool; subscribing holds one dedicated connection while
@@ -16,85 +87,36 @@ export interface PgEventBusOptions {
  * hint to refresh: the database stays the truth, so a lost notification only
  * delays a screen.
  */
-export function createPgEventBus({ pool, connectionString, types, schema }: PgEventBusOptions): {
+export function createPgEventBus({ pool, ...connect }: PgEventBusOptions): {
   events: StoreEventBus;
   close(): Promise<void>;
 } {
-  const CHANNEL = `interlock_events_${schema}`;
-  const subscribers = new Set<(m: unknown) => void>();
-  /** The LISTEN connection, while anyone subscribes; re-established after it is lost (a server restart). */
-  let listener: pg.Client | undefined;
-  let listening: Promise<void> | undefined;
-  let retry: NodeJS.Timeout | undefined;
-  let closed = false;
-  const LISTEN_RETRY_MS = [100, 250, 500, 1000, 2000, 5000];
-  const listen = (attempt = 0): Promise<void> => {
-    const client = new pg.Client({
-      connectionString,
-      types,
-      application_name: `interlock-listen:${schema}`.slice(0, 63),
-    });
-    client.on('notification', (n) => {
-      if (n.channel !== CHANNEL || !n.payload) return;
-      let m: unknown;
-      try {
-        m = JSON.parse(n.payload);
-      } catch {
-        return;
-      }
-      for (const s of subscribers) s(m);
-    });
-    // A lost listener only delays live updates (the database stays the truth): listen again, with backoff.
-    const lost = () => {
-      if (listener !== client) return;
-      listener = undefined;
-      client.end().catch(() => undefined);
-      if (closed || subscribers.size === 0 || retry) return;
-      retry = setTimeout(
-        () => {
-          retry = undefined;
-          if (!closed && subscribers.size > 0 && !listener) listening = listen(attempt + 1).catch(() => undefined);
-        },
-        LISTEN_RETRY_MS[Math.min(attempt, LISTEN_RETRY_MS.length - 1)],
-      );
-      retry.unref();
-    };
-    client.on('error', lost);
-    client.on('end', lost);
-    listener = client;
-    return (async () => {
-      await client.connect();
-      await client.query(`LISTEN "${CHANNEL}"`);
-      attempt = 0;
-    })().catch((err: unknown) => {
-      lost();
-      throw err;
-    });
+  const state: ListenState = {
+    channel: `interlock_events_${connect.schema}`,
+    subscribers: new Set(),
+    listener: undefined,
+    listening: undefined,
+    retry: undefined,
+    closed: false,
   };
   const events: StoreEventBus = {
     async publish(message) {
       // NOTIFY payloads are limited to 8000 bytes; callers send ids and statuses, packed below that.
-      await pool.query('SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify(message)]);
+      await pool.query('SELECT pg_notify($1, $2)', [state.channel, JSON.stringify(message)]);
     },
     async subscribe(fn) {
-      subscribers.add(fn);
-      if (!listener) listening = listen();
+      state.subscribers.add(fn);
+      if (!state.listener) state.listening = listen(state, connect);
       try {
-        await listening;
+        await state.listening;
       } catch (err) {
         // Not subscribed: the caller learns why and may try again.
-        subscribers.delete(fn);
+        state.subscribers.delete(fn);
         throw err;
       }
       return async () => {
-        subscribers.delete(fn);
-        if (subscribers.size === 0) {
-          if (retry) clearTimeout(retry);
-          retry = undefined;
-          const l = listener;
-          listener = undefined;
-          await l?.end().catch(() => undefined);
-        }
+        state.subscribers.delete(fn);
+        if (state.subscribers.size === 0) await stopListening(state);
       };
     },
   };
@@ -102,12 +124,9 @@ export function createPgEventBus({ pool, connectionString, types, schema }: PgEv
   return {
     events,
     async close() {
-      closed = true;
-      subscribers.clear();
-      if (retry) clearTimeout(retry);
-      const l = listener;
-      listener = undefined;
-      await l?.end().catch(() => undefined);
+      state.closed = true;
+      state.subscribers.clear();
+      await stopListening(state);
     },
   };
 }

@@ -40,17 +40,26 @@ export function pipelinedSession(client: pg.ClientBase, stats: PgStats, q: Query
   return pipelinedTx(client, stats, q, { begin: false }).exec;
 }
 
-export function pipelinedTx(
-  client: pg.ClientBase,
-  stats: PgStats,
-  q: QueryOf,
-  opts: { begin?: boolean } = {},
-): PipelinedTx {
+/** Statements written to one pipelining client, corked into bursts, with the first failure among those nobody awaited. */
+interface Channel {
+  /** Write without waiting: corked, so it leaves with the next awaited statement (or on the next turn of the loop). */
+  write(config: pg.QueryConfig | string, mapError?: (err: unknown) => Error): void;
+  /** Write and wait: one round trip, which also carries everything written before it. */
+  ask<R>(config: pg.QueryConfig | string, read: (r: pg.QueryResult<Row>) => R): Promise<R>;
+  /** Send what is corked now. */
+  flush(): void;
+  /** Wait for the answers of every statement written so far; the first failure among them, if any. */
+  settled(): Promise<Error | undefined>;
+}
+
+function channel(client: pg.ClientBase, stats: PgStats): Channel {
   const stream = (client as unknown as { connection?: { stream?: { cork?(): void; uncork?(): void } } }).connection
     ?.stream;
   let corked = false;
   let failure: Error | undefined;
   let pending: Promise<unknown>[] = [];
+  /** Answers awaited right now: statements asked together (before the first answer) share one round trip. */
+  let waiting = 0;
 
   const flush = () => {
     if (corked) {
@@ -58,82 +67,96 @@ export function pipelinedTx(
       stream?.uncork?.();
     }
   };
-  /** Write without waiting: corked, so it leaves with the next awaited statement (or on the next turn of the loop). */
-  const write = (config: pg.QueryConfig | string, mapError?: (err: unknown) => Error) => {
-    if (!corked && stream?.cork) {
-      stream.cork();
-      corked = true;
-      // Nothing should sit in the buffer if the caller awaits something other than the database.
-      setImmediate(flush);
-    }
-    const p = client.query(config as pg.QueryConfig).then(
-      () => undefined,
-      (err: unknown) => {
-        failure ??= mapError ? mapError(err) : (err as Error);
-      },
-    );
-    pending.push(p);
+  return {
+    flush,
+    write(config, mapError) {
+      if (!corked && stream?.cork) {
+        stream.cork();
+        corked = true;
+        // Nothing should sit in the buffer if the caller awaits something other than the database.
+        setImmediate(flush);
+      }
+      const p = client.query(config as pg.QueryConfig).then(
+        () => undefined,
+        (err: unknown) => {
+          failure ??= mapError ? mapError(err) : (err as Error);
+        },
+      );
+      pending.push(p);
+    },
+    async ask(config, read) {
+      if (waiting++ === 0) stats.roundTrips++;
+      const p = client.query<Row>(config as pg.QueryConfig);
+      flush();
+      try {
+        const r = await p;
+        if (failure !== undefined) throw failure;
+        return read(r);
+      } catch (err) {
+        throw failure ?? err;
+      } finally {
+        waiting--;
+      }
+    },
+    async settled() {
+      await Promise.all(pending);
+      pending = [];
+      return failure;
+    },
   };
-  /** Answers awaited right now: statements asked together (before the first answer) share one round trip. */
-  let waiting = 0;
-  /** Write and wait: one round trip, which also carries everything written before it. */
-  const ask = async <R>(config: pg.QueryConfig | string, read: (r: pg.QueryResult<Row>) => R): Promise<R> => {
-    if (waiting++ === 0) stats.roundTrips++;
-    const p = client.query<Row>(config as pg.QueryConfig);
-    flush();
-    try {
-      const r = await p;
-      if (failure !== undefined) throw failure;
-      return read(r);
-    } catch (err) {
-      throw failure ?? err;
-    } finally {
-      waiting--;
-    }
-  };
+}
 
+/** One transaction on a pipelining client (see {@link PipelinedTx}); with `begin: false`, a session without one. */
+export function pipelinedTx(
+  client: pg.ClientBase,
+  stats: PgStats,
+  q: QueryOf,
+  opts: { begin?: boolean } = {},
+): PipelinedTx {
+  const ch = channel(client, stats);
   const inTx = opts.begin !== false;
-  if (inTx) write('BEGIN');
+  if (inTx) ch.write('BEGIN');
   return {
     exec: {
       all(sql, params = []) {
         stats.statements++;
-        return ask(q(sql, params), (r) => r.rows);
+        return ch.ask(q(sql, params), (r) => r.rows);
       },
       run(sql, params = []) {
         stats.statements++;
-        return ask(q(sql, params), (r) => r.rowCount ?? 0);
+        return ch.ask(q(sql, params), (r) => r.rowCount ?? 0);
       },
       // Outside a transaction no COMMIT would report a failure later: a write waits for its answer.
       send(sql, params = []) {
         stats.statements++;
-        if (!inTx) return ask(q(sql, params), () => undefined);
-        write(q(sql, params));
+        if (!inTx) return ch.ask(q(sql, params), () => undefined);
+        ch.write(q(sql, params));
         return Promise.resolve();
       },
       sendExpecting(sql, params, rows, fail) {
         stats.statements++;
         const config = q(expecting(sql, params.length, rows), [...params, fail().message]);
         if (!inTx)
-          return ask(config, () => undefined).catch((err: unknown) => {
-            throw checked(err, fail);
-          });
-        write(config, (err) => checked(err, fail));
+          return ch
+            .ask(config, () => undefined)
+            .catch((err: unknown) => {
+              throw checked(err, fail);
+            });
+        ch.write(config, (err) => checked(err, fail));
         return Promise.resolve();
       },
     },
     async commit() {
-      await ask('COMMIT', () => undefined);
+      await ch.ask('COMMIT', () => undefined);
       // The answers arrive in order: every sent write has settled by now.
-      await Promise.all(pending);
-      pending = [];
+      const failure = await ch.settled();
       if (failure !== undefined) throw failure;
     },
     async rollback() {
-      flush();
+      ch.flush();
       stats.roundTrips++;
       await client.query('ROLLBACK');
-      await Promise.all(pending);
+      await ch.settled();
     },
   };
 }

@@ -104,12 +104,20 @@ function executor(client: pg.ClientBase | pg.Pool, stats: PgStats, q = named): S
   };
 }
 
-/**
- * The PostgreSQL store, for several processes on one database. Work is claimed
- * with `FOR UPDATE SKIP LOCKED`; guarded writes lock the row they change.
- */
-export function createPostgresStore(options: PostgresStoreOptions = {}): Store {
-  let closed = false;
+/** A client from the pool for a transaction or a batch; a failure to connect says where to look. */
+async function connect(pool: pg.Pool): Promise<pg.PoolClient> {
+  try {
+    return await pool.connect();
+  } catch (err) {
+    throw new StoreError(
+      `Cannot connect to PostgreSQL: ${(err as Error).message}. Check DATABASE_URL and that the server is up.`,
+      err,
+    );
+  }
+}
+
+/** The pool for validated options: the connection string (or DATABASE_URL) and a plain schema name. */
+function openPool(options: PostgresStoreOptions): { pool: pg.Pool; connectionString: string; schema: string } {
   const connectionString = options.connectionString ?? process.env.DATABASE_URL;
   if (!connectionString)
     throw new ConfigError(
@@ -128,96 +136,96 @@ export function createPostgresStore(options: PostgresStoreOptions = {}): Store {
   });
   // An idle client losing its connection (server restart) must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
-  const stats: PgStats = { transactions: 0, statements: 0, roundTrips: 0 };
-  const ops = sqlOps(executor(pool, stats), dialect);
+  return { pool, connectionString, schema };
+}
 
-  async function transaction<T>(fn: (tx: StoreTx) => Promise<T>, attempt = 1): Promise<T> {
-    let client: pg.PoolClient;
+/** `fn` in a pipelined transaction on a client of its own; retried (up to 5 attempts) on serialization failures and deadlocks. */
+async function transaction<T>(pool: pg.Pool, stats: PgStats, fn: (tx: StoreTx) => Promise<T>, attempt = 1): Promise<T> {
+  const client = await connect(pool);
+  const lost = watchCheckedOut(client);
+  stats.transactions++;
+  const tx = pipelinedTx(client, stats, named);
+  try {
+    const result = await fn(sqlOps(tx.exec, dialect));
+    await tx.commit();
+    lost.release(false);
+    return result;
+  } catch (err) {
+    let broken = false;
     try {
-      client = await pool.connect();
-    } catch (err) {
-      throw new StoreError(
-        `Cannot connect to PostgreSQL: ${(err as Error).message}. Check DATABASE_URL and that the server is up.`,
-        err,
-      );
+      await tx.rollback();
+    } catch {
+      broken = true;
     }
+    lost.release(broken);
+    const code = (err as { code?: string }).code;
+    if (code && RETRYABLE.has(code) && attempt < 5) return transaction(pool, stats, fn, attempt + 1);
+    throw err;
+  }
+}
+
+/** `fn` on one client outside a transaction, its statements pipelined (see {@link Store.batch}). */
+async function batch<T>(pool: pg.Pool, stats: PgStats, fn: (ops: StoreTx) => Promise<T>): Promise<T> {
+  const client = await connect(pool);
+  const lost = watchCheckedOut(client);
+  let broken = false;
+  try {
+    return await fn(sqlOps(pipelinedSession(client, stats, named), dialect));
+  } catch (err) {
+    // Answers of statements fn did not wait for may still be on their way: a fresh connection for the next user.
+    broken = true;
+    throw err;
+  } finally {
+    lost.release(broken);
+  }
+}
+
+/** Pending migrations, one transaction each under an advisory lock, so concurrent starters apply each once. */
+async function migrate(pool: pg.Pool, stats: PgStats, schema: string): Promise<void> {
+  await applyMigrations(async (fn) => {
+    const client = await pool.connect();
     const lost = watchCheckedOut(client);
-    stats.transactions++;
-    const tx = pipelinedTx(client, stats, named);
+    let broken = false;
     try {
-      const result = await fn(sqlOps(tx.exec, dialect));
-      await tx.commit();
-      lost.release(false);
+      await client.query('BEGIN');
+      // Transaction-scoped lock: concurrent starters wait, then see the migration applied.
+      await client.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+      const result = await fn(executor(client, stats, unnamed));
+      await client.query('COMMIT');
       return result;
     } catch (err) {
-      let broken = false;
-      try {
-        await tx.rollback();
-      } catch {
-        broken = true;
-      }
-      lost.release(broken);
-      const code = (err as { code?: string }).code;
-      if (code && RETRYABLE.has(code) && attempt < 5) return transaction(fn, attempt + 1);
+      await client.query('ROLLBACK').catch(() => (broken = true));
       throw err;
+    } finally {
+      lost.release(broken);
     }
-  }
+  }, dialect);
+}
 
+/**
+ * The PostgreSQL store, for several processes on one database. Work is claimed
+ * with `FOR UPDATE SKIP LOCKED`; guarded writes lock the row they change.
+ */
+export function createPostgresStore(options: PostgresStoreOptions = {}): Store {
+  let closed = false;
+  const { pool, connectionString, schema } = openPool(options);
+  const stats: PgStats = { transactions: 0, statements: 0, roundTrips: 0 };
+  const ops = sqlOps(executor(pool, stats), dialect);
   const bus = createPgEventBus({ pool, connectionString, types, schema });
 
   return {
     ...standaloneOps(
       ops,
       (fn) => fn(),
-      (fn) => transaction(fn),
+      (fn) => transaction(pool, stats, fn),
     ),
     name: 'postgres',
     capabilities: { multiProcess: true, skipLocked: true },
     stats,
-    transaction: (fn) => transaction(fn),
-    async batch(fn) {
-      let client: pg.PoolClient;
-      try {
-        client = await pool.connect();
-      } catch (err) {
-        throw new StoreError(
-          `Cannot connect to PostgreSQL: ${(err as Error).message}. Check DATABASE_URL and that the server is up.`,
-          err,
-        );
-      }
-      const lost = watchCheckedOut(client);
-      let broken = false;
-      try {
-        return await fn(sqlOps(pipelinedSession(client, stats, named), dialect));
-      } catch (err) {
-        // Answers of statements fn did not wait for may still be on their way: a fresh connection for the next user.
-        broken = true;
-        throw err;
-      } finally {
-        lost.release(broken);
-      }
-    },
-    async migrate() {
-      await applyMigrations(async (fn) => {
-        const client = await pool.connect();
-        const lost = watchCheckedOut(client);
-        let broken = false;
-        try {
-          await client.query('BEGIN');
-          // Transaction-scoped lock: concurrent starters wait, then see the migration applied.
-          await client.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
-          await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
-          const result = await fn(executor(client, stats, unnamed));
-          await client.query('COMMIT');
-          return result;
-        } catch (err) {
-          await client.query('ROLLBACK').catch(() => (broken = true));
-          throw err;
-        } finally {
-          lost.release(broken);
-        }
-      }, dialect);
-    },
+    transaction: (fn) => transaction(pool, stats, fn),
+    batch: (fn) => batch(pool, stats, fn),
+    migrate: () => migrate(pool, stats, schema),
     unsafeQuery: (sql, params = []) => executor(pool, stats, unnamed).all(sql, params),
     async threadStorageBytes(threadId) {
       const r = await pool.query<{ n: number }>(

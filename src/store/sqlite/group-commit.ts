@@ -12,6 +12,90 @@ interface Member {
 const MAX_GROUP = 32;
 const SAVEPOINT = 'il_group_member';
 
+/** A member whose work stands so far, and the value it is to hear once the group commits. */
+interface Done {
+  m: Member;
+  value: unknown;
+}
+
+// A failed rollback leaves nothing more to undo (the transaction is gone): never let it escape.
+function rollback(db: DatabaseSync): void {
+  try {
+    if (db.isTransaction) db.exec('ROLLBACK');
+  } catch {
+    // already rolled back by SQLite
+  }
+}
+
+/** Undo the failed member's savepoint; false if the transaction itself is gone. */
+function undo(db: DatabaseSync): boolean {
+  if (!db.isTransaction) return false;
+  try {
+    db.exec(`ROLLBACK TO ${SAVEPOINT}`);
+    db.exec(`RELEASE ${SAVEPOINT}`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Run queued members in the open transaction, each after the first in a savepoint, up to
+ * {@link MAX_GROUP}. Returns those whose work stands; none when the whole transaction went.
+ */
+async function runMembers(db: DatabaseSync, pending: Member[]): Promise<Done[]> {
+  const done: Done[] = [];
+  // Members that join while earlier ones run (they queue during their awaits) ride along.
+  for (let n = 0; pending.length > 0 && n < MAX_GROUP; n++) {
+    const m = pending.shift()!;
+    const inSavepoint = done.length > 0;
+    try {
+      if (inSavepoint) db.exec(`SAVEPOINT ${SAVEPOINT}`);
+      const value = await m.run();
+      if (inSavepoint) db.exec(`RELEASE ${SAVEPOINT}`);
+      done.push({ m, value });
+    } catch (err) {
+      m.reject(err);
+      if (!inSavepoint || !undo(db)) {
+        // The first member failed (nothing else to keep), or SQLite rolled the whole transaction back
+        // (I/O error, disk full): nothing of this group commits, and the others learn why.
+        rollback(db);
+        for (const d of done)
+          d.m.reject(
+            new StoreError(
+              `The transaction was rolled back with another one of its commit group: ${(err as Error).message}. Retry it.`,
+              err,
+            ),
+          );
+        return [];
+      }
+    }
+  }
+  return done;
+}
+
+/** One group: BEGIN, its members, one COMMIT; each member hears its outcome only after that COMMIT. */
+async function runGroup(db: DatabaseSync, pending: Member[]): Promise<void> {
+  if (pending.length === 0) return;
+  try {
+    db.exec('BEGIN IMMEDIATE');
+  } catch (err) {
+    for (const m of pending.splice(0)) m.reject(err);
+    return;
+  }
+  let done = await runMembers(db, pending);
+  if (db.isTransaction) {
+    try {
+      db.exec('COMMIT');
+    } catch (err) {
+      rollback(db);
+      for (const d of done) d.m.reject(err);
+      done = [];
+    }
+  }
+  for (const d of done) d.m.resolve(d.value);
+}
+
 /**
  * Group commit on one SQLite connection. Transactions that queue up while the
  * connection is busy share one `BEGIN IMMEDIATE … COMMIT`: each runs in turn,
@@ -30,89 +114,16 @@ export function groupCommit(
 ): <T>(run: () => Promise<T>) => Promise<T> {
   const pending: Member[] = [];
   let scheduled = false;
-  const begin = () => db.exec('BEGIN IMMEDIATE');
-  const commit = () => db.exec('COMMIT');
-  // A failed rollback leaves nothing more to undo (the transaction is gone): never let it escape.
-  const rollback = () => {
-    try {
-      if (db.isTransaction) db.exec('ROLLBACK');
-    } catch {
-      // already rolled back by SQLite
-    }
-  };
-  const savepoint = () => db.exec(`SAVEPOINT ${SAVEPOINT}`);
-  const release = () => db.exec(`RELEASE ${SAVEPOINT}`);
-  const rollbackTo = () => db.exec(`ROLLBACK TO ${SAVEPOINT}`);
-
   const schedule = () => {
     if (scheduled || pending.length === 0) return;
     scheduled = true;
-    void serialize(runGroup);
+    void serialize(async () => {
+      scheduled = false;
+      await runGroup(db, pending);
+      // Whoever queued after the group filled up, or after a failure, goes next.
+      schedule();
+    });
   };
-
-  async function runGroup(): Promise<void> {
-    scheduled = false;
-    if (pending.length === 0) return;
-    try {
-      begin();
-    } catch (err) {
-      for (const m of pending.splice(0)) m.reject(err);
-      return;
-    }
-    let done: Array<{ m: Member; value: unknown }> = [];
-    // Members that join while earlier ones run (they queue during their awaits) ride along.
-    for (let n = 0; pending.length > 0 && n < MAX_GROUP; n++) {
-      const m = pending.shift()!;
-      const inSavepoint = done.length > 0;
-      try {
-        if (inSavepoint) savepoint();
-        const value = await m.run();
-        if (inSavepoint) release();
-        done.push({ m, value });
-      } catch (err) {
-        m.reject(err);
-        if (!inSavepoint || !undo()) {
-          // The first member failed (nothing else to keep), or SQLite rolled the whole transaction back
-          // (I/O error, disk full): nothing of this group commits, and the others learn why.
-          rollback();
-          for (const d of done)
-            d.m.reject(
-              new StoreError(
-                `The transaction was rolled back with another one of its commit group: ${(err as Error).message}. Retry it.`,
-                err,
-              ),
-            );
-          done = [];
-          break;
-        }
-      }
-    }
-    if (db.isTransaction) {
-      try {
-        commit();
-      } catch (err) {
-        rollback();
-        for (const d of done) d.m.reject(err);
-        done = [];
-      }
-    }
-    for (const d of done) d.m.resolve(d.value);
-    // Whoever queued after the group filled up, or after a failure, goes next.
-    schedule();
-  }
-
-  /** Undo the failed member's savepoint; false if the transaction itself is gone. */
-  function undo(): boolean {
-    if (!db.isTransaction) return false;
-    try {
-      rollbackTo();
-      release();
-      return true;
-    } catch {
-      return false;
-    }
-  }
-
   return <T>(run: () => Promise<T>) =>
     new Promise<T>((resolve, reject) => {
       pending.push({ run, resolve: resolve as (v: unknown) => void, reject });

@@ -41,11 +41,7 @@ function bind(params: readonly unknown[]): SQLInputValue[] {
   return params.map((p) => (p === undefined ? null : typeof p === 'boolean' ? (p ? 1 : 0) : (p as SQLInputValue)));
 }
 
-/**
- * The embedded store on Node's built-in `node:sqlite` (no native addon), in WAL
- * mode. One connection per process; transactions are serialized in-process by
- * a queue and across processes by `BEGIN IMMEDIATE` with a busy timeout.
- */
+/** One SQLite connection, shared by the stores opened on its file in this process, with its statement cache and queue. */
 interface Connection {
   db: DatabaseSync;
   cache: Map<string, StatementSync>;
@@ -100,21 +96,8 @@ function open(path: string, durability: 'full' | 'normal'): Connection {
   return conn;
 }
 
-/**
- * The embedded store on Node's built-in `node:sqlite` (no native addon), in WAL
- * mode. One connection per file and process; transactions are serialized
- * in-process by a queue and across processes by `BEGIN IMMEDIATE` with a busy timeout.
- * Transactions that queue up together share one commit (group commit): each
- * caller still hears back only after the WAL sync that makes its writes durable.
- */
-export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
-  const path =
-    options.path === ':memory:'
-      ? ':memory:'
-      : resolve(options.path ?? resolve(process.env.INTERLOCK_DATA_DIR ?? './data', 'interlock.db'));
-  const conn = open(path, options.durability ?? 'full');
-  const { db, cache, serialize } = conn;
-  const stats = { transactions: 0, statements: 0 };
+/** Statements on the connection, each prepared once per connection and cached by its SQL text. */
+function executor({ db, cache }: Connection, stats: { statements: number }): SqlExecutor {
   const prepare = (sql: string): StatementSync => {
     let s = cache.get(sql);
     if (!s) {
@@ -123,7 +106,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     }
     return s;
   };
-  const exec: SqlExecutor = {
+  return {
     async all(sql, params = []) {
       stats.statements++;
       return prepare(sql).all(...bind(params));
@@ -141,6 +124,24 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       if (Number(prepare(sql).run(...bind(params)).changes) !== rows) throw fail();
     },
   };
+}
+
+/**
+ * The embedded store on Node's built-in `node:sqlite` (no native addon), in WAL
+ * mode. One connection per file and process; transactions are serialized
+ * in-process by a queue and across processes by `BEGIN IMMEDIATE` with a busy timeout.
+ * Transactions that queue up together share one commit (group commit): each
+ * caller still hears back only after the WAL sync that makes its writes durable.
+ */
+export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
+  const path =
+    options.path === ':memory:'
+      ? ':memory:'
+      : resolve(options.path ?? resolve(process.env.INTERLOCK_DATA_DIR ?? './data', 'interlock.db'));
+  const conn = open(path, options.durability ?? 'full');
+  const { db, serialize } = conn;
+  const stats = { transactions: 0, statements: 0 };
+  const exec = executor(conn, stats);
   const ops = sqlOps(exec, dialect);
   let closed = false;
 
