@@ -125,6 +125,100 @@ function pick<K extends keyof Store>(store: Store, keys: readonly K[]): Pick<Sto
   >;
 }
 
+/** {@link ThreadOps.holdLease}: renew on a timer until stopped or released. */
+function holdLease(ctx: EngineContext, threadId: string, owner: string, leaseMs: number): LeaseHold {
+  const { store } = ctx;
+  const renewal = setInterval(
+    () => void store.renewThreadLease(threadId, owner, ctx.now() + leaseMs).catch(() => undefined),
+    Math.max(50, leaseMs / 3),
+  );
+  renewal.unref();
+  let held = true;
+  const stop = () => {
+    held = false;
+    clearInterval(renewal);
+  };
+  return {
+    stop,
+    async release() {
+      if (!held) return;
+      stop();
+      await store.releaseThread(threadId, owner, ctx.now()).catch(() => undefined);
+    },
+  };
+}
+
+/** {@link ThreadOps.start}: the thread row and its recovery job, in one transaction. */
+async function startThread(ctx: EngineContext, t: Parameters<ThreadOps['start']>[0]): Promise<ThreadRow> {
+  const now = ctx.now();
+  const row: Omit<ThreadRow, 'leaseOwner' | 'leaseUntil'> = {
+    id: t.id,
+    agent: t.agent,
+    agentVersion: t.agentVersion,
+    status: 'running',
+    messageCount: 0,
+    abortRequested: false,
+    metadata: {},
+    createdAt: now,
+    updatedAt: now,
+  };
+  await ctx.store.transaction(async (tx) => {
+    // A start never touches an existing thread: it may be paused on a person, and a second run
+    // with new input would fail it and strand its requests.
+    if (!(await tx.insertThread(row))) throw new ThreadExistsError(t.id);
+    await tx.enqueueJob({
+      id: `job_start_${t.id}`,
+      kind: 'resume',
+      threadId: t.id,
+      requestId: null,
+      payload: { start: true, input: t.input },
+      runAt: t.recoverAt,
+      createdAt: now,
+    });
+  });
+  return { ...row, leaseOwner: null, leaseUntil: null };
+}
+
+/** {@link ThreadOps.abort}: a paused thread ends now, a running one is flagged to stop. */
+async function abortThread(ctx: EngineContext, threadId: string, by: string): Promise<ThreadRow> {
+  const { store } = ctx;
+  const now = ctx.now();
+  const thread = await store.getThread(threadId);
+  if (!thread)
+    throw new InterlockUsageError('thread_not_found', `Thread ${threadId} does not exist.`, {
+      details: { threadId },
+    });
+  await store.transaction(async (tx) => {
+    if (thread.status === 'interrupted') {
+      // Paused: it stops now, and its open requests (pending or authorized) are cancelled with it.
+      await endThread(
+        tx,
+        threadId,
+        {
+          status: 'aborted',
+          actor: by,
+          reason: 'the thread was aborted',
+          payload: { requested: true, stoppedNow: true },
+        },
+        now,
+      );
+    } else {
+      // Running: the run stops at its next boundary and cancels what is open then.
+      await tx.updateThread(threadId, { abortRequested: true }, now);
+      await tx.appendAudit(
+        [{ type: 'aborted', actor: by, threadId, payload: { requested: true, stoppedNow: false } }],
+        now,
+      );
+    }
+  });
+  ctx.emit({
+    type: 'thread.status',
+    threadId,
+    status: thread.status === 'interrupted' ? 'aborted' : thread.status,
+  });
+  return thread;
+}
+
 /** Build the thread operations over the engine's context. */
 export function threadOps(ctx: EngineContext): ThreadOps {
   const { store } = ctx;
@@ -137,26 +231,7 @@ export function threadOps(ctx: EngineContext): ThreadOps {
       'renewThreadLease',
       'releaseThread',
     ] as const),
-    holdLease(threadId, owner, leaseMs) {
-      const renewal = setInterval(
-        () => void store.renewThreadLease(threadId, owner, ctx.now() + leaseMs).catch(() => undefined),
-        Math.max(50, leaseMs / 3),
-      );
-      renewal.unref();
-      let held = true;
-      const stop = () => {
-        held = false;
-        clearInterval(renewal);
-      };
-      return {
-        stop,
-        async release() {
-          if (!held) return;
-          stop();
-          await store.releaseThread(threadId, owner, ctx.now()).catch(() => undefined);
-        },
-      };
-    },
+    holdLease: (threadId, owner, leaseMs) => holdLease(ctx, threadId, owner, leaseMs),
     claimAndLoad: (row, owner, leaseUntil, now) =>
       store.batch(async (ops) => {
         const claiming = ops.claimThread(row, owner, leaseUntil, now);
@@ -164,72 +239,8 @@ export function threadOps(ctx: EngineContext): ThreadOps {
         loading.catch(() => undefined); // awaited below, after the claim it follows
         return { ...(await claiming), latest: await loading };
       }),
-    async start(t) {
-      const now = ctx.now();
-      const row: Omit<ThreadRow, 'leaseOwner' | 'leaseUntil'> = {
-        id: t.id,
-        agent: t.agent,
-        agentVersion: t.agentVersion,
-        status: 'running',
-        messageCount: 0,
-        abortRequested: false,
-        metadata: {},
-        createdAt: now,
-        updatedAt: now,
-      };
-      await store.transaction(async (tx) => {
-        // A start never touches an existing thread: it may be paused on a person, and a second run
-        // with new input would fail it and strand its requests.
-        if (!(await tx.insertThread(row))) throw new ThreadExistsError(t.id);
-        await tx.enqueueJob({
-          id: `job_start_${t.id}`,
-          kind: 'resume',
-          threadId: t.id,
-          requestId: null,
-          payload: { start: true, input: t.input },
-          runAt: t.recoverAt,
-          createdAt: now,
-        });
-      });
-      return { ...row, leaseOwner: null, leaseUntil: null };
-    },
-    async abort(threadId, by) {
-      const now = ctx.now();
-      const thread = await store.getThread(threadId);
-      if (!thread)
-        throw new InterlockUsageError('thread_not_found', `Thread ${threadId} does not exist.`, {
-          details: { threadId },
-        });
-      await store.transaction(async (tx) => {
-        if (thread.status === 'interrupted') {
-          // Paused: it stops now, and its open requests (pending or authorized) are cancelled with it.
-          await endThread(
-            tx,
-            threadId,
-            {
-              status: 'aborted',
-              actor: by,
-              reason: 'the thread was aborted',
-              payload: { requested: true, stoppedNow: true },
-            },
-            now,
-          );
-        } else {
-          // Running: the run stops at its next boundary and cancels what is open then.
-          await tx.updateThread(threadId, { abortRequested: true }, now);
-          await tx.appendAudit(
-            [{ type: 'aborted', actor: by, threadId, payload: { requested: true, stoppedNow: false } }],
-            now,
-          );
-        }
-      });
-      ctx.emit({
-        type: 'thread.status',
-        threadId,
-        status: thread.status === 'interrupted' ? 'aborted' : thread.status,
-      });
-      return thread;
-    },
+    start: (t) => startThread(ctx, t),
+    abort: (threadId, by) => abortThread(ctx, threadId, by),
     cancelOpenRequests: (threadId, actor, reason) =>
       store.transaction((tx) => cancelOpenRequests(tx, threadId, actor, reason, ctx.now())),
   };
