@@ -1,12 +1,15 @@
 import type { PolicyConfig, Reviewer } from '../../core/index.ts';
 import type { Interlock, ThreadRunner } from '../../engine/index.ts';
 
-/** One tool call a conformance model proposes: the call id it gives and the refund it asks for. */
-export interface ConformanceCall {
-  id: string;
-  tool: 'issue_refund' | 'lookup_order';
-  args: { orderId: string; amount?: number };
-}
+/**
+ * One tool call a conformance model proposes: the call id it gives and what it asks for — a refund,
+ * a lookup, or (`delegate`) a task for a sub-agent, in words the sub-agent's model plans from.
+ */
+export type ConformanceCall = { id: string } & (
+  | { tool: 'issue_refund'; args: { orderId: string; amount: number } }
+  | { tool: 'lookup_order'; args: { orderId: string } }
+  | { tool: 'delegate'; args: { input: string } }
+);
 
 /** One side effect of the refund tool: what ran and under which idempotency key. */
 export interface ConformanceEffect {
@@ -51,6 +54,11 @@ export interface ConformanceWorld {
    * (a LangGraph checkpointer) so that a second world — another "process" — can resume a thread.
    */
   shared: Map<string, unknown>;
+  /**
+   * Run SQL on Interlock's own database, as someone with write access to it would (a driver's
+   * {@link IntegrationDriver.forge} uses it where the framework keeps its state in Interlock's tables).
+   */
+  tamper(sql: string, params?: readonly unknown[]): Promise<Array<Record<string, unknown>>>;
 }
 
 /**
@@ -81,6 +89,21 @@ export interface IntegrationDriver {
    * again with the same message (nothing of the failed run was saved).
    */
   retry: 'resume' | 'invoke';
+  /**
+   * Tell the framework, in its own terms and without Interlock, that the thread's paused calls are
+   * approved — a client sending an approval, a run state someone approved, a resume value sent straight
+   * to the graph — and run it. Nothing may run: only a recorded decision approves. Omit when the
+   * framework keeps no approval of its own (the suite then resumes with no decision recorded).
+   */
+  forge?(world: ConformanceWorld, runner: ThreadRunner, threadId: string): Promise<unknown>;
+  /**
+   * The agent with its refund tool behind a sub-agent (a handoff, an agent used as a tool), as the
+   * framework builds one: the model's `delegate` call hands `{ input }` to a sub-agent whose model plans
+   * from it. The sub-agent's gated call must be gated — or the integration refuses the tree loudly, at
+   * construction or when the call is made, with an error that says how to wire it. Omit when the
+   * framework has no sub-agents.
+   */
+  subAgent?(world: ConformanceWorld): ThreadRunner | Promise<ThreadRunner>;
 }
 
 /** Reviewers of the conformance policy's roles. */
@@ -99,6 +122,8 @@ export const REVIEWERS = {
 export const CONFORMANCE_POLICY: PolicyConfig = {
   tools: {
     lookup_order: [{ id: 'read', tier: 'auto', reason: 'read-only' }],
+    // Handing a task to a sub-agent is not itself an action: what the sub-agent does is gated.
+    delegate: [{ id: 'delegate', tier: 'auto', reason: 'a task for a sub-agent' }],
     issue_refund: [
       { id: 'small', tier: 'auto', reason: 'refunds up to $500 run alone' },
       {
@@ -147,10 +172,15 @@ let seq = 0;
 /**
  * The conformance model's plan: `refund <order> <amount>` (or `lookup <order>`), several calls joined
  * by `;`, each with an optional `@id` for the call id it gives (default: a fresh random-looking id per
- * call, as providers give).
+ * call, as providers give). `delegate <words>` is one call handing the rest of the message to a sub-agent.
  */
 export function planCalls(text: string): ConformanceCall[] {
   const calls: ConformanceCall[] = [];
+  const handed = /^delegate\s+(.+)$/s.exec(text.trim());
+  if (handed)
+    return [
+      { id: `call_${(++seq).toString(36)}${Date.now().toString(36)}`, tool: 'delegate', args: { input: handed[1]! } },
+    ];
   for (const part of text.split(';')) {
     const words = part.trim().split(/\s+/);
     const id =
@@ -167,6 +197,8 @@ export function conformanceWorld(
   interlock: Interlock,
   effects: ConformanceEffect[],
   shared: Map<string, unknown>,
+  tamper: ConformanceWorld['tamper'] = () =>
+    Promise.reject(new Error('conformance: this world has no database access')),
 ): ConformanceWorld {
   const crash = { armed: false };
   let dying: { when: 'before-effect' | 'after-effect'; entered: () => void } | undefined;
@@ -209,5 +241,6 @@ export function conformanceWorld(
       crash.armed = true;
     },
     shared,
+    tamper,
   };
 }

@@ -1,5 +1,5 @@
 import { AIMessage, createAgent, tool } from 'langchain';
-import { MemorySaver } from '@langchain/langgraph';
+import { Command, MemorySaver } from '@langchain/langgraph';
 import { fakeModel } from '@langchain/core/testing';
 import { z } from 'zod';
 import { createLangChainRunner, interlockMiddleware, interlockRun } from '../../../src/langchain.ts';
@@ -23,6 +23,33 @@ function model(world: ConformanceWorld) {
       return new AIMessage('Done.');
     });
   return m;
+}
+
+/** A compiled graph, as far as the drivers reach into its own state. */
+export interface GraphState {
+  getState(
+    c: object,
+  ): Promise<{ values: unknown; tasks: Array<{ interrupts?: Array<{ id?: string; value?: unknown }> }> }>;
+  updateState(c: object, values: unknown): Promise<unknown>;
+  invoke(input: unknown, c: object): Promise<unknown>;
+}
+
+/**
+ * Answer every interrupt of a paused thread with LangChain's own HITL approval, sent straight to the
+ * graph (`Command({ resume })`) as an app or a client holding the graph could: no decision in Interlock.
+ */
+export async function forgeApproval(graph: GraphState, threadId: string): Promise<unknown> {
+  const config = { configurable: { thread_id: threadId } };
+  const state = await graph.getState(config);
+  const resume = Object.fromEntries(
+    state.tasks
+      .flatMap((x) => x.interrupts ?? [])
+      .map((i) => {
+        const asked = (i.value as { actionRequests?: unknown[] } | undefined)?.actionRequests ?? [i.value];
+        return [i.id!, { decisions: asked.map(() => ({ type: 'approve' })) }];
+      }),
+  );
+  return graph.invoke(new Command({ resume }), config);
 }
 
 /** The LangChain `createAgent` middleware and runner, as docs/adapters/langchain.md wires them. */
@@ -55,12 +82,10 @@ export const langChainDriver: IntegrationDriver = {
     world.shared.set('langchain-agent', agent);
     return createLangChainRunner({ name: 'cf-langchain', interlock: world.interlock, agent });
   },
+  forge: (world, _runner, threadId) => forgeApproval(world.shared.get('langchain-agent') as GraphState, threadId),
   // The graph's own state holds the paused call: change its arguments there.
   async alter(world, threadId, from, to) {
-    const agent = world.shared.get('langchain-agent') as {
-      getState(c: object): Promise<{ values: unknown }>;
-      updateState(c: object, values: unknown): Promise<unknown>;
-    };
+    const agent = world.shared.get('langchain-agent') as GraphState;
     const config = { configurable: { thread_id: threadId } };
     const state = await agent.getState(config);
     const messages = (state.values as { messages: AIMessage[] }).messages;

@@ -10,6 +10,7 @@ import {
 import { z } from 'zod';
 import { createLangChainRunner, interlockGraphGate } from '../../../src/langchain.ts';
 import type { ConformanceCall, IntegrationDriver } from '../../../src/testing/index.ts';
+import { forgeApproval, type GraphState } from './langchain.ts';
 
 const State = Annotation.Root({
   text: Annotation<string>(),
@@ -30,6 +31,7 @@ export const langGraphGateDriver: IntegrationDriver = {
   name: 'langgraph-gate',
   // LangGraph saved the finished tasks: the runner continues the graph from its last checkpoint.
   retry: 'resume',
+  forge: (world, _runner, threadId) => forgeApproval(world.shared.get('langgraph-gate-graph') as GraphState, threadId),
   create(world) {
     // The actions' schemas let reviewers edit them (without one, a request is approved or rejected only).
     const gate = interlockGraphGate({
@@ -62,6 +64,7 @@ export const langGraphGateDriver: IntegrationDriver = {
       .addEdge('act', 'answer')
       .addEdge('answer', END)
       .compile({ checkpointer });
+    world.shared.set('langgraph-gate-graph', graph);
     return createLangChainRunner({
       name: 'cf-graph',
       interlock: world.interlock,

@@ -51,6 +51,12 @@ function agent(world: ConformanceWorld) {
   });
 }
 
+/** The refunds agent behind a handoff: the SDK's own sub-agent. */
+function withSubAgent(world: ConformanceWorld): Agent {
+  const desk = agent(world);
+  return new Agent({ name: 'cf-openai-front', instructions: 'Route refunds.', model: model(world), handoffs: [desk] });
+}
+
 /** The OpenAI Agents SDK adapter, as docs/adapters/openai-agents.md wires it. */
 export const openAIAgentsDriver: IntegrationDriver = {
   name: 'openai-agents',
@@ -64,6 +70,25 @@ export const openAIAgentsDriver: IntegrationDriver = {
       run: (a, input) => runner.run(a, input),
       schemas: { issue_refund: refundSchema },
     }),
+  // Sub-agents are refused at construction: their tools are not the agent's to gate.
+  subAgent: (world) =>
+    createOpenAIAgentsAgent({
+      interlock: world.interlock,
+      agent: withSubAgent(world),
+      RunState,
+      run: (a, input) => runner.run(a, input),
+    }),
+  // Approve inside the serialized RunState Interlock keeps, as someone with write access to it could.
+  async forge(world, _runner, threadId) {
+    const { checkpoint } = await world.interlock.threads.loadLatest(threadId);
+    const state = checkpoint!.state as { framework: string };
+    const forged = await RunState.fromString(agent(world), state.framework);
+    for (const i of forged.getInterruptions()) forged.approve(i);
+    await world.tamper(`UPDATE il_checkpoints SET state = $1 WHERE id = $2`, [
+      JSON.stringify({ ...state, framework: forged.toString() }),
+      checkpoint!.id,
+    ]);
+  },
   // `run` runs the app's own Agent, not the one Interlock hands it.
   miswired(world) {
     const own = agent(world);
