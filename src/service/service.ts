@@ -9,7 +9,9 @@ import {
   serve,
   storeReviewerAuth,
   withJwtAuth,
+  type JwtAuthOptions,
   type RunningServer,
+  type ThreadsAdapter,
 } from '../server/index.ts';
 import {
   createNotifier,
@@ -107,45 +109,27 @@ export async function startService(o: ServiceOptions): Promise<Service> {
   // One lease for everything that can be taken over: thread runs, execution claims, jobs, thread starts.
   const interlock = createInterlock({ store, policy: o.config.policy, leaseMs, tools: toolEntries(o.config.tools) });
   const agents = new Map((await o.config.agents({ interlock })).map((a) => [a.name, a]));
-
-  const demoTokens: Service['demoTokens'] = [];
-  if (o.demoReviewers !== false && o.config.demo?.reviewers?.length && (await store.listReviewers()).length === 0) {
-    for (const r of o.config.demo.reviewers) {
-      const { token } = await createReviewer(store, r);
-      demoTokens.push({ name: r.name, roles: r.roles, token });
-    }
-  }
+  const demoTokens = await createDemoReviewers(o, store);
 
   // Deployments with an identity provider also accept its JWTs (INTERLOCK_JWT_ISSUER, _AUDIENCE, _JWKS_URL).
   const jwt = jwtOptionsFromEnv(process.env);
   const threads = createThreadsAdapter(interlock, agents, (m) => log(m), { recoverAfterMs: leaseMs });
-  let server: RunningServer | undefined;
   let baseUrl = o.baseUrl ?? process.env.INTERLOCK_BASE_URL;
   // Made once the public URL is known (its messages link to the review page); the endpoint waits for it.
   let slack: SlackApp | undefined;
   const slackSettings = o.config.slack?.(process.env);
-  if (o.http !== false) {
-    // /metrics: open unless INTERLOCK_METRICS_TOKEN is set; then scrapers send it as a bearer token (operators' tokens work too).
-    const metricsToken = process.env.INTERLOCK_METRICS_TOKEN;
-    const app = createApp({
-      ...(jwt ? { reviewers: withJwtAuth(storeReviewerAuth(store), jwt) } : {}),
-      interlock,
-      threads,
-      ui: createWebUi(),
-      ...(baseUrl ? { baseUrl } : {}),
-      ...(metricsToken ? { metrics: { token: metricsToken } } : {}),
-      ...(slackSettings
-        ? {
-            slack: {
-              handle: async (r: SlackInteraction) =>
-                slack ? slack.handle(r) : { status: 503, body: { error: { code: 'starting', message: 'starting' } } },
-            },
-          }
-        : {}),
-    });
-    server = await serve({ app, port: o.port ?? 3000, hostname: o.hostname ?? process.env.HOST ?? '127.0.0.1' });
-    baseUrl ??= `http://localhost:${server.port}`;
-  }
+  const server =
+    o.http === false
+      ? undefined
+      : await startServer(o, {
+          interlock,
+          store,
+          threads,
+          jwt,
+          baseUrl,
+          slack: slackSettings ? () => slack : undefined,
+        });
+  if (server) baseUrl ??= `http://localhost:${server.port}`;
   baseUrl ??= 'http://localhost:3000';
   let stopSlack: (() => void) | undefined;
   if (slackSettings) {
@@ -153,22 +137,18 @@ export async function startService(o: ServiceOptions): Promise<Service> {
     // Messages follow every decision, from any channel and any process sharing the database.
     stopSlack = slack.start();
   }
-
-  let worker: Worker | undefined;
-  if (o.worker !== false) {
-    const notifier = createNotifier({ interlock, routing: routing(o.config, process.env, slack), baseUrl });
-    worker = createWorker({
-      interlock,
-      agents: [...agents.values()],
-      notifier,
-      ...(o.pollMs ? { pollMs: o.pollMs } : {}),
-      leaseMs,
-      unknownAgentMs,
-      onWarning: (m) => log(`worker: ${m}`),
-      onError: (e) => log(`worker: ${e instanceof Error ? e.message : String(e)}`),
-    });
-    worker.start();
-  }
+  const worker =
+    o.worker === false
+      ? undefined
+      : startWorker(o, {
+          interlock,
+          agents,
+          leaseMs,
+          unknownAgentMs,
+          log,
+          baseUrl,
+          routing: routing(o.config, process.env, slack),
+        });
 
   if (o.seedDemo) {
     for (const c of o.config.demo?.conversations ?? []) {
@@ -198,4 +178,83 @@ export async function startService(o: ServiceOptions): Promise<Service> {
       return closing;
     },
   };
+}
+
+/** The config's demo reviewers, created when the database has none yet; their tokens, to print once. */
+async function createDemoReviewers(o: ServiceOptions, store: Store): Promise<Service['demoTokens']> {
+  const demoTokens: Service['demoTokens'] = [];
+  if (o.demoReviewers !== false && o.config.demo?.reviewers?.length && (await store.listReviewers()).length === 0) {
+    for (const r of o.config.demo.reviewers) {
+      const { token } = await createReviewer(store, r);
+      demoTokens.push({ name: r.name, roles: r.roles, token });
+    }
+  }
+  return demoTokens;
+}
+
+/** The HTTP API and UI, listening. `slack` answers Slack's interactions once the Slack app is made. */
+async function startServer(
+  o: ServiceOptions,
+  deps: {
+    interlock: Interlock;
+    store: Store;
+    threads: ThreadsAdapter;
+    jwt: JwtAuthOptions | undefined;
+    baseUrl: string | undefined;
+    slack: (() => SlackApp | undefined) | undefined;
+  },
+): Promise<RunningServer> {
+  const { jwt, baseUrl, slack } = deps;
+  // /metrics: open unless INTERLOCK_METRICS_TOKEN is set; then scrapers send it as a bearer token (operators' tokens work too).
+  const metricsToken = process.env.INTERLOCK_METRICS_TOKEN;
+  const app = createApp({
+    ...(jwt ? { reviewers: withJwtAuth(storeReviewerAuth(deps.store), jwt) } : {}),
+    interlock: deps.interlock,
+    threads: deps.threads,
+    ui: createWebUi(),
+    ...(baseUrl ? { baseUrl } : {}),
+    ...(metricsToken ? { metrics: { token: metricsToken } } : {}),
+    ...(slack
+      ? {
+          slack: {
+            handle: async (r: SlackInteraction) => {
+              const made = slack();
+              return made
+                ? made.handle(r)
+                : { status: 503, body: { error: { code: 'starting', message: 'starting' } } };
+            },
+          },
+        }
+      : {}),
+  });
+  return serve({ app, port: o.port ?? 3000, hostname: o.hostname ?? process.env.HOST ?? '127.0.0.1' });
+}
+
+/** The resume worker, sweeper and notification delivery, started. */
+function startWorker(
+  o: ServiceOptions,
+  deps: {
+    interlock: Interlock;
+    agents: Map<string, ThreadRunner>;
+    leaseMs: number;
+    unknownAgentMs: number;
+    log: (line: string) => void;
+    baseUrl: string;
+    routing: RoutingConfig;
+  },
+): Worker {
+  const { interlock, log } = deps;
+  const notifier = createNotifier({ interlock, routing: deps.routing, baseUrl: deps.baseUrl });
+  const worker = createWorker({
+    interlock,
+    agents: [...deps.agents.values()],
+    notifier,
+    ...(o.pollMs ? { pollMs: o.pollMs } : {}),
+    leaseMs: deps.leaseMs,
+    unknownAgentMs: deps.unknownAgentMs,
+    onWarning: (m) => log(`worker: ${m}`),
+    onError: (e) => log(`worker: ${e instanceof Error ? e.message : String(e)}`),
+  });
+  worker.start();
+  return worker;
 }

@@ -36,23 +36,8 @@ export function createThreadsAdapter(
     async start(agentName, input, threadId) {
       const agent = agents.get(agentName);
       if (!agent) throw new NotFoundError('agent', agentName);
-      const text =
-        typeof input === 'string'
-          ? input
-          : typeof (input as { text?: unknown })?.text === 'string'
-            ? (input as { text: string }).text
-            : undefined;
-      if (text === undefined || text.length === 0)
-        throw new ValidationError('"input" must be the user message: a non-empty string or { text }.', [
-          { path: 'input', message: 'expected text' },
-        ]);
-      // A sub-agent's thread is `<root>.<call id>`: an id with a dot could squat a tree's child (its
-      // tree would then read and fail through a thread that is not its own).
-      if (threadId !== undefined && threadId.includes('.'))
-        throw new ValidationError(
-          `Thread ids started over the API may not contain ".": "${threadId}" has the form of a sub-agent's thread. Choose another id, or omit it.`,
-          [{ path: 'threadId', message: 'no "." (reserved for sub-agent threads)' }],
-        );
+      const text = inputText(input);
+      checkThreadId(threadId);
       const id = threadId ?? newId<string>('thr');
       // The row exists before the 202, so a GET right after finds the thread; the run takes its own lease.
       // With it, the recovery job (see above): it finds the thread paused or ended in the usual case, and does nothing.
@@ -78,53 +63,88 @@ export function createThreadsAdapter(
       running.add(p);
       return { threadId: id, status: thread.status };
     },
-    async get(threadId) {
-      const thread = await interlock.threads.getThread(threadId);
-      if (!thread) return undefined;
-      const [messages, pending] = await Promise.all([
-        interlock.threads.listMessages(threadId),
-        // Planted checks too: a thread's pending list that left them out would tell them apart.
-        interlock.listRequests({ threadId, status: 'pending', limit: 100 }),
-      ]);
-      const view: ThreadView = {
-        threadId,
-        status: thread.status,
-        agent: thread.agent,
-        agentVersion: thread.agentVersion,
-        createdAt: new Date(thread.createdAt).toISOString(),
-        updatedAt: new Date(thread.updatedAt).toISOString(),
-        messages,
-        pendingApprovals: pending.items.map((r) => ({
-          id: r.id,
-          tool: r.tool,
-          args: r.args,
-          tier: r.tier,
-          role: r.role,
-          reason: r.reason,
-          expiresAt: new Date(r.expiresAt).toISOString(),
-        })),
-      };
-      return view;
-    },
-    async abort(threadId) {
-      const thread = await interlock.threads.getThread(threadId);
-      if (!thread) throw new NotFoundError('thread', threadId);
-      const root = thread.metadata.rootThreadId;
-      if (typeof root === 'string' && root !== threadId)
-        throw new InterlockUsageError(
-          'child_thread',
-          `Thread ${threadId} is a sub-agent's, part of the tree of thread ${root}: only the root is aborted, and its sub-agents stop with it. Abort ${root} (POST /api/v1/threads/${root}/abort).`,
-          { details: { threadId, rootThreadId: root } },
-        );
-      const agent = agents.get(thread.agent);
-      if (!agent) throw new NotFoundError('agent', thread.agent);
-      await agent.abort(threadId);
-      return { threadId, status: (await interlock.threads.getThread(threadId))?.status ?? 'aborted' };
-    },
+    get: (threadId) => threadView(interlock, threadId),
+    abort: (threadId) => abortThread(interlock, agents, threadId),
     async idle() {
       while (running.size) await Promise.allSettled([...running]);
     },
   };
+}
+
+/** The user message a start carries: a non-empty string, or `{ text }`. */
+function inputText(input: unknown): string {
+  const text =
+    typeof input === 'string'
+      ? input
+      : typeof (input as { text?: unknown })?.text === 'string'
+        ? (input as { text: string }).text
+        : undefined;
+  if (text === undefined || text.length === 0)
+    throw new ValidationError('"input" must be the user message: a non-empty string or { text }.', [
+      { path: 'input', message: 'expected text' },
+    ]);
+  return text;
+}
+
+/** Refuse a thread id with a dot, the form of a sub-agent's thread. */
+function checkThreadId(threadId: string | undefined): void {
+  // A sub-agent's thread is `<root>.<call id>`: an id with a dot could squat a tree's child (its
+  // tree would then read and fail through a thread that is not its own).
+  if (threadId !== undefined && threadId.includes('.'))
+    throw new ValidationError(
+      `Thread ids started over the API may not contain ".": "${threadId}" has the form of a sub-agent's thread. Choose another id, or omit it.`,
+      [{ path: 'threadId', message: 'no "." (reserved for sub-agent threads)' }],
+    );
+}
+
+/** A thread as the API shows it: its messages and its pending approvals. */
+async function threadView(interlock: Interlock, threadId: string): Promise<ThreadView | undefined> {
+  const thread = await interlock.threads.getThread(threadId);
+  if (!thread) return undefined;
+  const [messages, pending] = await Promise.all([
+    interlock.threads.listMessages(threadId),
+    // Planted checks too: a thread's pending list that left them out would tell them apart.
+    interlock.listRequests({ threadId, status: 'pending', limit: 100 }),
+  ]);
+  return {
+    threadId,
+    status: thread.status,
+    agent: thread.agent,
+    agentVersion: thread.agentVersion,
+    createdAt: new Date(thread.createdAt).toISOString(),
+    updatedAt: new Date(thread.updatedAt).toISOString(),
+    messages,
+    pendingApprovals: pending.items.map((r) => ({
+      id: r.id,
+      tool: r.tool,
+      args: r.args,
+      tier: r.tier,
+      role: r.role,
+      reason: r.reason,
+      expiresAt: new Date(r.expiresAt).toISOString(),
+    })),
+  };
+}
+
+/** Abort a root thread through its agent (its sub-agents stop with it); a sub-agent's thread is refused. */
+async function abortThread(
+  interlock: Interlock,
+  agents: ReadonlyMap<string, ThreadRunner>,
+  threadId: string,
+): Promise<{ threadId: string; status: string }> {
+  const thread = await interlock.threads.getThread(threadId);
+  if (!thread) throw new NotFoundError('thread', threadId);
+  const root = thread.metadata.rootThreadId;
+  if (typeof root === 'string' && root !== threadId)
+    throw new InterlockUsageError(
+      'child_thread',
+      `Thread ${threadId} is a sub-agent's, part of the tree of thread ${root}: only the root is aborted, and its sub-agents stop with it. Abort ${root} (POST /api/v1/threads/${root}/abort).`,
+      { details: { threadId, rootThreadId: root } },
+    );
+  const agent = agents.get(thread.agent);
+  if (!agent) throw new NotFoundError('agent', thread.agent);
+  await agent.abort(threadId);
+  return { threadId, status: (await interlock.threads.getThread(threadId))?.status ?? 'aborted' };
 }
 
 /** A user-facing line for each interrupt, for logs and demos. */
