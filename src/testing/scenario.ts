@@ -118,54 +118,19 @@ export async function scenario(opts: ScenarioOptions): Promise<Scenario> {
   const runs: ToolRun[] = [];
   const prompts: ModelPrompt[] = [];
   const turns: Turn[] = [];
-  const subTools = (opts.subAgents ?? []).map((sub) =>
-    agentTool(
-      createAgent({
-        ...sub.agent,
-        model: recordModel(sub.model, prompts),
-        tools: recordTools(sub.tools, runs),
-        interlock,
-      }),
-      sub.tool,
-    ),
-  );
-  const agent = createAgent({
-    ...opts.agent,
-    model: recordModel(opts.model, prompts),
-    tools: [...recordTools(opts.tools, runs), ...subTools],
-    interlock,
-  });
+  const agent = recordedAgent(opts, interlock, runs, prompts);
   const threadId = opts.threadId ?? newId<string>('thr');
-  const store = opts.store;
-
-  /**
-   * One turn: `before` (a decision, a sweep) then the agent run. What the turn
-   * reports (tool runs, model calls, notifications) counts from before `before`,
-   * so a notification queued by the decision itself belongs to the turn.
-   */
-  async function step<E extends { decision?: DecisionResult; expired?: ApprovalRequest[] }>(
-    before: () => Promise<E>,
-    run: () => Promise<AgentResult>,
-  ): Promise<Turn> {
-    const jobsBefore = new Set((await store.listJobs({ threadId, kind: 'notify' })).map((j) => j.id));
-    const runsBefore = runs.length;
-    const promptsBefore = prompts.length;
-    const extra = await before();
-    const result = await run();
-    const turn = new Turn(result, {
-      store,
-      threadId,
-      agentVersion: agent.version,
-      system: opts.agent.system,
-      runs: runs.slice(runsBefore),
-      modelCalls: prompts.length - promptsBefore,
-      jobsBefore,
-      ...extra,
-    });
-    turns.push(turn);
-    return turn;
-  }
-
+  const s: ScenarioState = {
+    store: opts.store,
+    interlock,
+    clock,
+    agent,
+    system: opts.agent.system,
+    threadId,
+    runs,
+    prompts,
+    turns,
+  };
   const nothing = async () => ({});
 
   return {
@@ -176,36 +141,10 @@ export async function scenario(opts: ScenarioOptions): Promise<Scenario> {
     runs,
     prompts,
     turns,
-    user: (text, o = {}) => step(nothing, () => agent.invoke(text, { threadId, ...(o.app ? { app: o.app } : {}) })),
-    resume: () => step(nothing, () => agent.resume(threadId)),
-    async decide(target, d, reviewer) {
-      const id = typeof target === 'string' ? target : target.id;
-      const req = await interlock.getRequestOrThrow(id);
-      // A sub-agent's request sits on its child thread, which knows the scenario's thread as its root.
-      const inTree = (await store.getThread(req.threadId))?.metadata.rootThreadId === threadId;
-      if (req.threadId !== threadId && !inTree)
-        throw new ConfigError(
-          `scenario.decide: request ${id} belongs to thread ${req.threadId}, not to this scenario's thread ${threadId}.`,
-        );
-      const decision: Decision = { ...d, expectedVersion: req.version, actionHash: req.actionHash };
-      return step(
-        async () => ({ decision: await interlock.decide(id, decision, reviewer) }),
-        () => agent.resume(threadId),
-      );
-    },
-    async timeout(o = {}) {
-      const { items } = await interlock.listRequests({ threadId, status: 'pending', limit: 500 });
-      if (o.advanceMs === undefined && items.length === 0)
-        fail('scenario.timeout(): the thread has no pending request to let expire.', 'a pending request', 'none');
-      return step(
-        async () => {
-          if (o.advanceMs !== undefined) clock.advance(o.advanceMs);
-          else clock.set(Math.max(clock.now(), ...items.map((r) => r.expiresAt + 1)));
-          return { expired: (await interlock.expireDue()).filter((r) => r.threadId === threadId) };
-        },
-        () => agent.resume(threadId),
-      );
-    },
+    user: (text, o = {}) => step(s, nothing, () => agent.invoke(text, { threadId, ...(o.app ? { app: o.app } : {}) })),
+    resume: () => step(s, nothing, () => agent.resume(threadId)),
+    decide: (target, d, reviewer) => decideStep(s, target, d, reviewer),
+    timeout: (o = {}) => timeoutStep(s, o),
     expectToolRan(name, match = {}) {
       expectRuns(runs, name, match, 'in this scenario');
     },
@@ -224,4 +163,108 @@ export async function scenario(opts: ScenarioOptions): Promise<Scenario> {
       });
     },
   };
+}
+
+/** What a scenario's steps work on, and what they record (tool runs, model prompts, turns). */
+interface ScenarioState {
+  store: Store;
+  interlock: Interlock;
+  clock: ManualClock;
+  agent: Agent;
+  system: ScenarioAgentOptions['system'];
+  threadId: string;
+  runs: ToolRun[];
+  prompts: ModelPrompt[];
+  turns: Turn[];
+}
+
+/** The agent under test, and its sub-agents as tools, with every model prompt and tool run recorded. */
+function recordedAgent(opts: ScenarioOptions, interlock: Interlock, runs: ToolRun[], prompts: ModelPrompt[]): Agent {
+  const subTools = (opts.subAgents ?? []).map((sub) =>
+    agentTool(
+      createAgent({
+        ...sub.agent,
+        model: recordModel(sub.model, prompts),
+        tools: recordTools(sub.tools, runs),
+        interlock,
+      }),
+      sub.tool,
+    ),
+  );
+  return createAgent({
+    ...opts.agent,
+    model: recordModel(opts.model, prompts),
+    tools: [...recordTools(opts.tools, runs), ...subTools],
+    interlock,
+  });
+}
+
+/**
+ * One turn: `before` (a decision, a sweep) then the agent run. What the turn
+ * reports (tool runs, model calls, notifications) counts from before `before`,
+ * so a notification queued by the decision itself belongs to the turn.
+ */
+async function step<E extends { decision?: DecisionResult; expired?: ApprovalRequest[] }>(
+  s: ScenarioState,
+  before: () => Promise<E>,
+  run: () => Promise<AgentResult>,
+): Promise<Turn> {
+  const jobsBefore = new Set((await s.store.listJobs({ threadId: s.threadId, kind: 'notify' })).map((j) => j.id));
+  const runsBefore = s.runs.length;
+  const promptsBefore = s.prompts.length;
+  const extra = await before();
+  const result = await run();
+  const turn = new Turn(result, {
+    store: s.store,
+    threadId: s.threadId,
+    agentVersion: s.agent.version,
+    system: s.system,
+    runs: s.runs.slice(runsBefore),
+    modelCalls: s.prompts.length - promptsBefore,
+    jobsBefore,
+    ...extra,
+  });
+  s.turns.push(turn);
+  return turn;
+}
+
+/** {@link Scenario.decide}: the decision at the request's current version, then a resume. */
+async function decideStep(
+  s: ScenarioState,
+  target: Interrupt | string,
+  d: ScenarioDecision,
+  reviewer: Reviewer,
+): Promise<Turn> {
+  const { interlock, threadId } = s;
+  const id = typeof target === 'string' ? target : target.id;
+  const req = await interlock.getRequestOrThrow(id);
+  // A sub-agent's request sits on its child thread, which knows the scenario's thread as its root.
+  const inTree = (await s.store.getThread(req.threadId))?.metadata.rootThreadId === threadId;
+  if (req.threadId !== threadId && !inTree)
+    throw new ConfigError(
+      `scenario.decide: request ${id} belongs to thread ${req.threadId}, not to this scenario's thread ${threadId}.`,
+    );
+  const decision: Decision = { ...d, expectedVersion: req.version, actionHash: req.actionHash };
+  return step(
+    s,
+    async () => ({ decision: await interlock.decide(id, decision, reviewer) }),
+    () => s.agent.resume(threadId),
+  );
+}
+
+/** {@link Scenario.timeout}: the clock past the pending requests' expiry, a sweep, then a resume. */
+async function timeoutStep(s: ScenarioState, o: { advanceMs?: number }): Promise<Turn> {
+  const { interlock, threadId, clock } = s;
+  const { items } = await interlock.listRequests({ threadId, status: 'pending', limit: 500 });
+  if (o.advanceMs === undefined && items.length === 0)
+    fail('scenario.timeout(): the thread has no pending request to let expire.', 'a pending request', 'none');
+  return step(
+    s,
+    async () => {
+      if (o.advanceMs !== undefined) clock.advance(o.advanceMs);
+      else clock.set(Math.max(clock.now(), ...items.map((r) => r.expiresAt + 1)));
+      return { expired: (await interlock.expireDue()).filter((r) => r.threadId === threadId) };
+    },
+    () => s.agent.resume(threadId),
+  );
 }

@@ -79,30 +79,6 @@ export async function serviceProcess(o: ServiceProcessOptions): Promise<ServiceP
   let output = '';
   let starts = 0;
   const url = `http://127.0.0.1:${port}`;
-
-  async function ready(c: ChildProcess, deadline: number): Promise<void> {
-    for (;;) {
-      if (c.exitCode !== null || c.signalCode !== null)
-        throw new Error(
-          `the service exited (${c.exitCode ?? c.signalCode}) before it was ready:\n${output.slice(-4000)}`,
-        );
-      if (Date.now() > deadline)
-        throw new Error(`the service was not ready within ${o.startTimeoutMs ?? 30_000} ms:\n${output.slice(-4000)}`);
-      if (command === 'worker') {
-        if (output.includes(' running on ')) return;
-      } else {
-        try {
-          const r = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2000) });
-          await r.arrayBuffer();
-          if (r.status === 200 && output.includes('Interlock is running at')) return;
-        } catch {
-          // not listening yet
-        }
-      }
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  }
-
   const livePid = () => (child && child.exitCode === null && child.signalCode === null ? child.pid : undefined);
   return {
     url,
@@ -132,8 +108,9 @@ export async function serviceProcess(o: ServiceProcessOptions): Promise<ServiceP
       starts++;
       c.stdout?.on('data', (d: Buffer) => (output += d.toString()));
       c.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+      const timeoutMs = o.startTimeoutMs ?? 30_000;
       try {
-        await ready(c, Date.now() + (o.startTimeoutMs ?? 30_000));
+        await ready(c, { command, url, timeoutMs, output: () => output }, Date.now() + timeoutMs);
       } catch (err) {
         c.kill('SIGKILL');
         await exited(c);
@@ -152,13 +129,48 @@ export async function serviceProcess(o: ServiceProcessOptions): Promise<ServiceP
     },
     rssBytes() {
       const pid = livePid();
-      if (pid === undefined) return undefined;
-      try {
-        const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-        return m ? Number(m[1]) * 1024 : undefined;
-      } catch {
-        return undefined;
-      }
+      return pid === undefined ? undefined : rssOf(pid);
     },
   };
+}
+
+/**
+ * Wait until a started child is ready: `serve` once /readyz answers 200 and it printed its URL, a
+ * worker once it says it runs. Throws when it exits first or the deadline passes.
+ */
+async function ready(
+  c: ChildProcess,
+  s: { command: 'serve' | 'worker'; url: string; timeoutMs: number; output: () => string },
+  deadline: number,
+): Promise<void> {
+  for (;;) {
+    if (c.exitCode !== null || c.signalCode !== null)
+      throw new Error(
+        `the service exited (${c.exitCode ?? c.signalCode}) before it was ready:\n${s.output().slice(-4000)}`,
+      );
+    if (Date.now() > deadline)
+      throw new Error(`the service was not ready within ${s.timeoutMs} ms:\n${s.output().slice(-4000)}`);
+    if (s.command === 'worker') {
+      if (s.output().includes(' running on ')) return;
+    } else {
+      try {
+        const r = await fetch(`${s.url}/readyz`, { signal: AbortSignal.timeout(2000) });
+        await r.arrayBuffer();
+        if (r.status === 200 && s.output().includes('Interlock is running at')) return;
+      } catch {
+        // not listening yet
+      }
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** Resident set size of a process in bytes, from /proc (Linux), or undefined. */
+function rssOf(pid: number): number | undefined {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
 }
