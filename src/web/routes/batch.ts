@@ -6,7 +6,9 @@ import {
   InterlockUsageError,
   ValidationError,
   type ApprovalRequest,
+  type Reviewer,
 } from '../../core/index.ts';
+import type { Interlock } from '../../engine/index.ts';
 import { safeEqual, type Principal } from '../../server/auth.ts';
 import { httpStatus, RateLimitedError } from '../../server/errors.ts';
 import { readJson, readQuery } from '../../server/input.ts';
@@ -60,6 +62,8 @@ export const batchBody = z.strictObject({
   digest: z.string().regex(/^[0-9a-f]{64}$/, 'the 64 hex digits of the digest the batch was shown with'),
 });
 
+type BatchBody = z.infer<typeof batchBody>;
+
 /** What a batch tells a reviewer about why a request is not in it, by eligibility refusal code. */
 const EXCLUDED_BECAUSE: Record<string, (r: ApprovalRequest) => string> = {
   forbidden_role: (r) => `needs the "${r.role}" role`,
@@ -73,6 +77,51 @@ function cannotApprove(r: ApprovalRequest, p: Principal, voters: readonly string
   const refusal = eligibilityRefusal(r, p, 'approve', voters);
   if (refusal) return EXCLUDED_BECAUSE[refusal.code]?.(r) ?? refusal.message;
   return r.status === 'pending' ? undefined : 'not pending';
+}
+
+/** Refuse a batch that names a request twice, does not hash to its digest, or approves nothing. */
+function checkBatch(body: BatchBody): void {
+  const seen = new Set<string>();
+  for (const [i, item] of body.items.entries()) {
+    if (seen.has(item.id))
+      throw new ValidationError(`Request ${item.id} appears twice in the batch; send each request once.`, [
+        { path: `items.${i}.id`, message: 'duplicate' },
+      ]);
+    seen.add(item.id);
+  }
+  if (!safeEqual(batchDigest(body.items), body.digest)) throw new BatchDigestError();
+  if (body.items.every((i) => i.skip === true)) {
+    throw new ValidationError('Every item of the batch is marked skip: tick at least one request to approve.', [
+      { path: 'items', message: 'nothing to approve' },
+    ]);
+  }
+}
+
+/** Approve one item as its own guarded decision; the engine's refusal becomes that item's result. */
+async function approveItem(interlock: Interlock, item: BatchBody['items'][number], reviewer: Reviewer) {
+  try {
+    const r = await interlock.decide(
+      item.id,
+      { type: 'approve', expectedVersion: item.expectedVersion, actionHash: item.actionHash },
+      reviewer,
+    );
+    // The count lets a reviewer read "counted 1 of 2 toward the quorum" rather than "approved".
+    return {
+      id: item.id,
+      ok: true as const,
+      outcome: r.outcome,
+      status: r.request.status,
+      approvalsReceived: r.request.approvalsReceived,
+      approvalsRequired: r.request.approvalsRequired,
+    };
+  } catch (err) {
+    if (!(err instanceof InterlockError)) throw err;
+    return {
+      id: item.id,
+      ok: false as const,
+      error: { code: err.code, message: err.message, status: httpStatus(err) },
+    };
+  }
 }
 
 /**
@@ -121,20 +170,7 @@ export function batchRoutes(deps: RouteDeps, limiter: RateLimiter | undefined): 
       if (waitMs > 0) throw new RateLimitedError(Math.ceil(waitMs / 1000));
     }
     const body = await readJson(c, batchBody, 'batch decision');
-    const seen = new Set<string>();
-    for (const [i, item] of body.items.entries()) {
-      if (seen.has(item.id))
-        throw new ValidationError(`Request ${item.id} appears twice in the batch; send each request once.`, [
-          { path: `items.${i}.id`, message: 'duplicate' },
-        ]);
-      seen.add(item.id);
-    }
-    if (!safeEqual(batchDigest(body.items), body.digest)) throw new BatchDigestError();
-    if (body.items.every((i) => i.skip === true)) {
-      throw new ValidationError('Every item of the batch is marked skip: tick at least one request to approve.', [
-        { path: 'items', message: 'nothing to approve' },
-      ]);
-    }
+    checkBatch(body);
     const reviewer = { id: p.id, name: p.name, roles: p.roles };
     const results = [];
     const skipped: string[] = [];
@@ -144,29 +180,7 @@ export function batchRoutes(deps: RouteDeps, limiter: RateLimiter | undefined): 
         skipped.push(item.id);
         continue;
       }
-      try {
-        const r = await interlock.decide(
-          item.id,
-          { type: 'approve', expectedVersion: item.expectedVersion, actionHash: item.actionHash },
-          reviewer,
-        );
-        // The count lets a reviewer read "counted 1 of 2 toward the quorum" rather than "approved".
-        results.push({
-          id: item.id,
-          ok: true as const,
-          outcome: r.outcome,
-          status: r.request.status,
-          approvalsReceived: r.request.approvalsReceived,
-          approvalsRequired: r.request.approvalsRequired,
-        });
-      } catch (err) {
-        if (!(err instanceof InterlockError)) throw err;
-        results.push({
-          id: item.id,
-          ok: false as const,
-          error: { code: err.code, message: err.message, status: httpStatus(err) },
-        });
-      }
+      results.push(await approveItem(interlock, item, reviewer));
     }
     return c.json({
       digest: body.digest,

@@ -23,6 +23,33 @@ export function safeNext(next: unknown): string {
   return next;
 }
 
+/** Sign-in and sign-out forms are small; a larger body is refused with a page, not parsed. */
+const smallForm = bodyLimit({
+  maxSize: 8 * 1024,
+  onError: (c) =>
+    c.html(
+      errorPage('Too large', 'The form was larger than a sign-in form can be.', {
+        href: '/signin',
+        label: 'Sign in',
+      }),
+      413,
+    ),
+});
+
+/** The sign-in page, with a fresh CSRF token that its short-lived cookie carries too. */
+function signInForm(w: WebContext, c: Context, next: string, error: string | undefined, status: 200 | 401 | 403) {
+  const token = randomBytes(24).toString('base64url');
+  setCookie(c, SIGNIN_COOKIE, token, {
+    httpOnly: true,
+    sameSite: 'Strict',
+    path: '/',
+    secure: w.secure(c),
+    maxAge: 30 * 60,
+  });
+  c.header('Cache-Control', 'no-store');
+  return c.html(signInPage({ csrf: token, next, ...(error ? { error } : {}) }), status);
+}
+
 /**
  * Sign-in, sign-out. POST /session takes a reviewer token from the form and
  * answers with the `il_session` cookie (HttpOnly, SameSite=Strict, Secure over
@@ -32,30 +59,8 @@ export function safeNext(next: unknown): string {
  */
 export function sessionRoutes(w: WebContext, reviewers: ReviewerAuth, sessions: Sessions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const small = bodyLimit({
-    maxSize: 8 * 1024,
-    onError: (c) =>
-      c.html(
-        errorPage('Too large', 'The form was larger than a sign-in form can be.', {
-          href: '/signin',
-          label: 'Sign in',
-        }),
-        413,
-      ),
-  });
-
-  const showForm = (c: Context, next: string, error?: string, status: 200 | 401 | 403 = 200) => {
-    const token = randomBytes(24).toString('base64url');
-    setCookie(c, SIGNIN_COOKIE, token, {
-      httpOnly: true,
-      sameSite: 'Strict',
-      path: '/',
-      secure: w.secure(c),
-      maxAge: 30 * 60,
-    });
-    c.header('Cache-Control', 'no-store');
-    return c.html(signInPage({ csrf: token, next, ...(error ? { error } : {}) }), status);
-  };
+  const showForm = (c: Context, next: string, error?: string, status: 200 | 401 | 403 = 200) =>
+    signInForm(w, c, next, error, status);
   const fromOurPage = (c: Context) => c.req.header('origin') === w.origin(c);
 
   app.get('/signin', async (c) => {
@@ -65,7 +70,7 @@ export function sessionRoutes(w: WebContext, reviewers: ReviewerAuth, sessions: 
     return showForm(c, next);
   });
 
-  app.post('/session', small, async (c) => {
+  app.post('/session', smallForm, async (c) => {
     const form = await c.req.parseBody();
     const next = safeNext(form.next);
     const sent = typeof form.csrf === 'string' ? form.csrf : '';
@@ -102,7 +107,7 @@ export function sessionRoutes(w: WebContext, reviewers: ReviewerAuth, sessions: 
     return c.redirect(next, 303);
   });
 
-  app.post('/signout', small, async (c) => {
+  app.post('/signout', smallForm, async (c) => {
     const value = getCookie(c, SESSION_COOKIE);
     if (value) {
       const form = await c.req.parseBody();
