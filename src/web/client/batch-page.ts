@@ -1,6 +1,6 @@
 import { api, ApiError } from './api.ts';
 import { confirmStep } from './confirm.ts';
-import { byId, h, put } from './dom.ts';
+import { byId, h, put, type Child } from './dom.ts';
 import { exactJson, hiddenChip, roleChip, short, tierBadge } from './format.ts';
 import { addShortcuts } from './keys.ts';
 import { live } from './live.ts';
@@ -173,61 +173,115 @@ function itemCard(r: RequestSummary, i: number, twins: Map<string, number[]>): H
   );
 }
 
+/** Notices, the outcome once sent, and a warning about items that are the same action. */
+function alerts(dupes: ReadonlyArray<{ tool: string; numbers: number[] }>): Child[] {
+  return [
+    notices.map((t) =>
+      h(
+        'div',
+        { class: 'alert alert-warn', role: 'alert' },
+        h('p', null, t),
+        h('p', null, h('a', { class: 'btn btn-small', href: window.location.href }, 'Reload the batch')),
+      ),
+    ),
+    result
+      ? h(
+          'div',
+          {
+            class: `alert ${result.results.some((x) => !x.ok) ? 'alert-warn' : 'alert-ok'}`,
+            role: 'status',
+            id: 'batch-result',
+            tabindex: '-1',
+          },
+          h('p', null, summary(result)),
+          h('p', null, h('a', { class: 'btn btn-small', href: '/' }, 'Back to the queue')),
+        )
+      : null,
+    dupes.length && !result
+      ? h(
+          'div',
+          { class: 'alert alert-warn', role: 'alert', id: 'same-actions' },
+          dupes.map((g) =>
+            h(
+              'p',
+              null,
+              `Items ${g.numbers.join(' and ')} are the same action (`,
+              h('code', null, g.tool),
+              ' with the same arguments). Approving all of them runs it more than once — untick the extra ones unless that is what you want.',
+            ),
+          ),
+        )
+      : null,
+  ];
+}
+
+/** The requests of the group left out, each with why. */
+function excludedList(b: Batch): HTMLElement | null {
+  return b.excluded.length
+    ? h(
+        'details',
+        { class: 'excluded' },
+        h('summary', null, `${b.excluded.length} not included`),
+        h(
+          'ul',
+          null,
+          b.excluded.map((x) =>
+            h('li', null, h('a', { href: `/approvals/${encodeURIComponent(x.id)}` }, x.tool), ` — ${x.reason}`),
+          ),
+        ),
+      )
+    : null;
+}
+
+/** The one button that sends the ticked items, before anything was sent. */
+function approveButton(n: number, k: number): HTMLElement | null {
+  return n > 0 && !result
+    ? h(
+        'div',
+        { class: 'decide-buttons' },
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'btn btn-primary',
+            id: 'approve-all',
+            disabled: busy || k === 0,
+            'aria-keyshortcuts': 'a',
+            onClick: () => void approveAll(),
+          },
+          k === n ? `Approve all ${n} ` : `Approve ${k} of ${n} `,
+          h('kbd', { 'aria-hidden': 'true' }, 'A'),
+        ),
+      )
+    : null;
+}
+
+/** Item ids and the numbers of the other items that are the same action. */
+function twinsOf(items: readonly RequestSummary[], dupes: ReadonlyArray<{ numbers: number[] }>): Map<string, number[]> {
+  const twins = new Map<string, number[]>();
+  for (const g of dupes)
+    for (const no of g.numbers)
+      twins.set(
+        items[no - 1]!.id,
+        g.numbers.filter((x) => x !== no),
+      );
+  return twins;
+}
+
 function render(): void {
   const b = batch;
   if (!b) return;
   const n = b.items.length;
   const k = b.items.filter((r) => picked.has(r.id)).length;
   const dupes = sameActions(b.items);
-  const twins = new Map<string, number[]>();
-  for (const g of dupes)
-    for (const no of g.numbers)
-      twins.set(
-        b.items[no - 1]!.id,
-        g.numbers.filter((x) => x !== no),
-      );
+  const twins = twinsOf(b.items, dupes);
   put(
     root,
     h(
       'article',
       { class: 'card' },
       h('header', { class: 'page-head' }, title(b)),
-      notices.map((t) =>
-        h(
-          'div',
-          { class: 'alert alert-warn', role: 'alert' },
-          h('p', null, t),
-          h('p', null, h('a', { class: 'btn btn-small', href: window.location.href }, 'Reload the batch')),
-        ),
-      ),
-      result
-        ? h(
-            'div',
-            {
-              class: `alert ${result.results.some((x) => !x.ok) ? 'alert-warn' : 'alert-ok'}`,
-              role: 'status',
-              id: 'batch-result',
-              tabindex: '-1',
-            },
-            h('p', null, summary(result)),
-            h('p', null, h('a', { class: 'btn btn-small', href: '/' }, 'Back to the queue')),
-          )
-        : null,
-      dupes.length && !result
-        ? h(
-            'div',
-            { class: 'alert alert-warn', role: 'alert', id: 'same-actions' },
-            dupes.map((g) =>
-              h(
-                'p',
-                null,
-                `Items ${g.numbers.join(' and ')} are the same action (`,
-                h('code', null, g.tool),
-                ' with the same arguments). Approving all of them runs it more than once — untick the extra ones unless that is what you want.',
-              ),
-            ),
-          )
-        : null,
+      alerts(dupes),
       n === 0
         ? h('p', { class: 'muted' }, 'Nothing in this group is waiting for your approval.')
         : h(
@@ -240,39 +294,8 @@ function render(): void {
         { class: 'batch-list', 'aria-label': 'Requests in this batch' },
         b.items.map((r, i) => itemCard(r, i, twins)),
       ),
-      b.excluded.length
-        ? h(
-            'details',
-            { class: 'excluded' },
-            h('summary', null, `${b.excluded.length} not included`),
-            h(
-              'ul',
-              null,
-              b.excluded.map((x) =>
-                h('li', null, h('a', { href: `/approvals/${encodeURIComponent(x.id)}` }, x.tool), ` — ${x.reason}`),
-              ),
-            ),
-          )
-        : null,
-      n > 0 && !result
-        ? h(
-            'div',
-            { class: 'decide-buttons' },
-            h(
-              'button',
-              {
-                type: 'button',
-                class: 'btn btn-primary',
-                id: 'approve-all',
-                disabled: busy || k === 0,
-                'aria-keyshortcuts': 'a',
-                onClick: () => void approveAll(),
-              },
-              k === n ? `Approve all ${n} ` : `Approve ${k} of ${n} `,
-              h('kbd', { 'aria-hidden': 'true' }, 'A'),
-            ),
-          )
-        : null,
+      excludedList(b),
+      approveButton(n, k),
     ),
   );
 }

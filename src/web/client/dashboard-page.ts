@@ -114,105 +114,123 @@ function oversight(o: Oversight): HTMLElement {
   );
 }
 
-function render(d: Dashboard): void {
+/** The headline figures of the window. */
+function kpis(d: Dashboard): HTMLElement {
   const tools = d.rollup.tools;
   const total = tools.reduce((a, t) => a + t.requests, 0);
   const decided = tools.reduce((a, t) => a + t.approved + t.edited + t.rejected + t.responded, 0);
   const approvedOrEdited = tools.reduce((a, t) => a + t.approved + t.edited, 0);
   const edited = tools.reduce((a, t) => a + t.edited, 0);
+  return h(
+    'div',
+    { class: 'kpis' },
+    kpi('interrupts', String(total), 'kpi-interrupts'),
+    kpi('pending now', String(d.pendingNow), 'kpi-pending'),
+    kpi('approval rate', pct(decided ? approvedOrEdited / decided : null), 'kpi-approval'),
+    kpi('correction rate', pct(decided ? edited / decided : null), 'kpi-correction'),
+    kpi('resume success', pct(d.rollup.resume.successRate), 'kpi-resume'),
+    kpi('autonomous completion', pct(d.rollup.threads.autonomousRate), 'kpi-autonomous'),
+  );
+}
+
+/** Per tool: what became of its interrupts, how often they were approved or corrected, how often calls paused. */
+function toolCharts(tools: Dashboard['rollup']['tools']): Element[] {
+  return [
+    stackedBars(
+      'Interrupts per tool, by outcome',
+      tools.map((t) => ({
+        label: t.tool,
+        segments: [
+          { name: 'approved', value: t.approved, cls: 'seg-approved' },
+          { name: 'edited', value: t.edited, cls: 'seg-edited' },
+          { name: 'rejected', value: t.rejected, cls: 'seg-rejected' },
+          { name: 'responded', value: t.responded, cls: 'seg-responded' },
+          { name: 'expired', value: t.expired, cls: 'seg-expired' },
+          { name: 'pending', value: t.pending, cls: 'seg-pending' },
+        ],
+      })),
+    ),
+    rateBars(
+      'Approval and correction rates',
+      tools.map((t) => ({
+        label: t.tool,
+        rates: [
+          { name: 'approved (incl. edited)', value: t.approvalRate, cls: 'seg-approved' },
+          { name: 'corrected (edited)', value: t.correctionRate, cls: 'seg-edited' },
+        ],
+      })),
+    ),
+    rateBars(
+      'Interrupt rate per tool (calls that paused)',
+      tools.map((t) => ({
+        label: t.tool,
+        rates: [{ name: 'paused', value: t.interruptRate, cls: 'seg-pending' }],
+      })),
+    ),
+  ];
+}
+
+/** The charts: per tool, per tier, the queue by role, time to decision, per agent and queue depth. */
+function charts(d: Dashboard): HTMLElement {
+  const tools = d.rollup.tools;
+  return h(
+    'div',
+    { class: 'charts' },
+    toolCharts(tools),
+    rateBars(
+      'Per risk tier',
+      d.rollup.tiers.map((t) => ({
+        label: `${t.tier} (${t.calls} calls)`,
+        rates: [
+          { name: 'paused', value: t.interruptRate, cls: 'seg-pending' },
+          { name: 'approved (incl. edited)', value: t.approvalRate, cls: 'seg-approved' },
+          { name: 'corrected (edited)', value: t.correctionRate, cls: 'seg-edited' },
+        ],
+      })),
+    ),
+    stackedBars(
+      'Queue: opened and resolved, by role',
+      queueByRole(d).flatMap((q) => [
+        { label: `${q.role} opened`, segments: [{ name: 'opened', value: q.opened, cls: 'seg-pending' }] },
+        { label: `${q.role} resolved`, segments: [{ name: 'resolved', value: q.resolved, cls: 'seg-approved' }] },
+      ]),
+    ),
+    stackedBars(
+      'Median time to decision',
+      tools
+        .filter((t) => t.medianMinutesToDecision !== null)
+        .map((t) => ({
+          label: t.tool,
+          segments: [{ name: 'minutes', value: Math.round(t.medianMinutesToDecision! * 10) / 10, cls: 'seg-time' }],
+        })),
+      (m) => minutes(m),
+    ),
+    // Shown once some request came from a tree of agents (or several agents share the service).
+    d.rollup.agents.length > 1 || d.rollup.agents.some((a) => a.agent.includes('/'))
+      ? stackedBars(
+          'Interrupts per agent',
+          d.rollup.agents.map((a) => ({
+            label: a.agent,
+            segments: [
+              { name: 'decided', value: a.requests - a.pending, cls: 'seg-approved' },
+              { name: 'pending', value: a.pending, cls: 'seg-pending' },
+            ],
+          })),
+        )
+      : null,
+    timeLine(
+      'Queue depth over time',
+      d.queueDepth.map((p) => ({ at: p.at, value: p.depth })),
+      'pending requests',
+    ),
+  );
+}
+
+function render(d: Dashboard): void {
   put(
     root,
-    h(
-      'div',
-      { class: 'kpis' },
-      kpi('interrupts', String(total), 'kpi-interrupts'),
-      kpi('pending now', String(d.pendingNow), 'kpi-pending'),
-      kpi('approval rate', pct(decided ? approvedOrEdited / decided : null), 'kpi-approval'),
-      kpi('correction rate', pct(decided ? edited / decided : null), 'kpi-correction'),
-      kpi('resume success', pct(d.rollup.resume.successRate), 'kpi-resume'),
-      kpi('autonomous completion', pct(d.rollup.threads.autonomousRate), 'kpi-autonomous'),
-    ),
-    h(
-      'div',
-      { class: 'charts' },
-      stackedBars(
-        'Interrupts per tool, by outcome',
-        tools.map((t) => ({
-          label: t.tool,
-          segments: [
-            { name: 'approved', value: t.approved, cls: 'seg-approved' },
-            { name: 'edited', value: t.edited, cls: 'seg-edited' },
-            { name: 'rejected', value: t.rejected, cls: 'seg-rejected' },
-            { name: 'responded', value: t.responded, cls: 'seg-responded' },
-            { name: 'expired', value: t.expired, cls: 'seg-expired' },
-            { name: 'pending', value: t.pending, cls: 'seg-pending' },
-          ],
-        })),
-      ),
-      rateBars(
-        'Approval and correction rates',
-        tools.map((t) => ({
-          label: t.tool,
-          rates: [
-            { name: 'approved (incl. edited)', value: t.approvalRate, cls: 'seg-approved' },
-            { name: 'corrected (edited)', value: t.correctionRate, cls: 'seg-edited' },
-          ],
-        })),
-      ),
-      rateBars(
-        'Interrupt rate per tool (calls that paused)',
-        tools.map((t) => ({
-          label: t.tool,
-          rates: [{ name: 'paused', value: t.interruptRate, cls: 'seg-pending' }],
-        })),
-      ),
-      rateBars(
-        'Per risk tier',
-        d.rollup.tiers.map((t) => ({
-          label: `${t.tier} (${t.calls} calls)`,
-          rates: [
-            { name: 'paused', value: t.interruptRate, cls: 'seg-pending' },
-            { name: 'approved (incl. edited)', value: t.approvalRate, cls: 'seg-approved' },
-            { name: 'corrected (edited)', value: t.correctionRate, cls: 'seg-edited' },
-          ],
-        })),
-      ),
-      stackedBars(
-        'Queue: opened and resolved, by role',
-        queueByRole(d).flatMap((q) => [
-          { label: `${q.role} opened`, segments: [{ name: 'opened', value: q.opened, cls: 'seg-pending' }] },
-          { label: `${q.role} resolved`, segments: [{ name: 'resolved', value: q.resolved, cls: 'seg-approved' }] },
-        ]),
-      ),
-      stackedBars(
-        'Median time to decision',
-        tools
-          .filter((t) => t.medianMinutesToDecision !== null)
-          .map((t) => ({
-            label: t.tool,
-            segments: [{ name: 'minutes', value: Math.round(t.medianMinutesToDecision! * 10) / 10, cls: 'seg-time' }],
-          })),
-        (m) => minutes(m),
-      ),
-      // Shown once some request came from a tree of agents (or several agents share the service).
-      d.rollup.agents.length > 1 || d.rollup.agents.some((a) => a.agent.includes('/'))
-        ? stackedBars(
-            'Interrupts per agent',
-            d.rollup.agents.map((a) => ({
-              label: a.agent,
-              segments: [
-                { name: 'decided', value: a.requests - a.pending, cls: 'seg-approved' },
-                { name: 'pending', value: a.pending, cls: 'seg-pending' },
-              ],
-            })),
-          )
-        : null,
-      timeLine(
-        'Queue depth over time',
-        d.queueDepth.map((p) => ({ at: p.at, value: p.depth })),
-        'pending requests',
-      ),
-    ),
+    kpis(d),
+    charts(d),
     d.rollup.oversight ? oversight(d.rollup.oversight) : null,
     h(
       'p',

@@ -1,4 +1,4 @@
-import { h } from './dom.ts';
+import { h, type Attrs } from './dom.ts';
 import { exactJson } from './format.ts';
 import { describeHidden, findHidden, reveal } from './reveal.ts';
 import type { Args, Json, JsonSchema } from './types.ts';
@@ -83,7 +83,8 @@ function hiddenNote(input: HTMLInputElement | HTMLTextAreaElement, id: string): 
   return note;
 }
 
-function field(
+/** A fieldset of an object's own fields; it reads as an object, left out when optional, unset and empty. */
+function objectField(
   path: string,
   name: string,
   schema: JsonSchema | undefined,
@@ -91,50 +92,47 @@ function field(
   required: boolean,
   onInput: () => void,
 ): Field {
-  const kind = kindOf(schema, value);
   const id = idFor(path);
   const slots = new Map<string, { input: HTMLElement; error: HTMLElement }>();
-  if (kind === 'object') {
-    const props = schema?.properties ?? {};
-    const obj = value !== null && typeof value === 'object' && !Array.isArray(value) ? value : {};
-    const children = childFields(path, props, schema?.required ?? [], obj, onInput);
-    for (const c of children) for (const [k, v] of c.field.slots) slots.set(k, v);
-    const error = h('p', { class: 'field-error', id: `${id}-error` });
-    const element = h(
-      'fieldset',
-      { class: 'field-group' },
-      h('legend', null, name, required ? h('span', { class: 'req', 'aria-hidden': 'true' }, ' *') : ''),
-      children.map((c) => c.field.element),
-      error,
-    );
-    slots.set(path, { input: element, error });
-    return {
-      element,
-      slots,
-      read(problems) {
-        const out: Record<string, Json> = {};
-        for (const c of children) {
-          const r = c.field.read(problems);
-          if (r.present) out[c.key] = r.value!;
-        }
-        const present = required || value !== undefined || Object.keys(out).length > 0;
-        return present ? { present, value: out } : { present: false };
-      },
-    };
-  }
-
-  const hint = hintOf(schema, kind);
+  const props = schema?.properties ?? {};
+  const obj = value !== null && typeof value === 'object' && !Array.isArray(value) ? value : {};
+  const children = childFields(path, props, schema?.required ?? [], obj, onInput);
+  for (const c of children) for (const [k, v] of c.field.slots) slots.set(k, v);
   const error = h('p', { class: 'field-error', id: `${id}-error` });
-  const describedBy = [hint ? `${id}-hint` : '', `${id}-error`].filter(Boolean).join(' ');
-  const common = {
-    id,
-    name: path,
-    'aria-describedby': describedBy,
-    'aria-required': required ? 'true' : null,
-    onInput,
-    onChange: onInput,
+  const element = h(
+    'fieldset',
+    { class: 'field-group' },
+    h('legend', null, name, required ? h('span', { class: 'req', 'aria-hidden': 'true' }, ' *') : ''),
+    children.map((c) => c.field.element),
+    error,
+  );
+  slots.set(path, { input: element, error });
+  return {
+    element,
+    slots,
+    read(problems) {
+      const out: Record<string, Json> = {};
+      for (const c of children) {
+        const r = c.field.read(problems);
+        if (r.present) out[c.key] = r.value!;
+      }
+      const present = required || value !== undefined || Object.keys(out).length > 0;
+      return present ? { present, value: out } : { present: false };
+    },
   };
-  let input: HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement;
+}
+
+type SimpleInput = HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement;
+
+/** The input of a simple field, filled with `value`; `common` carries its id, name, ARIA and listeners. */
+function inputFor(
+  kind: Exclude<Kind, 'object'>,
+  schema: JsonSchema | undefined,
+  value: Json | undefined,
+  required: boolean,
+  common: Attrs,
+): SimpleInput {
+  let input: SimpleInput;
   switch (kind) {
     case 'number':
     case 'integer':
@@ -176,6 +174,78 @@ function field(
       if (schema?.maxLength !== undefined) input.maxLength = schema.maxLength;
       input.value = typeof value === 'string' ? value : '';
   }
+  return input;
+}
+
+/**
+ * What a simple field's input holds now, as its kind reads it; what stops it
+ * being read goes to `problems` under `path`. `value` is what was proposed.
+ */
+function readInput(
+  input: SimpleInput,
+  kind: Kind,
+  path: string,
+  value: Json | undefined,
+  required: boolean,
+  problems: FieldIssue[],
+): { present: boolean; value?: Json } {
+  const problem = (message: string) => problems.push({ path, message });
+  if (input instanceof HTMLInputElement && input.type === 'checkbox') {
+    return input.checked || required || value !== undefined
+      ? { present: true, value: input.checked }
+      : { present: false };
+  }
+  const raw = input.value;
+  if (raw.trim() === '' && kind !== 'string' && kind !== 'text') {
+    if (required) problem('required');
+    return { present: false };
+  }
+  switch (kind) {
+    case 'number':
+    case 'integer': {
+      const n = Number(raw);
+      if (!Number.isFinite(n)) problem('must be a number');
+      else if (kind === 'integer' && !Number.isInteger(n)) problem('must be a whole number');
+      return { present: true, value: n };
+    }
+    case 'enum':
+      return { present: true, value: JSON.parse(raw) as Json };
+    case 'json':
+      try {
+        return { present: true, value: JSON.parse(raw) as Json };
+      } catch {
+        problem('is not valid JSON');
+        return { present: false };
+      }
+    default:
+      // An optional text left empty that was not set before stays unset.
+      if (raw === '' && !required && value === undefined) return { present: false };
+      return { present: true, value: raw };
+  }
+}
+
+function field(
+  path: string,
+  name: string,
+  schema: JsonSchema | undefined,
+  value: Json | undefined,
+  required: boolean,
+  onInput: () => void,
+): Field {
+  const kind = kindOf(schema, value);
+  if (kind === 'object') return objectField(path, name, schema, value, required, onInput);
+  const id = idFor(path);
+  const hint = hintOf(schema, kind);
+  const error = h('p', { class: 'field-error', id: `${id}-error` });
+  const describedBy = [hint ? `${id}-hint` : '', `${id}-error`].filter(Boolean).join(' ');
+  const input = inputFor(kind, schema, value, required, {
+    id,
+    name: path,
+    'aria-describedby': describedBy,
+    'aria-required': required ? 'true' : null,
+    onInput,
+    onChange: onInput,
+  });
   const label = h(
     'label',
     { for: id },
@@ -194,45 +264,11 @@ function field(
     hint ? h('p', { class: 'field-hint', id: `${id}-hint` }, hint) : null,
     error,
   );
-  slots.set(path, { input, error });
+  const slots = new Map<string, { input: HTMLElement; error: HTMLElement }>([[path, { input, error }]]);
   return {
     element,
     slots,
-    read(problems) {
-      const problem = (message: string) => problems.push({ path, message });
-      if (input instanceof HTMLInputElement && input.type === 'checkbox') {
-        return input.checked || required || value !== undefined
-          ? { present: true, value: input.checked }
-          : { present: false };
-      }
-      const raw = input.value;
-      if (raw.trim() === '' && kind !== 'string' && kind !== 'text') {
-        if (required) problem('required');
-        return { present: false };
-      }
-      switch (kind) {
-        case 'number':
-        case 'integer': {
-          const n = Number(raw);
-          if (!Number.isFinite(n)) problem('must be a number');
-          else if (kind === 'integer' && !Number.isInteger(n)) problem('must be a whole number');
-          return { present: true, value: n };
-        }
-        case 'enum':
-          return { present: true, value: JSON.parse(raw) as Json };
-        case 'json':
-          try {
-            return { present: true, value: JSON.parse(raw) as Json };
-          } catch {
-            problem('is not valid JSON');
-            return { present: false };
-          }
-        default:
-          // An optional text left empty that was not set before stays unset.
-          if (raw === '' && !required && value === undefined) return { present: false };
-          return { present: true, value: raw };
-      }
-    },
+    read: (problems) => readInput(input, kind, path, value, required, problems),
   };
 }
 
