@@ -21,6 +21,14 @@ import {
 /** A run's hold on a thread: whether the lease is ours, and the thread row as the claim left it. */
 type Claim = ThreadClaim;
 
+/** What an agent's runs share: its runtime, the engine, the lease a run takes and the versions it resumes. */
+interface AgentContext {
+  rt: AgentRuntime;
+  il: AgentOptions['interlock'];
+  leaseMs: number;
+  compatible: (from: string, to: string) => boolean;
+}
+
 /**
  * Create an agent.
  * @example
@@ -30,6 +38,43 @@ type Claim = ThreadClaim;
  * if (r.stopReason === 'interrupt') console.log(r.interrupts[0].message);
  */
 export function createAgent(opts: AgentOptions): Agent {
+  checkOptions(opts);
+  const ctx: AgentContext = {
+    rt: runtimeOf(opts),
+    il: opts.interlock,
+    leaseMs: opts.leaseMs ?? opts.interlock.leaseMs,
+    compatible: opts.compatibleVersions ?? sameMajor,
+  };
+  const il = opts.interlock;
+  const threads = il.threads;
+  const agent: Agent = {
+    name: opts.name,
+    version: opts.version,
+    invoke: (input, o) => invoke(ctx, input, o),
+    resume: (threadId) => invoke(ctx, null, { threadId }),
+    async abort(threadId, by = 'operator') {
+      // Paused: it stops now, its open requests cancelled with it; running: it stops at its next boundary.
+      if (!(await threads.getThread(threadId))) throw new NotFoundError('thread', threadId);
+      await threads.abort(threadId, by);
+      // Its sub-agents' threads stop with it.
+      const { checkpoint } = await threads.loadLatest(threadId);
+      for (const child of childThreadsOf(checkpoint?.state)) await abortTree(il, child, by);
+    },
+    async messages(threadId) {
+      return (await threads.listMessages(threadId)) as Message[];
+    },
+  };
+  const internals: AgentInternals = {
+    rt: ctx.rt,
+    runChild: (input, childThreadId, tree) => invoke(ctx, input, { threadId: childThreadId }, tree),
+    abortTree: (threadId, by) => abortTree(il, threadId, by),
+  };
+  Object.defineProperty(agent, INTERNALS, { value: internals, enumerable: false });
+  return agent;
+}
+
+/** The options an agent cannot run without, refused when it is built rather than at its first run. */
+function checkOptions(opts: AgentOptions): void {
   if (!opts?.interlock)
     throw new ConfigError('createAgent requires "interlock": the engine from createInterlock({ store, policy }).');
   if (!opts.model || typeof opts.model.doGenerate !== 'function') {
@@ -39,6 +84,10 @@ export function createAgent(opts: AgentOptions): Agent {
   }
   if (!opts.name || !opts.version)
     throw new ConfigError('createAgent requires "name" and "version" (recorded on threads and checkpoints).');
+}
+
+/** The agent's runtime: its tools by name (registered with the engine) and the defaults a run uses. */
+function runtimeOf(opts: AgentOptions): AgentRuntime {
   const tools = new Map(opts.tools.map((t) => [t.name, t]));
   if (tools.size !== opts.tools.length)
     throw new ConfigError('createAgent: two tools share a name; tool names must be unique.');
@@ -68,166 +117,160 @@ export function createAgent(opts: AgentOptions): Agent {
     maxIterations: opts.maxIterations ?? 20,
     peer: (name) => findPeer(rt, name),
   };
-  const il = opts.interlock;
+  return rt;
+}
+
+/** The thread row a first run creates, and the lease a run takes (see {@link claim}). */
+function claimSpec(ctx: AgentContext, threadId: string, runOwner: string, tree?: TreeInfo) {
+  const { opts } = ctx.rt;
+  const now = ctx.il.now();
+  const row = {
+    id: threadId,
+    agent: opts.name,
+    agentVersion: opts.version,
+    status: 'running' as const,
+    messageCount: 0,
+    abortRequested: false,
+    // A child thread knows its tree: the worker resumes the root, the UI nests it.
+    metadata: tree ? { ...tree } : {},
+    createdAt: now,
+    updatedAt: now,
+  };
+  return { row, owner: runOwner, leaseUntil: now + ctx.leaseMs, now };
+}
+
+/** Take the thread's lease for one run (creating the thread on first use). */
+function claim(ctx: AgentContext, threadId: string, runOwner: string, tree?: TreeInfo): Promise<Claim> {
+  const c = claimSpec(ctx, threadId, runOwner, tree);
+  return ctx.il.threads.claimAndLoad(c.row, c.owner, c.leaseUntil, c.now);
+}
+
+/** Start a run: with the lease `claimed` already taken (in a decision's transaction), or take it now. */
+async function start(
+  ctx: AgentContext,
+  threadId: string,
+  runOwner: string,
+  taken?: Claim,
+  known?: Map<string, ApprovalRequest>,
+  tree?: TreeInfo,
+): Promise<Run | AgentResult> {
+  const { rt, il } = ctx;
+  const { opts } = rt;
   const threads = il.threads;
-  const leaseMs = opts.leaseMs ?? opts.interlock.leaseMs;
-  const compatible = opts.compatibleVersions ?? sameMajor;
-
-  /** The thread row a first run creates, and the lease a run takes (see {@link claim}). */
-  function claimSpec(threadId: string, runOwner: string, tree?: TreeInfo) {
-    const now = il.now();
-    const row = {
-      id: threadId,
-      agent: opts.name,
-      agentVersion: opts.version,
-      status: 'running' as const,
-      messageCount: 0,
-      abortRequested: false,
-      // A child thread knows its tree: the worker resumes the root, the UI nests it.
-      metadata: tree ? { ...tree } : {},
-      createdAt: now,
-      updatedAt: now,
-    };
-    return { row, owner: runOwner, leaseUntil: now + leaseMs, now };
+  const now = il.now();
+  const { claimed, thread, latest } = taken ?? (await claim(ctx, threadId, runOwner, tree));
+  if (thread.agent !== opts.name) {
+    if (claimed) await threads.releaseThread(threadId, runOwner, now);
+    throw new InterlockUsageError(
+      'wrong_agent',
+      `Thread ${threadId} belongs to agent "${thread.agent}", not "${opts.name}".`,
+      { details: { threadId } },
+    );
   }
-
-  /** Take the thread's lease for one run (creating the thread on first use). */
-  function claim(threadId: string, runOwner: string, tree?: TreeInfo): Promise<Claim> {
-    const c = claimSpec(threadId, runOwner, tree);
-    return threads.claimAndLoad(c.row, c.owner, c.leaseUntil, c.now);
+  const root = thread.metadata.rootThreadId;
+  if (!tree && typeof root === 'string') {
+    // One run per tree: a child thread moves only when its root runs it.
+    if (claimed) await threads.releaseThread(threadId, runOwner, now);
+    throw new InterlockUsageError(
+      'child_thread',
+      `Thread ${threadId} is part of the tree of thread ${root}; run or resume ${root} instead.`,
+      { details: { threadId, rootThreadId: root } },
+    );
   }
-
-  /** Start a run: with the lease `claimed` already taken (in a decision's transaction), or take it now. */
-  async function start(
-    threadId: string,
-    runOwner: string,
-    taken?: Claim,
-    known?: Map<string, ApprovalRequest>,
-    tree?: TreeInfo,
-  ): Promise<Run | AgentResult> {
-    const now = il.now();
-    const { claimed, thread, latest } = taken ?? (await claim(threadId, runOwner, tree));
-    if (thread.agent !== opts.name) {
-      if (claimed) await threads.releaseThread(threadId, runOwner, now);
-      throw new InterlockUsageError(
-        'wrong_agent',
-        `Thread ${threadId} belongs to agent "${thread.agent}", not "${opts.name}".`,
-        { details: { threadId } },
-      );
-    }
-    const root = thread.metadata.rootThreadId;
-    if (!tree && typeof root === 'string') {
-      // One run per tree: a child thread moves only when its root runs it.
-      if (claimed) await threads.releaseThread(threadId, runOwner, now);
-      throw new InterlockUsageError(
-        'child_thread',
-        `Thread ${threadId} is part of the tree of thread ${root}; run or resume ${root} instead.`,
-        { details: { threadId, rootThreadId: root } },
-      );
-    }
-    let run: Run;
-    try {
-      const { checkpoint: cp, messages } = latest ?? (await threads.loadLatest(threadId));
-      const state = cp
-        ? readState(cp.state, opts.version, compatible, threadId)
-        : initialState(opts.version, opts.system);
-      run = new Run(rt, threadId, runOwner, state, messages as Message[], thread, known);
-      run.tree = tree;
-    } catch (err) {
-      // A checkpoint this build refuses (schema or agent version) must not leave the
-      // thread leased: a compatible build has to be able to resume it right away.
-      if (claimed) await threads.releaseThread(threadId, runOwner, now).catch(() => undefined);
-      throw err;
-    }
-    if (!claimed) return run.result('busy', thread.status);
-    if (thread.status === 'aborted' || thread.status === 'failed') {
-      await threads.releaseThread(threadId, runOwner, now);
-      return run.result('aborted', thread.status);
-    }
-    return run;
+  let run: Run;
+  try {
+    const { checkpoint: cp, messages } = latest ?? (await threads.loadLatest(threadId));
+    const state = cp
+      ? readState(cp.state, opts.version, ctx.compatible, threadId)
+      : initialState(opts.version, opts.system);
+    run = new Run(rt, threadId, runOwner, state, messages as Message[], thread, known);
+    run.tree = tree;
+  } catch (err) {
+    // A checkpoint this build refuses (schema or agent version) must not leave the
+    // thread leased: a compatible build has to be able to resume it right away.
+    if (claimed) await threads.releaseThread(threadId, runOwner, now).catch(() => undefined);
+    throw err;
   }
+  if (!claimed) return run.result('busy', thread.status);
+  if (thread.status === 'aborted' || thread.status === 'failed') {
+    await threads.releaseThread(threadId, runOwner, now);
+    return run.result('aborted', thread.status);
+  }
+  return run;
+}
 
-  async function invoke(input: string | null, o: InvokeOptions = {}, tree?: TreeInfo): Promise<AgentResult> {
-    const threadId = o.threadId ?? newId<string>('thr');
-    // Each run leases the thread under its own name, not the process's: a lease
-    // already "ours" is re-granted, so two runs in one process (a worker handling
-    // two resume jobs of a thread) would otherwise both run the loop.
-    const runOwner = `${il.owner}:${newId<string>('run')}`;
-    let claimed: Claim | undefined;
-    // Requests this invoke resolved, as their decisions left them: the run reads them from here, not the store.
-    const known = new Map<string, ApprovalRequest>();
-    const responses = Object.entries(o.responses ?? {});
-    if (responses.length) {
-      if (!o.reviewer)
-        throw new ConfigError(
-          'invoke: "responses" need "reviewer" ({ id, roles }): every decision is recorded with who made it.',
+/**
+ * The invoke's in-process answers, decided like any reviewer's (same checks, same audit, same ledger).
+ * The last decision's transaction also takes the lease for the run that follows: one commit, not two.
+ */
+async function answerResponses(
+  ctx: AgentContext,
+  threadId: string,
+  runOwner: string,
+  o: InvokeOptions,
+): Promise<{ claimed: Claim | undefined; known: Map<string, ApprovalRequest> }> {
+  let claimed: Claim | undefined;
+  // Requests this invoke resolved, as their decisions left them: the run reads them from here, not the store.
+  const known = new Map<string, ApprovalRequest>();
+  const responses = Object.entries(o.responses ?? {});
+  if (!responses.length) return { claimed, known };
+  if (!o.reviewer)
+    throw new ConfigError(
+      'invoke: "responses" need "reviewer" ({ id, roles }): every decision is recorded with who made it.',
+    );
+  for (const [i, [id, resp]] of responses.entries()) {
+    const last = i === responses.length - 1;
+    const spec = claimSpec(ctx, threadId, runOwner);
+    // Bound to the request as it is, and refused unless it is an interrupt of this thread's tree.
+    const d = await ctx.il.answer(id, resp, o.reviewer, {
+      answering: threadId,
+      ...(last ? { claimThread: { row: spec.row, owner: spec.owner, leaseUntil: spec.leaseUntil } } : {}),
+    });
+    if (d.claim) claimed = d.claim;
+    // Only a resolved request is final for the run (a quorum still pending may gain votes meanwhile).
+    if (d.outcome === 'authorized' || d.outcome === 'rejected' || d.outcome === 'responded') known.set(id, d.request);
+  }
+  return { claimed, known };
+}
+
+/** One run of the thread: the invoke's answers decided, the lease taken and held, the loop run to its next stop. */
+async function invoke(
+  ctx: AgentContext,
+  input: string | null,
+  o: InvokeOptions = {},
+  tree?: TreeInfo,
+): Promise<AgentResult> {
+  const threads = ctx.il.threads;
+  const threadId = o.threadId ?? newId<string>('thr');
+  // Each run leases the thread under its own name, not the process's: a lease
+  // already "ours" is re-granted, so two runs in one process (a worker handling
+  // two resume jobs of a thread) would otherwise both run the loop.
+  const runOwner = `${ctx.il.owner}:${newId<string>('run')}`;
+  const { claimed, known } = await answerResponses(ctx, threadId, runOwner, o);
+  const started = await start(ctx, threadId, runOwner, claimed, claimed ? known : undefined, tree);
+  if (!(started instanceof Run)) return started;
+  // A run may outlive its lease (a slow model or tool): it is renewed while the run goes on.
+  const lease = threads.holdLease(threadId, runOwner, ctx.leaseMs);
+  try {
+    started.mergeApp(o.app);
+    if (input !== null) {
+      if (started.isWaiting()) {
+        throw new InterlockUsageError(
+          'thread_interrupted',
+          `Thread ${threadId} is waiting on a person; answer its interrupts (responses) or wait for a decision before sending new input.`,
+          { details: { threadId } },
         );
-      // In-process answers are decisions like any reviewer's: same checks, same audit, same ledger.
-      for (const [i, [id, resp]] of responses.entries()) {
-        // The last decision's transaction also takes the lease for the run that follows: one commit, not two.
-        const last = i === responses.length - 1;
-        const spec = claimSpec(threadId, runOwner);
-        // Bound to the request as it is, and refused unless it is an interrupt of this thread's tree.
-        const d = await il.answer(id, resp, o.reviewer, {
-          answering: threadId,
-          ...(last ? { claimThread: { row: spec.row, owner: spec.owner, leaseUntil: spec.leaseUntil } } : {}),
-        });
-        if (d.claim) claimed = d.claim;
-        // Only a resolved request is final for the run (a quorum still pending may gain votes meanwhile).
-        if (d.outcome === 'authorized' || d.outcome === 'rejected' || d.outcome === 'responded')
-          known.set(id, d.request);
       }
+      started.addUserInput(input);
     }
-    const started = await start(threadId, runOwner, claimed, claimed ? known : undefined, tree);
-    if (!(started instanceof Run)) return started;
-    // A run may outlive its lease (a slow model or tool): it is renewed while the run goes on.
-    const lease = threads.holdLease(threadId, runOwner, leaseMs);
-    try {
-      started.mergeApp(o.app);
-      if (input !== null) {
-        if (started.isWaiting()) {
-          throw new InterlockUsageError(
-            'thread_interrupted',
-            `Thread ${threadId} is waiting on a person; answer its interrupts (responses) or wait for a decision before sending new input.`,
-            { details: { threadId } },
-          );
-        }
-        started.addUserInput(input);
-      }
-      return await started.loop();
-    } catch (err) {
-      // Give the lease back (if still ours) so another attempt can run the thread; the checkpoint already holds what finished.
-      await lease.release();
-      throw err;
-    } finally {
-      lease.stop();
-    }
+    return await started.loop();
+  } catch (err) {
+    // Give the lease back (if still ours) so another attempt can run the thread; the checkpoint already holds what finished.
+    await lease.release();
+    throw err;
+  } finally {
+    lease.stop();
   }
-
-  const agent: Agent = {
-    name: opts.name,
-    version: opts.version,
-    invoke: (input, o) => invoke(input, o),
-    resume: (threadId) => invoke(null, { threadId }),
-    async abort(threadId, by = 'operator') {
-      // Paused: it stops now, its open requests cancelled with it; running: it stops at its next boundary.
-      if (!(await threads.getThread(threadId))) throw new NotFoundError('thread', threadId);
-      await threads.abort(threadId, by);
-      // Its sub-agents' threads stop with it.
-      const { checkpoint } = await threads.loadLatest(threadId);
-      for (const child of childThreadsOf(checkpoint?.state)) await abortTree(il, child, by);
-    },
-    async messages(threadId) {
-      return (await threads.listMessages(threadId)) as Message[];
-    },
-  };
-  const internals: AgentInternals = {
-    rt,
-    runChild: (input, childThreadId, tree) => invoke(input, { threadId: childThreadId }, tree),
-    abortTree: (threadId, by) => abortTree(il, threadId, by),
-  };
-  Object.defineProperty(agent, INTERNALS, { value: internals, enumerable: false });
-  return agent;
 }
 
 /** An agent `rt` can hand off to, directly or through the agents it hands off to (breadth first). */

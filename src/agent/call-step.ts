@@ -4,7 +4,8 @@ import type { Agent, Interrupt } from './types.ts';
 import { auditEvent, blockedText, idempotencyKey } from '../engine/index.ts';
 import type { ToolOutput } from './messages.ts';
 import type { PendingCall } from './state.ts';
-import { ToolInterrupt, type InterruptRequest } from './tool.ts';
+import { ToolInterrupt, type InterruptRequest, type Tool } from './tool.ts';
+import { runTool, type CallRun } from './tool-run.ts';
 import { notRunText, toAnswer } from './waits.ts';
 import { RunBase } from './run-base.ts';
 import { toJson, toolEvidence, type NewWait } from './new-waits.ts';
@@ -158,7 +159,10 @@ export abstract class CallStep extends RunBase {
     );
   }
 
-  /** Hooks, validation, gate, execution of one call. */
+  /**
+   * One call in the pipeline's order: hooks, validation, then the gate (or the approval that
+   * authorized it) → pause | run; a delegation runs its agent instead of a tool.
+   */
   protected async runCall(call: PendingCall, fresh: NewWait[]): Promise<'done' | 'waiting' | 'busy'> {
     // Whatever row an earlier call's outcome read is older than this call's work: the boundary reads anew.
     this.claimedRow = undefined;
@@ -172,47 +176,8 @@ export abstract class CallStep extends RunBase {
       });
       return 'done';
     }
-    const hook = this.rt.opts.hooks?.beforeToolCall;
-    if (hook && !call.hookCleared && !call.authorizedBy) {
-      const r = await hook(
-        { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args },
-        { threadId: this.threadId, appState: this.state.appState },
-      );
-      if (r && 'cancel' in r) {
-        this.done(call, { type: 'text', value: r.cancel });
-        return 'done';
-      }
-      if (r && 'interrupt' in r) {
-        const i = r.interrupt;
-        const w = this.newWait(
-          'hook',
-          i.name,
-          { tool: call.toolName, args: call.args, toolCallId: call.toolCallId, evidence: i.details },
-          {
-            id: `hook:${i.name}`,
-            reason: i.reason,
-            role: i.role ?? this.rt.interruptRole,
-            ...(i.timeout ? { timeout: i.timeout } : {}),
-            ...(i.onTimeout ? { onTimeout: i.onTimeout } : {}),
-          },
-        );
-        this.wait(call, w, fresh);
-        return 'waiting';
-      }
-      if (r && 'rewrite' in r) {
-        this.audit.push(
-          auditEvent(
-            'edited',
-            `hook:${this.rt.opts.name}`,
-            { tool: call.toolName, originalArgs: call.args, args: r.rewrite, by: 'beforeToolCall' },
-            { threadId: this.threadId },
-          ),
-        );
-        call.args = r.rewrite;
-      }
-      call.hookCleared = true;
-      this.dirty = true;
-    }
+    const hooked = await this.beforeToolCall(call, fresh);
+    if (hooked) return hooked;
     const parsed = tool.schema.safeParse(call.args);
     if (!parsed.success) {
       const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(args)'}: ${i.message}`).join('; ');
@@ -223,109 +188,154 @@ export abstract class CallStep extends RunBase {
       return 'done';
     }
     const args = parsed.data;
-
-    let key: string;
-    let requestId: string | null = null;
-    let why: Record<string, unknown>;
-    let notifyRole: string | null = null;
-    if (call.authorizedBy) {
-      const req = this.seen.get(call.authorizedBy) ?? (await this.il.getRequestOrThrow(call.authorizedBy));
-      requestId = req.id;
-      key = idempotencyKey(req.id, req.actionHash);
-      why = { tier: req.tier, ruleId: req.ruleId, authorizedBy: req.resolution?.by ?? null };
-    } else {
-      const verdict = await this.il.gate(
-        { tool: call.toolName, args },
-        {
-          threadId: this.threadId,
-          proposer: this.rt.identity,
-          app: this.state.appState,
-          ...(this.knowsNoTrust() ? { noTrustGrants: true } : {}),
-        },
-      );
-      if (verdict.tier === 'block') {
-        this.audit.push(
-          auditEvent(
-            'refused',
-            'system:policy',
-            {
-              tool: call.toolName,
-              args: redact(args),
-              ruleId: verdict.ruleId,
-              reason: verdict.reason,
-              code: 'blocked',
-            },
-            { threadId: this.threadId },
-          ),
-        );
-        this.done(call, {
-          type: 'error-text',
-          value: blockedText(verdict.reason, this.rt.texts),
-        });
-        return 'done';
-      }
-      if (tierRank(verdict.tier) >= tierRank('approve')) {
-        const w = this.newWaitFromVerdict(call, args, verdict, await toolEvidence(tool, args, this.threadId));
-        this.wait(call, w, fresh);
-        return 'waiting';
-      }
-      const turn = this.state.batch?.turn;
-      key = `${this.threadId}:${turn === undefined ? '' : `t${turn}:`}${call.toolCallId}${call.answers.length ? `:a${call.answers.length}` : ''}`;
-      why = {
-        tier: verdict.tier,
-        ruleId: verdict.ruleId,
-        reason: verdict.reason,
-        ...(verdict.trustedBy ? { trustedBy: verdict.trustedBy } : {}),
-      };
-      if (verdict.tier === 'notify') notifyRole = verdict.role;
-    }
+    const run = call.authorizedBy
+      ? await this.approvedRun(call.authorizedBy)
+      : await this.gateCall(call, tool, args, fresh);
+    if (run === 'done' || run === 'waiting') return run;
 
     const delegation = delegationOf(tool);
     if (delegation?.kind === 'handoff') return this.handOff(call, delegation.agent.name);
     if (delegation) return this.runSubAgent(call, delegation.agent);
+    return this.execute(call, tool, args, run, fresh);
+  }
 
+  /**
+   * The `beforeToolCall` hook, once per call (not again after its own question was approved, nor for a
+   * call a reviewer approved): it may cancel the call, ask a person, or rewrite the arguments.
+   * Undefined when the call goes on.
+   */
+  private async beforeToolCall(call: PendingCall, fresh: NewWait[]): Promise<'done' | 'waiting' | undefined> {
+    const hook = this.rt.opts.hooks?.beforeToolCall;
+    if (!hook || call.hookCleared || call.authorizedBy) return undefined;
+    const r = await hook(
+      { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args },
+      { threadId: this.threadId, appState: this.state.appState },
+    );
+    if (r && 'cancel' in r) {
+      this.done(call, { type: 'text', value: r.cancel });
+      return 'done';
+    }
+    if (r && 'interrupt' in r) {
+      const i = r.interrupt;
+      const w = this.newWait(
+        'hook',
+        i.name,
+        { tool: call.toolName, args: call.args, toolCallId: call.toolCallId, evidence: i.details },
+        askedVerdict('hook', i, this.rt.interruptRole),
+      );
+      this.wait(call, w, fresh);
+      return 'waiting';
+    }
+    if (r && 'rewrite' in r) {
+      this.audit.push(
+        auditEvent(
+          'edited',
+          `hook:${this.rt.opts.name}`,
+          { tool: call.toolName, originalArgs: call.args, args: r.rewrite, by: 'beforeToolCall' },
+          { threadId: this.threadId },
+        ),
+      );
+      call.args = r.rewrite;
+    }
+    call.hookCleared = true;
+    this.dirty = true;
+    return undefined;
+  }
+
+  /** A call a reviewer approved runs under its request's key, audited as executed by that decision. */
+  private async approvedRun(requestId: string): Promise<CallRun> {
+    const req = this.seen.get(requestId) ?? (await this.il.getRequestOrThrow(requestId));
+    return {
+      key: idempotencyKey(req.id, req.actionHash),
+      requestId: req.id,
+      why: { tier: req.tier, ruleId: req.ruleId, authorizedBy: req.resolution?.by ?? null },
+      notifyRole: null,
+    };
+  }
+
+  /**
+   * The policy gate for a call no one approved yet: a block refuses it, approve and above pause it,
+   * anything lower runs it under a key of thread, turn, call id and answers so far.
+   */
+  private async gateCall(
+    call: PendingCall,
+    tool: Tool,
+    args: Record<string, unknown>,
+    fresh: NewWait[],
+  ): Promise<CallRun | 'done' | 'waiting'> {
+    const verdict = await this.il.gate(
+      { tool: call.toolName, args },
+      {
+        threadId: this.threadId,
+        proposer: this.rt.identity,
+        app: this.state.appState,
+        ...(this.knowsNoTrust() ? { noTrustGrants: true } : {}),
+      },
+    );
+    if (verdict.tier === 'block') {
+      this.audit.push(
+        auditEvent(
+          'refused',
+          'system:policy',
+          { tool: call.toolName, args: redact(args), ruleId: verdict.ruleId, reason: verdict.reason, code: 'blocked' },
+          { threadId: this.threadId },
+        ),
+      );
+      this.done(call, { type: 'error-text', value: blockedText(verdict.reason, this.rt.texts) });
+      return 'done';
+    }
+    if (tierRank(verdict.tier) >= tierRank('approve')) {
+      const w = this.newWaitFromVerdict(call, args, verdict, await toolEvidence(tool, args, this.threadId));
+      this.wait(call, w, fresh);
+      return 'waiting';
+    }
+    const turn = this.state.batch?.turn;
+    return {
+      key: `${this.threadId}:${turn === undefined ? '' : `t${turn}:`}${call.toolCallId}${call.answers.length ? `:a${call.answers.length}` : ''}`,
+      requestId: null,
+      why: {
+        tier: verdict.tier,
+        ruleId: verdict.ruleId,
+        reason: verdict.reason,
+        ...(verdict.trustedBy ? { trustedBy: verdict.trustedBy } : {}),
+      },
+      notifyRole: verdict.tier === 'notify' ? verdict.role : null,
+    };
+  }
+
+  /**
+   * Claim → run → outcome: the tool runs once under the ledger, with what is not checkpointed yet
+   * committed with the claim. A question the tool raises pauses the call; a claim held by another
+   * run is 'busy'.
+   */
+  private async execute(
+    call: PendingCall,
+    tool: Tool,
+    args: Record<string, unknown>,
+    run: CallRun,
+    fresh: NewWait[],
+  ): Promise<'done' | 'waiting' | 'busy'> {
     const checkpoint = this.pendingCheckpoint();
-    const answers = call.answers;
-    let next = 0;
     try {
       const out = await this.il.executeOnce(
         {
-          key,
+          key: run.key,
           tool: call.toolName,
           args,
           threadId: this.threadId,
-          requestId,
-          auditType: requestId ? 'executed' : 'auto_executed',
-          auditPayload: why,
-          notifyRole,
+          requestId: run.requestId,
+          auditType: run.requestId ? 'executed' : 'auto_executed',
+          auditPayload: run.why,
+          notifyRole: run.notifyRole,
         },
-        async ({ idempotencyKey: k, attempt }) => {
-          // The first unanswered question pauses the call whatever the tool does with the throw:
-          // a tool that catches it (a try/catch around its body) or returns a fallback still pauses,
-          // and nothing it returned is recorded as the call's result.
-          let asked: ToolInterrupt | undefined;
-          const interrupt = (request: InterruptRequest) => {
-            const a = answers[next++];
-            if (a) return a;
-            asked ??= new ToolInterrupt(request);
-            throw asked;
-          };
-          let result: unknown;
-          try {
-            result = await tool.execute(args, {
-              threadId: this.threadId,
-              toolCallId: call.toolCallId,
-              idempotencyKey: k,
-              attempt,
-              appState: this.state.appState,
-              interrupt,
-            });
-          } catch (err) {
-            throw asked ?? err;
-          }
-          if (asked) throw asked;
-          return result;
-        },
+        ({ idempotencyKey: k, attempt }) =>
+          runTool(tool, args, call.answers, {
+            threadId: this.threadId,
+            toolCallId: call.toolCallId,
+            idempotencyKey: k,
+            attempt,
+            appState: this.state.appState,
+          }),
         {
           abandonIf: (e) => e instanceof ToolInterrupt,
           ...(this.rt.opts.leaseMs ? { leaseMs: this.rt.opts.leaseMs } : {}),
@@ -350,26 +360,34 @@ export abstract class CallStep extends RunBase {
       if (!(err instanceof ToolInterrupt)) throw err;
       // An interrupt is raised inside the tool, after the claim (and the checkpoint with it) committed.
       if (checkpoint) this.saved();
-      const q = err.request;
-      const w = this.newWait(
-        'tool',
-        q.name,
-        {
-          tool: call.toolName,
-          args: { question: q.reason, ...(q.details ?? {}) },
-          toolCallId: call.toolCallId,
-          evidence: q.details,
-        },
-        {
-          id: `tool:${q.name}`,
-          reason: q.reason,
-          role: q.role ?? this.rt.interruptRole,
-          ...(q.timeout ? { timeout: q.timeout } : {}),
-          ...(q.onTimeout ? { onTimeout: q.onTimeout } : {}),
-        },
-      );
-      this.wait(call, w, fresh);
+      this.wait(call, this.toolQuestion(call, err.request), fresh);
       return 'waiting';
     }
   }
+
+  /** The question a tool raised with `context.interrupt`, as a wait of the call. */
+  private toolQuestion(call: PendingCall, q: InterruptRequest): NewWait {
+    return this.newWait(
+      'tool',
+      q.name,
+      {
+        tool: call.toolName,
+        args: { question: q.reason, ...(q.details ?? {}) },
+        toolCallId: call.toolCallId,
+        evidence: q.details,
+      },
+      askedVerdict('tool', q, this.rt.interruptRole),
+    );
+  }
+}
+
+/** The verdict of a question a hook or a tool asks: under its own role and timeout, else the agent's role. */
+function askedVerdict(kind: 'hook' | 'tool', q: InterruptRequest, role: string) {
+  return {
+    id: `${kind}:${q.name}`,
+    reason: q.reason,
+    role: q.role ?? role,
+    ...(q.timeout ? { timeout: q.timeout } : {}),
+    ...(q.onTimeout ? { onTimeout: q.onTimeout } : {}),
+  };
 }

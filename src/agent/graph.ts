@@ -24,9 +24,24 @@ export function createGraph(o: GraphOptions): Graph {
   validate(o);
   const il = o.interlock;
   const threads = il.threads;
-  const leaseMs = o.leaseMs ?? il.leaseMs;
-  // A node's question can be edited: its input is checked against the node's schema, at the question's own tier.
-  il.registerTools(
+  registerNodes(o);
+  return {
+    name: o.name,
+    version: o.version,
+    invoke: (input, opts) => run(o, input, opts),
+    resume: (threadId) => run(o, null, { threadId }),
+    async abort(threadId, by = 'operator') {
+      if (!(await threads.getThread(threadId))) throw new NotFoundError('thread', threadId);
+      await threads.abort(threadId, by);
+      const { checkpoint } = await threads.loadLatest(threadId);
+      for (const child of childThreadsOf(checkpoint?.state)) await abortTree(il, child, by);
+    },
+  };
+}
+
+/** A node's question can be edited: its input is checked against the node's schema, at the question's own tier. */
+function registerNodes(o: GraphOptions): void {
+  o.interlock.registerTools(
     Object.fromEntries(
       Object.entries(o.nodes).map(([name, def]) => [
         nodeTool(o.name, name),
@@ -38,98 +53,104 @@ export function createGraph(o: GraphOptions): Graph {
       ]),
     ),
   );
+}
 
-  async function run(input: string | null, opts: GraphInvokeOptions = {}): Promise<GraphResult> {
-    const threadId = opts.threadId ?? newId<string>('thr');
-    const owner = `${il.owner}:${newId<string>('run')}`;
-    for (const [id, resp] of Object.entries(opts.responses ?? {})) {
-      if (!opts.reviewer)
-        throw new ConfigError('invoke: "responses" need "reviewer" ({ id, roles }): every decision is recorded.');
-      const req = await il.getRequestOrThrow(id);
-      const inTree = (await threads.getThread(req.threadId))?.metadata.rootThreadId === threadId;
-      if (req.threadId !== threadId && !inTree) throw new NotFoundError('interrupt', id);
-      await il.decide(id, { ...resp, expectedVersion: req.version, actionHash: req.actionHash }, opts.reviewer);
+/** One run of the graph's thread: the invoke's answers decided, the lease taken and held, the graph run to its next stop. */
+async function run(o: GraphOptions, input: string | null, opts: GraphInvokeOptions = {}): Promise<GraphResult> {
+  const il = o.interlock;
+  const threadId = opts.threadId ?? newId<string>('thr');
+  const owner = `${il.owner}:${newId<string>('run')}`;
+  await decideResponses(o, threadId, opts);
+  const leaseMs = o.leaseMs ?? il.leaseMs;
+  const g = await start(o, threadId, owner, leaseMs);
+  if (!(g instanceof GraphRun)) return g;
+  const lease = il.threads.holdLease(threadId, owner, leaseMs);
+  try {
+    if (input !== null) {
+      if (g.isWaiting())
+        throw new InterlockUsageError(
+          'thread_interrupted',
+          `Thread ${threadId} is waiting on a person; answer its interrupts or wait for a decision before sending new input.`,
+          { details: { threadId } },
+        );
+      g.start(input);
     }
-    const now = il.now();
-    const { claimed, thread } = await threads.claimThread(
-      {
-        id: threadId,
-        agent: o.name,
-        agentVersion: o.version,
-        status: 'running',
-        messageCount: 0,
-        abortRequested: false,
-        metadata: {},
-        createdAt: now,
-        updatedAt: now,
-      },
-      owner,
-      now + leaseMs,
-      now,
-    );
-    const release = () => threads.releaseThread(threadId, owner, il.now()).catch(() => undefined);
-    if (thread.agent !== o.name) {
-      if (claimed) await release();
-      throw new InterlockUsageError(
-        'wrong_agent',
-        `Thread ${threadId} belongs to "${thread.agent}", not "${o.name}".`,
-        {
-          details: { threadId },
-        },
-      );
-    }
-    let g: GraphRun;
-    try {
-      const { checkpoint } = await threads.loadLatest(threadId);
-      if (checkpoint && checkpoint.state.v !== GRAPH_STATE_VERSION)
-        throw new SchemaVersionError('checkpoint', checkpoint.state.v, [GRAPH_STATE_VERSION]);
-      g = new GraphRun(
-        o,
-        threadId,
-        owner,
-        checkpoint ? (structuredClone(checkpoint.state) as unknown as GraphState) : undefined,
-      );
-    } catch (err) {
-      if (claimed) await release();
-      throw err;
-    }
-    if (!claimed) return g.result('busy', thread.status);
-    if (thread.status === 'aborted' || thread.status === 'failed') {
-      await release();
-      return g.result('aborted', thread.status);
-    }
-    const lease = threads.holdLease(threadId, owner, leaseMs);
-    try {
-      if (input !== null) {
-        if (g.isWaiting())
-          throw new InterlockUsageError(
-            'thread_interrupted',
-            `Thread ${threadId} is waiting on a person; answer its interrupts or wait for a decision before sending new input.`,
-            { details: { threadId } },
-          );
-        g.start(input);
-      }
-      return await g.loop();
-    } catch (err) {
-      await lease.release();
-      throw err;
-    } finally {
-      lease.stop();
-    }
+    return await g.loop();
+  } catch (err) {
+    await lease.release();
+    throw err;
+  } finally {
+    lease.stop();
   }
+}
 
-  return {
-    name: o.name,
-    version: o.version,
-    invoke: (input, opts) => run(input, opts),
-    resume: (threadId) => run(null, { threadId }),
-    async abort(threadId, by = 'operator') {
-      if (!(await threads.getThread(threadId))) throw new NotFoundError('thread', threadId);
-      await threads.abort(threadId, by);
-      const { checkpoint } = await threads.loadLatest(threadId);
-      for (const child of childThreadsOf(checkpoint?.state)) await abortTree(il, child, by);
+/** The invoke's in-process answers, each to an interrupt of this graph's tree, decided like any reviewer's. */
+async function decideResponses(o: GraphOptions, threadId: string, opts: GraphInvokeOptions): Promise<void> {
+  const il = o.interlock;
+  for (const [id, resp] of Object.entries(opts.responses ?? {})) {
+    if (!opts.reviewer)
+      throw new ConfigError('invoke: "responses" need "reviewer" ({ id, roles }): every decision is recorded.');
+    const req = await il.getRequestOrThrow(id);
+    const inTree = (await il.threads.getThread(req.threadId))?.metadata.rootThreadId === threadId;
+    if (req.threadId !== threadId && !inTree) throw new NotFoundError('interrupt', id);
+    await il.decide(id, { ...resp, expectedVersion: req.version, actionHash: req.actionHash }, opts.reviewer);
+  }
+}
+
+/** Take the thread's lease (creating the thread on first use) and read the graph's state: a run, or why none goes on. */
+async function start(
+  o: GraphOptions,
+  threadId: string,
+  owner: string,
+  leaseMs: number,
+): Promise<GraphRun | GraphResult> {
+  const il = o.interlock;
+  const threads = il.threads;
+  const now = il.now();
+  const { claimed, thread } = await threads.claimThread(
+    {
+      id: threadId,
+      agent: o.name,
+      agentVersion: o.version,
+      status: 'running',
+      messageCount: 0,
+      abortRequested: false,
+      metadata: {},
+      createdAt: now,
+      updatedAt: now,
     },
-  };
+    owner,
+    now + leaseMs,
+    now,
+  );
+  const release = () => threads.releaseThread(threadId, owner, il.now()).catch(() => undefined);
+  if (thread.agent !== o.name) {
+    if (claimed) await release();
+    throw new InterlockUsageError('wrong_agent', `Thread ${threadId} belongs to "${thread.agent}", not "${o.name}".`, {
+      details: { threadId },
+    });
+  }
+  let g: GraphRun;
+  try {
+    const { checkpoint } = await threads.loadLatest(threadId);
+    if (checkpoint && checkpoint.state.v !== GRAPH_STATE_VERSION)
+      throw new SchemaVersionError('checkpoint', checkpoint.state.v, [GRAPH_STATE_VERSION]);
+    g = new GraphRun(
+      o,
+      threadId,
+      owner,
+      checkpoint ? (structuredClone(checkpoint.state) as unknown as GraphState) : undefined,
+    );
+  } catch (err) {
+    if (claimed) await release();
+    throw err;
+  }
+  if (!claimed) return g.result('busy', thread.status);
+  if (thread.status === 'aborted' || thread.status === 'failed') {
+    await release();
+    return g.result('aborted', thread.status);
+  }
+  return g;
 }
 
 /** Refuse a graph that cannot run: a clear message, before any thread exists. */

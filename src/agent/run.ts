@@ -3,7 +3,7 @@ import { auditEvent } from '../engine/index.ts';
 import type { ThreadStatus } from '../store/types.ts';
 import type { HookCall } from './hooks.ts';
 import { textOf, userMessage } from './messages.ts';
-import { generate } from './model.ts';
+import { generate, type ModelTurn } from './model.ts';
 import type { PendingCall, Wait } from './state.ts';
 import type { AgentResult, Interrupt, StopReason } from './types.ts';
 import { notRunText } from './waits.ts';
@@ -36,23 +36,7 @@ export class Run extends CallStep {
         const waiting = await this.processBatch(fresh);
         if (waiting === 'busy') return this.finish('busy', 'running');
         if (fresh.length > 0 || waiting) return this.pauseWith(fresh);
-        this.push({
-          role: 'tool',
-          content: this.state.batch.calls.map((c) => ({
-            type: 'tool-result' as const,
-            toolCallId: c.toolCallId,
-            toolName: c.toolName,
-            output: c.output!,
-          })),
-        });
-        this.state.batch = null;
-        if (this.state.handoffTo !== undefined) {
-          // The batch is answered: the receiving agent speaks from the next turn on.
-          const to = this.state.handoffTo;
-          delete this.state.handoffTo;
-          if (to === this.home.opts.name) delete this.state.active;
-          else this.state.active = to;
-        }
+        this.closeBatch(this.state.batch.calls);
         continue;
       }
 
@@ -66,40 +50,71 @@ export class Run extends CallStep {
         return this.pauseWith([budgetWait]);
       }
 
-      const turn = await generate(this.rt.opts.model, {
-        // After a handoff the receiving agent's instructions lead; the thread's own stay as checkpointed.
-        prompt: [
-          { role: 'system', content: this.state.active ? this.rt.opts.system : this.state.system },
-          ...this.messages,
-        ],
-        tools: this.rt.toolDefs,
-        toolChoice: { type: 'auto' },
-      });
-      this.state.iterations++;
-      this.state.usage.inputTokens += turn.usage.inputTokens;
-      this.state.usage.outputTokens += turn.usage.outputTokens;
-      const per = this.rt.opts.budget?.costPerToken;
-      if (per) this.state.usage.cost += turn.usage.inputTokens * per.input + turn.usage.outputTokens * per.output;
-      this.push(turn.message);
+      const turn = await this.modelTurn();
       if (turn.toolCalls.length === 0) return this.finish('end_turn', 'completed');
+      await this.proposeBatch(turn);
+    }
+  }
 
-      const calls: PendingCall[] = turn.toolCalls.map((c) => ({
+  /** Every call of the batch has its result: the results go to the model, and a handoff made in the batch takes effect. */
+  private closeBatch(calls: PendingCall[]): void {
+    this.push({
+      role: 'tool',
+      content: calls.map((c) => ({
+        type: 'tool-result' as const,
         toolCallId: c.toolCallId,
         toolName: c.toolName,
-        args:
-          c.input !== null && typeof c.input === 'object' && !Array.isArray(c.input)
-            ? (c.input as Record<string, unknown>)
-            : {},
-        status: 'todo',
-        answers: [],
-      }));
-      this.refuseRepeatedIds(calls);
-      const checks: Array<'confidence' | 'hook'> = [];
-      const conf = this.rt.opts.confidence;
-      if (conf && (await conf.score(turn)) < conf.threshold) checks.push('confidence');
-      if (this.rt.opts.hooks?.beforeToolBatch && calls.length > 1) checks.push('hook');
-      this.state.batch = { calls, turn: this.state.iterations, ...(checks.length ? { checks } : {}) };
+        output: c.output!,
+      })),
+    });
+    this.state.batch = null;
+    if (this.state.handoffTo !== undefined) {
+      // The batch is answered: the receiving agent speaks from the next turn on.
+      const to = this.state.handoffTo;
+      delete this.state.handoffTo;
+      if (to === this.home.opts.name) delete this.state.active;
+      else this.state.active = to;
     }
+  }
+
+  /** One model call over the conversation, its usage counted and its message kept. */
+  private async modelTurn(): Promise<ModelTurn> {
+    const turn = await generate(this.rt.opts.model, {
+      // After a handoff the receiving agent's instructions lead; the thread's own stay as checkpointed.
+      prompt: [
+        { role: 'system', content: this.state.active ? this.rt.opts.system : this.state.system },
+        ...this.messages,
+      ],
+      tools: this.rt.toolDefs,
+      toolChoice: { type: 'auto' },
+    });
+    this.state.iterations++;
+    this.state.usage.inputTokens += turn.usage.inputTokens;
+    this.state.usage.outputTokens += turn.usage.outputTokens;
+    const per = this.rt.opts.budget?.costPerToken;
+    if (per) this.state.usage.cost += turn.usage.inputTokens * per.input + turn.usage.outputTokens * per.output;
+    this.push(turn.message);
+    return turn;
+  }
+
+  /** The model's tool calls become the batch, with the checks it must pass first (confidence, the batch hook). */
+  private async proposeBatch(turn: ModelTurn): Promise<void> {
+    const calls: PendingCall[] = turn.toolCalls.map((c) => ({
+      toolCallId: c.toolCallId,
+      toolName: c.toolName,
+      args:
+        c.input !== null && typeof c.input === 'object' && !Array.isArray(c.input)
+          ? (c.input as Record<string, unknown>)
+          : {},
+      status: 'todo',
+      answers: [],
+    }));
+    this.refuseRepeatedIds(calls);
+    const checks: Array<'confidence' | 'hook'> = [];
+    const conf = this.rt.opts.confidence;
+    if (conf && (await conf.score(turn)) < conf.threshold) checks.push('confidence');
+    if (this.rt.opts.hooks?.beforeToolBatch && calls.length > 1) checks.push('hook');
+    this.state.batch = { calls, turn: this.state.iterations, ...(checks.length ? { checks } : {}) };
   }
 
   /**
