@@ -81,6 +81,8 @@ export interface ApprovalRequest {
   onTimeout: TimeoutDecision;
   escalateTo: { role: string; approvals: number; timeoutMs: number } | null;
   trustable: boolean;
+  /** The decisions its rule allows (see the rule's `decisions`); absent: all four. */
+  decisions?: DecisionType[];
   /** The decision that resolved it (or the timeout default applied). */
   resolution: Resolution | null;
   parentId: string | null;
@@ -110,8 +112,9 @@ export interface Resolution {
 }
 
 /** Decisions still possible on a request, whoever asks. */
-export function allowedDecisions(req: Pick<ApprovalRequest, 'status'>): DecisionType[] {
-  return req.status === 'pending' ? [...DECISION_TYPES] : [];
+export function allowedDecisions(req: Pick<ApprovalRequest, 'status' | 'decisions'>): DecisionType[] {
+  if (req.status !== 'pending') return [];
+  return DECISION_TYPES.filter((t) => !req.decisions || req.decisions.includes(t));
 }
 
 /**
@@ -195,6 +198,12 @@ export function checkDecision(
   if (refusal) throw refusal;
   if (req.status !== 'pending') throw new AlreadyResolvedError(req.id, req.status);
   if (now >= req.expiresAt) throw new RequestExpiredError(req.id, new Date(req.expiresAt).toISOString());
+  if (req.decisions && !req.decisions.includes(decision.type))
+    throw new ForbiddenError(
+      'decision_not_allowed',
+      `Approval request ${req.id} takes only ${req.decisions.join(', ')} (its rule "${req.ruleId}" allows no ${decision.type}); decide with one of those.`,
+      { requestId: req.id, allowed: req.decisions },
+    );
   if (decision.expectedVersion !== req.version)
     throw new StaleVersionError(req.id, decision.expectedVersion, req.version);
   if (decision.actionHash !== req.actionHash)

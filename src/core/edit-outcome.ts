@@ -38,6 +38,7 @@ export function editOutcome(req: ApprovalRequest, verdict: Verdict): EditOutcome
       onTimeout: req.onTimeout,
       escalateTo: req.escalateTo,
       trustable: req.trustable,
+      ...(req.decisions ? { decisions: req.decisions } : {}),
     },
   };
 }

@@ -1,16 +1,8 @@
-import { z } from 'zod';
 import { ConfigError } from './errors.ts';
 import { toMs, type Duration } from './duration.ts';
-import {
-  TIERS,
-  TIMEOUT_DECISIONS,
-  tierRank,
-  isInterrupting,
-  type Tier,
-  type TimeoutDecision,
-  type Verdict,
-} from './tiers.ts';
-import { applyHiddenCharacters, HIDDEN_CHARACTERS_MODES, type HiddenCharactersMode } from './policy-hidden.ts';
+import { tierRank, isInterrupting, type Tier, type TimeoutDecision, type Verdict } from './tiers.ts';
+import { policySchema } from './policy-schema.ts';
+import { applyHiddenCharacters, type HiddenCharactersMode } from './policy-hidden.ts';
 
 export { HIDDEN_CHARACTERS_MODES, HIDDEN_CHARACTERS_RULE, type HiddenCharactersMode } from './policy-hidden.ts';
 
@@ -99,6 +91,14 @@ export interface Rule<A extends Record<string, unknown> = Record<string, unknown
   /** May a reviewer "approve and trust" this rule for the rest of a thread? (default true for `approve`). */
   trustable?: boolean;
   /**
+   * The decisions reviewers may take on this rule's requests (default all four: approve, edit, reject,
+   * respond). Every door follows it: the engine refuses any other (`decision_not_allowed`), the web UI,
+   * Slack and the API's `allowedDecisions` offer only these, LangChain's interrupt lists them. Must
+   * include `approve` and `reject`. E.g. `['approve', 'reject']` for an action whose arguments no
+   * reviewer should rewrite.
+   */
+  decisions?: Array<'approve' | 'edit' | 'reject' | 'respond'>;
+  /**
    * Planted checks (off by default; `approve` and `escalate` rules only): when this rule pauses a real
    * call, at `rate` Interlock also places a synthetic request built by `template` in the same queue —
    * one a careful reviewer should reject. It can never execute. See docs/metrics.md.
@@ -175,69 +175,6 @@ interface NormalizedRule extends Rule {
   onTimeout: TimeoutDecision;
   approvals: number;
 }
-
-const fn = z.custom<(...a: unknown[]) => unknown>((v) => typeof v === 'function', 'must be a function');
-const duration = z.union([
-  z.number().nonnegative(),
-  z.string().regex(/^\d+(\.\d+)?(ms|s|m|h|d)$/, 'use a duration such as "30m" or "24h"'),
-]);
-const ruleSchema = z
-  .object({
-    id: z.string().min(1, 'every rule needs an id'),
-    tier: z.enum(TIERS),
-    when: fn.optional(),
-    reason: z.union([z.string().min(1), fn]),
-    role: z.string().min(1).optional(),
-    approvals: z.number().int().min(1).max(20).optional(),
-    timeout: duration.optional(),
-    onTimeout: z.enum(TIMEOUT_DECISIONS).optional(),
-    escalateTo: z
-      .object({ role: z.string().min(1), approvals: z.number().int().min(1).optional(), timeout: duration.optional() })
-      .strict()
-      .optional(),
-    trustable: z.boolean().optional(),
-    plant: z
-      .object({ rate: z.number().min(0).max(1), template: fn })
-      .strict()
-      .optional(),
-  })
-  .strict();
-const aggregateSchema = z
-  .object({
-    fn: z.enum(['sum', 'count']),
-    field: z.string().optional(),
-    groupBy: z.string().optional(),
-    window: duration,
-    tool: z.string().optional(),
-    outcome: z.enum(['executed', 'failed']).optional(),
-  })
-  .strict()
-  .refine((a) => a.fn !== 'sum' || a.field !== undefined, 'a "sum" aggregate needs "field": the argument to add up');
-const ruleListSchema = z.array(ruleSchema);
-const toolPolicyObjectSchema = z
-  .object({ rules: ruleListSchema, aggregates: z.record(z.string(), aggregateSchema).optional() })
-  .strict();
-// Picked by shape rather than with z.union, which reports a bad rule (say, an unknown tier) as a bare
-// "tools.x: Invalid input" instead of naming the field.
-const toolPolicySchema = z.unknown().superRefine((v, ctx) => {
-  const r = (Array.isArray(v) ? ruleListSchema : toolPolicyObjectSchema).safeParse(v);
-  if (!r.success) for (const i of r.error.issues) ctx.addIssue({ code: 'custom', message: i.message, path: i.path });
-});
-const policySchema = z
-  .object({
-    tools: z.record(z.string(), toolPolicySchema),
-    triage: fn.optional(),
-    defaults: z
-      .object({
-        role: z.string().optional(),
-        timeout: duration.optional(),
-        onTimeout: z.enum(TIMEOUT_DECISIONS).optional(),
-      })
-      .strict()
-      .optional(),
-    hiddenCharacters: z.enum(HIDDEN_CHARACTERS_MODES).optional(),
-  })
-  .strict();
 
 const DEFAULT_TIMEOUT_MS = 24 * 3_600_000;
 
@@ -353,6 +290,7 @@ function evaluateRules(tools: Policy['tools'], call: ToolCall, ctx: PolicyContex
       ? { role: esc.role, approvals: esc.approvals ?? 1, timeoutMs: toMs(esc.timeout ?? best.timeoutMs) }
       : null,
     trustable: best.tier === 'approve' && best.trustable !== false,
+    ...(best.decisions ? { decisions: [...new Set(best.decisions)] } : {}),
     matched: matched.map((r) => r.id),
   };
 }

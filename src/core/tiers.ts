@@ -34,6 +34,11 @@ export interface Verdict {
   onTimeout: TimeoutDecision;
   escalateTo: { role: string; approvals: number; timeoutMs: number } | null;
   trustable: boolean;
+  /**
+   * The decisions reviewers may take on the request this verdict opens (the rule's `decisions`);
+   * absent: all four.
+   */
+  decisions?: Array<'approve' | 'edit' | 'reject' | 'respond'>;
   /** Ids of every rule that matched, most restrictive first. */
   matched: string[];
   /** Set when a triage evaluator raised the tier. */

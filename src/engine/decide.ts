@@ -121,6 +121,7 @@ function verdictOf(r: ApprovalRequest): Awaited<ReturnType<typeof gate>> {
     onTimeout: r.onTimeout,
     escalateTo: r.escalateTo,
     trustable: r.trustable,
+    ...(r.decisions ? { decisions: r.decisions } : {}),
     matched: [r.ruleId],
   };
 }

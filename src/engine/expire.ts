@@ -130,6 +130,7 @@ function escalation(
         onTimeout: 'reject',
         escalateTo: null,
         trustable: false,
+        ...(req.decisions ? { decisions: req.decisions } : {}),
         matched: [req.ruleId],
       },
       evidence: req.evidence,

@@ -50,6 +50,7 @@ export function newRequest(
     onTimeout: v.onTimeout,
     escalateTo: v.escalateTo,
     trustable: v.trustable,
+    ...(v.decisions ? { decisions: v.decisions } : {}),
     resolution: null,
     parentId: input.parentId ?? null,
     supersededBy: null,

@@ -64,23 +64,32 @@ export function requestMessage(req: ApprovalRequest, baseUrl: string): SlackPayl
       {
         type: 'actions',
         block_id: `interlock:${req.id}`,
+        // Only the decisions the request's rule allows (approve and reject always are).
         elements: [
           { type: 'button', text: plain('Approve'), action_id: ACTIONS.approve, value, style: 'primary' },
           { type: 'button', text: plain('Reject'), action_id: ACTIONS.reject, value, style: 'danger' },
-          { type: 'button', text: plain('Respond'), action_id: ACTIONS.respond, value },
+          ...(allows(req, 'respond')
+            ? [{ type: 'button', text: plain('Respond'), action_id: ACTIONS.respond, value }]
+            : []),
           // Edits need the form and the diff: they happen on the review page.
-          {
-            type: 'button',
-            text: plain('Edit in Interlock'),
-            action_id: ACTIONS.edit,
-            url: `${baseUrl.replace(/\/+$/, '')}/approvals/${encodeURIComponent(req.id)}`,
-          },
+          ...(allows(req, 'edit')
+            ? [
+                {
+                  type: 'button',
+                  text: plain('Edit in Interlock'),
+                  action_id: ACTIONS.edit,
+                  url: `${baseUrl.replace(/\/+$/, '')}/approvals/${encodeURIComponent(req.id)}`,
+                },
+              ]
+            : []),
         ],
       },
       { type: 'context', elements: [md(`Interlock · request ${escapeSlack(req.id)} · v${req.version}${quorum}`)] },
     ],
   } as SlackPayload;
 }
+
+const allows = (req: ApprovalRequest, d: 'edit' | 'respond') => !req.decisions || req.decisions.includes(d);
 
 /** Past tense of how a request ended, for the updated message. */
 function outcome(req: ApprovalRequest): string {

@@ -44,6 +44,9 @@ function toRequest(r: Row): ApprovalRequest {
     updatedAt: num(r.updated_at),
     resolvedAt: numOrNull(r.resolved_at),
     ...(num(r.planted ?? 0) === 1 ? { planted: true } : {}),
+    ...(typeof r.decisions === 'string'
+      ? { decisions: fromJson<ApprovalRequest['decisions'] & object>(r.decisions) }
+      : {}),
   };
 }
 
@@ -93,8 +96,8 @@ function updateParams(r: ApprovalRequest, expectedVersion: number): unknown[] {
 
 const INSERT_REQUEST = `INSERT INTO il_requests (id, thread_id, checkpoint_id, tool_call_id, tool, args, action_hash, reason, rule_id, tier, role,
     approvals_required, approvals_received, version, status, proposer, evidence, context, on_timeout, escalate_to, trustable,
-    resolution, parent_id, superseded_by, created_at, expires_at, updated_at, resolved_at, planted)
-  VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,$28,$29)`;
+    resolution, parent_id, superseded_by, created_at, expires_at, updated_at, resolved_at, planted, decisions)
+  VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,$28,$29,$30)`;
 
 function insertParams(r: ApprovalRequest): unknown[] {
   return [
@@ -127,6 +130,7 @@ function insertParams(r: ApprovalRequest): unknown[] {
     r.updatedAt,
     r.resolvedAt,
     r.planted ? 1 : 0,
+    r.decisions ? JSON.stringify(r.decisions) : null,
   ];
 }
 

@@ -245,4 +245,12 @@ export const MIGRATIONS: readonly Migration[] = [
       { postgres: `ALTER TABLE il_audit DROP CONSTRAINT IF EXISTS il_audit_id_key` },
     ],
   },
+  {
+    id: 10,
+    name: 'the decisions a rule allows, kept with its requests',
+    statements: [
+      // JSON array of decision types, or NULL for all four (every request made before this migration).
+      `ALTER TABLE il_requests ADD COLUMN decisions TEXT`,
+    ],
+  },
 ];
