@@ -17,6 +17,7 @@ export {
   interlockRun,
   type InterlockMiddlewareOptions,
   type InterlockInterrupt,
+  type InterlockActionRequest,
   type LangChainRunResult,
   type ResumableGraph,
   type InterlockExecution,

@@ -23,55 +23,100 @@ export interface InterlockMiddlewareOptions extends Omit<CallGateOptions, 'inter
   tools?: ReadonlyArray<{ name: string; schema?: unknown; description?: string }>;
 }
 
-/** What the middleware's `interrupt()` carries: LangChain's HITL request shape plus Interlock's request. */
+/** Interlock's side of one action of an interrupt: the request a reviewer decides it on. */
+export interface InterlockActionRequest {
+  requestId: string;
+  version: number;
+  actionHash: string;
+  toolCallId: string;
+  role: string;
+  expiresAt: string;
+}
+
+/**
+ * What the middleware's `interrupt()` carries: LangChain's `HITLRequest` (`actionRequests` and
+ * `reviewConfigs`, one each per action) plus Interlock's requests. A step whose calls all wait on
+ * reviewers pauses with one interrupt listing every action; a call still pending after a sibling was
+ * decided interrupts on its own, with one action.
+ */
 export interface InterlockInterrupt {
   actionRequests: Array<{ name: string; args: Record<string, unknown>; description: string }>;
   reviewConfigs: Array<{
     actionName: string;
-    /** `edit` only when the tool has a schema to check an edit against. */
+    /** What the request's rule allows (`decisions`); `edit` only when the tool has a schema to check an edit against. */
     allowedDecisions: Array<'approve' | 'edit' | 'reject'>;
     /** The JSON Schema of the tool's arguments, for an edit form. */
     argsSchema?: Record<string, unknown>;
   }>;
-  interlock: {
-    requestId: string;
-    version: number;
-    actionHash: string;
-    toolCallId: string;
-    role: string;
-    expiresAt: string;
+  /** The first action's request (as before several actions shared an interrupt), and `requests`: each action's, in order. */
+  interlock: InterlockActionRequest & { requests: InterlockActionRequest[] };
+}
+
+/** The JSON Schema of a tool's arguments, when it has one with a JSON form. */
+function argsSchemaOf(il: Interlock, tool: string): { edit: boolean; argsSchema?: Record<string, unknown> } {
+  const schema = il.toolSchema(tool)?.schema;
+  if (!schema) return { edit: false };
+  try {
+    return { edit: true, argsSchema: z.toJSONSchema(schema) };
+  } catch {
+    return { edit: true }; // a schema with no JSON form (a transform): edits are still checked by it
+  }
+}
+
+/** The interrupt payload of pending requests (one action each, in order). */
+export function payload(il: Interlock, reqs: readonly ApprovalRequest[]): InterlockInterrupt {
+  const requests = reqs.map((req) => ({
+    requestId: req.id,
+    version: req.version,
+    actionHash: req.actionHash,
+    toolCallId: req.toolCallId ?? '',
+    role: req.role,
+    expiresAt: new Date(req.expiresAt).toISOString(),
+  }));
+  return {
+    actionRequests: reqs.map((req) => ({
+      name: req.tool,
+      args: req.args,
+      description: `${req.reason} (needs a ${req.role})`,
+    })),
+    reviewConfigs: reqs.map((req) => {
+      // Edit is offered only for a tool with a schema to check the edit against; respond and a
+      // trust-approval are Interlock's own verbs, decided in Interlock.
+      const { edit, argsSchema } = argsSchemaOf(il, req.tool);
+      const allowed = (['approve', 'edit', 'reject'] as const).filter(
+        (d) => (!req.decisions || req.decisions.includes(d)) && (d !== 'edit' || edit),
+      );
+      return { actionName: req.tool, allowedDecisions: allowed, ...(argsSchema ? { argsSchema } : {}) };
+    }),
+    interlock: { ...requests[0]!, requests },
   };
 }
 
-/** The interrupt payload of a pending request. */
-export function payload(il: Interlock, req: ApprovalRequest): InterlockInterrupt {
-  // Edit is offered only for a tool with a schema to check the edit against (LangChain's HITL shape
-  // carries it as argsSchema); a trust-approval and a reviewer's answer are Interlock's own verbs.
-  const schema = il.toolSchema(req.tool)?.schema;
-  let argsSchema: Record<string, unknown> | undefined;
-  try {
-    argsSchema = schema ? z.toJSONSchema(schema) : undefined;
-  } catch {
-    argsSchema = undefined; // a schema with no JSON form (a transform): edits are still checked by it
-  }
-  return {
-    actionRequests: [{ name: req.tool, args: req.args, description: `${req.reason} (needs a ${req.role})` }],
-    reviewConfigs: [
-      {
-        actionName: req.tool,
-        allowedDecisions: schema ? ['approve', 'edit', 'reject'] : ['approve', 'reject'],
-        ...(argsSchema ? { argsSchema } : {}),
-      },
-    ],
-    interlock: {
-      requestId: req.id,
-      version: req.version,
-      actionHash: req.actionHash,
-      toolCallId: req.toolCallId ?? '',
-      role: req.role,
-      expiresAt: new Date(req.expiresAt).toISOString(),
-    },
-  };
+/** The request ids an interrupt payload waits on. */
+export function requestIdsOf(p: InterlockInterrupt): string[] {
+  return (p.interlock.requests ?? [p.interlock]).map((r) => r.requestId);
+}
+
+/**
+ * Gate a call and, when it needs a person, make its request durable (once: a re-run finds it by
+ * thread + call id). Returns the call's check after: `wait` with the pending request when it opened one.
+ */
+export async function openRequest(
+  il: Interlock,
+  gate: CallGate,
+  who: { name: string; version: string; proposer: string },
+  call: AdapterCall,
+  conversation?: readonly unknown[],
+): Promise<CallCheck> {
+  const c = await gate.check(call);
+  if (c.kind !== 'ask') return c;
+  // Durable before the interrupt: Interlock holds the request (with its audit and notifications) and
+  // the conversation so far (what the reviewer reads), the graph's checkpointer holds the graph.
+  const item = await gate.pauseItem(call, c);
+  await saveConversation(il, who, call.threadId, conversation, (thread, checkpoint) =>
+    il.pause({ thread, ...(checkpoint ? { checkpoint } : {}), items: [item], proposer: who.proposer }),
+  );
+  return gate.check(call);
 }
 
 /**
@@ -86,18 +131,9 @@ export async function decideCall(
   call: AdapterCall,
   conversation?: readonly unknown[],
 ): Promise<Exclude<CallCheck, { kind: 'ask' | 'wait' }>> {
-  let c = await gate.check(call);
-  if (c.kind === 'ask') {
-    // Durable before the interrupt: Interlock holds the request (with its audit and notifications) and
-    // the conversation so far (what the reviewer reads), the graph's checkpointer holds the graph.
-    const item = await gate.pauseItem(call, c);
-    await saveConversation(il, who, call.threadId, conversation, (thread, checkpoint) =>
-      il.pause({ thread, ...(checkpoint ? { checkpoint } : {}), items: [item], proposer: who.proposer }),
-    );
-    c = await gate.check(call);
-  }
+  let c = await openRequest(il, gate, who, call, conversation);
   while (c.kind === 'wait') {
-    interrupt(payload(il, c.outcome.request));
+    interrupt(payload(il, [c.outcome.request]));
     c = await gate.check(call);
   }
   if (c.kind === 'ask') throw new ConfigError(`Call ${call.toolCallId} needs a request and has none; nothing ran.`);

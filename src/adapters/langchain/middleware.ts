@@ -4,6 +4,7 @@ import { ConfigError } from '../../core/index.ts';
 import { createCallGate, schemasOf, withExecution, type AdapterCall } from '../core/index.ts';
 import { commandJson, commandOf } from './command.ts';
 import { decideCall, saveConversation, type InterlockMiddlewareOptions } from './decide-call.ts';
+import { pauseWholeStep } from './step-pause.ts';
 
 type ToolCallLike = { id?: string; name: string; args: Record<string, unknown> };
 type ToolResultJson =
@@ -16,7 +17,8 @@ type ToolResultJson =
  * `auto`/`notify` run under the execute-once ledger; `block` answers with the
  * rule's reason; `approve`/`escalate` open a durable Interlock request and
  * `interrupt()` with LangChain's HITL shape plus the request's id, version and
- * hash. On resume the call follows Interlock's recorded decision, never the
+ * hash — one interrupt with every action when all calls of a step wait on
+ * reviewers, one per call when a sibling may run now. On resume the call follows Interlock's recorded decision, never the
  * resume value: approve runs the authorized arguments once, edit the reviewer's
  * (re-validated and re-gated under the original tool's policy), reject and
  * respond answer with a ToolMessage. The graph's checkpointer stays yours.
@@ -49,6 +51,11 @@ export function interlockMiddleware(o: InterlockMiddlewareOptions) {
 
   return createMiddleware({
     name: 'InterlockMiddleware',
+    afterModel: async (state, runtime) => {
+      const messages = (state as { messages?: unknown[] }).messages;
+      await pauseWholeStep(il, gate, { name: o.name, version, proposer }, runtime.configurable?.thread_id, messages);
+      return undefined;
+    },
     wrapToolCall: async (request, handler) => {
       const tc = request.toolCall as ToolCallLike;
       const threadId = request.runtime.configurable?.thread_id;

@@ -2,7 +2,7 @@ import { Command } from '@langchain/langgraph';
 import type { ApprovalRequest } from '../../core/index.ts';
 import type { Interlock, RunnerResult, ThreadRunner } from '../../engine/index.ts';
 import { interruptsOf } from '../core/index.ts';
-import type { InterlockInterrupt } from './decide-call.ts';
+import { requestIdsOf, type InterlockInterrupt } from './decide-call.ts';
 
 /** A compiled `createAgent` agent (or LangGraph graph) as the runner needs it. */
 export interface ResumableGraph {
@@ -39,22 +39,28 @@ export function createLangChainRunner(o: {
   const il = o.interlock;
   const config = (threadId: string) => ({ configurable: { thread_id: threadId } });
 
+  /** The graph's open interrupts, each with the requests it waits on still pending (none: all decided). */
   async function pendingOf(threadId: string) {
     const state = await o.agent.getState(config(threadId));
-    const open: Array<{ id: string; req: ApprovalRequest | undefined; payload: InterlockInterrupt }> = [];
+    const open: Array<{ id: string; pending: ApprovalRequest[]; decided: string[] }> = [];
     for (const task of state.tasks)
       for (const i of task.interrupts ?? []) {
         const p = i.value as InterlockInterrupt | undefined;
         if (!i.id || !p?.interlock) continue;
-        const outcome = await il.requestOutcome(p.interlock.requestId);
-        open.push({ id: i.id, req: outcome?.state === 'pending' ? outcome.request : undefined, payload: p });
+        const entry = { id: i.id, pending: [] as ApprovalRequest[], decided: [] as string[] };
+        for (const requestId of requestIdsOf(p)) {
+          const outcome = await il.requestOutcome(requestId);
+          if (outcome?.state === 'pending') entry.pending.push(outcome.request);
+          else entry.decided.push(requestId);
+        }
+        open.push(entry);
       }
     return open;
   }
 
   async function after(threadId: string, result: unknown): Promise<LangChainRunResult> {
     const open = await pendingOf(threadId);
-    const pending = open.flatMap((x) => (x.req ? [x.req] : []));
+    const pending = open.flatMap((x) => x.pending);
     const messages = (result as { messages?: Array<{ content?: unknown }> } | undefined)?.messages ?? [];
     const last = messages.at(-1)?.content;
     return {
@@ -64,6 +70,25 @@ export function createLangChainRunner(o: {
       interrupts: interruptsOf(pending),
       result,
     };
+  }
+
+  /** LangChain's decisions for the decided actions of an interrupt (informational: Interlock's record rules). */
+  async function resumeValue(requestIds: string[]) {
+    const decisions: unknown[] = [];
+    const interlock: unknown[] = [];
+    for (const id of requestIds) {
+      const outcome = await il.requestOutcome(id);
+      const r = outcome.request;
+      decisions.push(
+        outcome.state === 'approved'
+          ? outcome.edited
+            ? { type: 'edit', editedAction: { name: r.tool, args: outcome.args } }
+            : { type: 'approve' }
+          : { type: 'reject', message: r.resolution?.message ?? outcome.state },
+      );
+      interlock.push({ requestId: r.id, status: r.status });
+    }
+    return { decisions, interlock: interlock.length === 1 ? interlock[0] : interlock };
   }
 
   return {
@@ -85,31 +110,19 @@ export function createLangChainRunner(o: {
         return after(threadId, await o.agent.invoke(null, config(threadId)));
       }
       // Decided calls go on now, each on its own; the ones still pending interrupt again when their
-      // task re-runs, and the run reports them.
-      const decided = open.filter((x) => !x.req);
+      // task re-runs, and the run reports them. An interrupt for a whole step goes on once any of its
+      // actions is decided: the decided calls run, the others interrupt one by one.
+      const decided = open.filter((x) => x.decided.length > 0);
       if (decided.length === 0)
         return {
           threadId,
           stopReason: 'interrupt',
           text: '',
-          interrupts: interruptsOf(open.flatMap((x) => (x.req ? [x.req] : []))),
+          interrupts: interruptsOf(open.flatMap((x) => x.pending)),
         };
       // Each interrupt gets LangChain's decision shape, by id; the middleware follows Interlock's record.
       const resume: Record<string, unknown> = {};
-      for (const x of decided) {
-        const outcome = await il.requestOutcome(x.payload.interlock.requestId);
-        const r = outcome.request;
-        resume[x.id] = {
-          decisions: [
-            outcome.state === 'approved'
-              ? outcome.edited
-                ? { type: 'edit', editedAction: { name: r.tool, args: outcome.args } }
-                : { type: 'approve' }
-              : { type: 'reject', message: r.resolution?.message ?? outcome.state },
-          ],
-          interlock: { requestId: r.id, status: r.status },
-        };
-      }
+      for (const x of decided) resume[x.id] = await resumeValue(x.decided);
       const result = await o.agent.invoke(new Command({ resume }), config(threadId));
       return after(threadId, result);
     },
