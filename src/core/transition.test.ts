@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ApprovalRequest, RequestStatus } from './approval.ts';
 import { actionHash } from './canonical.ts';
-import { IllegalTransitionError, TRANSITIONS, transition, type RequestEvent } from './transition.ts';
+import { IllegalTransitionError, PlantedCheckError, TRANSITIONS, transition, type RequestEvent } from './transition.ts';
 
 const T0 = Date.parse('2026-01-15T12:00:00.000Z');
 const NOW = T0 + 60_000;
@@ -98,6 +98,19 @@ describe('transition: every state × event', () => {
       });
     }
   }
+});
+
+describe('transition: the planted-check guard', () => {
+  it('a planted check may be decided like any request, but never starts or finishes an execution', () => {
+    const approved = transition(request({ planted: true }), { type: 'approve', by: 'rev_a' }, NOW);
+    assert.equal(approved.status, 'authorized', 'reviewers cannot tell it apart: their decision is recorded');
+    for (const event of [{ type: 'start_execution' }, { type: 'finish_execution', ok: true }] as const)
+      assert.throws(
+        () => transition(approved, event, NOW),
+        (e: unknown) => e instanceof PlantedCheckError && e.code === 'planted_check',
+      );
+    assert.equal(transition(approved, { type: 'cancel' }, NOW).status, 'cancelled');
+  });
 });
 
 describe('transition: what each change records', () => {

@@ -65,6 +65,26 @@ export class IllegalTransitionError extends InterlockUsageError {
   }
 }
 
+/** A planted check was about to run: it tests reviewers and never executes, whatever was decided. */
+export class PlantedCheckError extends InterlockUsageError {
+  constructor(requestId: string) {
+    super(
+      'planted_check',
+      `Approval request ${requestId} is a planted check: it tests reviewers and never runs, whatever was decided.`,
+      { details: { requestId } },
+    );
+  }
+}
+
+/**
+ * The guard on running a request's action, beside the states: a planted check never runs. Checked
+ * by {@link transition} for `start_execution` and `finish_execution`, and by the executor before it
+ * claims the action (the one place the engine asks "may this run?").
+ */
+export function executionGuard(req: Pick<ApprovalRequest, 'id' | 'planted'>): void {
+  if (req.planted) throw new PlantedCheckError(req.id);
+}
+
 /**
  * The request after `event` at `now`: version bumped, timestamps set, resolution
  * recorded. Throws {@link IllegalTransitionError} for a change the current
@@ -72,6 +92,7 @@ export class IllegalTransitionError extends InterlockUsageError {
  */
 export function transition(req: ApprovalRequest, event: RequestEvent, now: number): ApprovalRequest {
   if (!TRANSITIONS[req.status].includes(event.type)) throw new IllegalTransitionError(req, event.type);
+  if (event.type === 'start_execution' || event.type === 'finish_execution') executionGuard(req);
   const next: ApprovalRequest = { ...req, version: req.version + 1, updatedAt: now };
   const resolved = (status: RequestStatus, resolution: Resolution | null): ApprovalRequest => ({
     ...next,

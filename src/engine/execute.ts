@@ -1,5 +1,6 @@
 import {
   actionHash,
+  executionGuard,
   InterlockUsageError,
   NotFoundError,
   transition,
@@ -198,12 +199,7 @@ function assertRunnable(
   hash: string,
 ): asserts req is ApprovalRequest {
   if (!req) throw new NotFoundError('approval_request', requestId);
-  if (req.planted)
-    throw new InterlockUsageError(
-      'planted_check',
-      `Approval request ${req.id} is a planted check: it tests reviewers and never runs, whatever was decided.`,
-      { details: { requestId: req.id } },
-    );
+  executionGuard(req);
   if (!['authorized', 'executing', 'executed', 'failed'].includes(req.status)) {
     throw new InterlockUsageError(
       'not_authorized',
