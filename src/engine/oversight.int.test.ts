@@ -194,7 +194,8 @@ for (const backend of allBackends()) {
         undefined,
         'trust on a check grants nothing',
       );
-      assert.equal((await il.callOutcome(check.threadId, check.toolCallId!))?.state, 'cancelled');
+      assert.equal((await il.requestOutcome(check.id)).state, 'cancelled');
+      assert.notEqual((await il.callOutcome(check.threadId, check.toolCallId!))?.request.id, check.id);
       await assert.rejects(
         il.executeOnce(
           {
@@ -222,7 +223,7 @@ for (const backend of allBackends()) {
       clock.advance(4_000);
       const e = await decide(il, other.id, { type: 'edit', args: { orderId: 'ORD-1', amount: 600 } }, rita);
       assert.deepEqual(e.plantedCheck, { caught: false });
-      assert.equal((await il.callOutcome(other.threadId, other.toolCallId!))?.state, 'cancelled');
+      assert.equal((await il.requestOutcome(other.id)).state, 'cancelled');
 
       clock.advance(60_000);
       const r = await il.rollup(since, clock.now(), { oversight: true });

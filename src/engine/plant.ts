@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { newId, type ApprovalRequest } from '../core/index.ts';
+import type { ApprovalRequest } from '../core/index.ts';
 import type { EngineContext } from './context.ts';
 import { newRequest, type PauseItem } from './new-request.ts';
 
@@ -26,9 +26,10 @@ export function plantFor(ctx: EngineContext, item: PauseItem, real: ApprovalRequ
     proposer: real.proposer,
     item: {
       call: { tool: item.call.tool, args: made.args },
-      // A call id of the real call's form (its prefix, its length): not an Interlock id a reviewer
-      // could tell apart from the model's.
-      toolCallId: lookalikeCallId(real.toolCallId),
+      // The real call's own id: the check sits under the model's call in the conversation, as a real
+      // request does, with nothing in its id to tell it apart. The engine never takes a planted check
+      // for a call's request (listRequestsForCall leaves them out).
+      ...(real.toolCallId ? { toolCallId: real.toolCallId } : {}),
       // Its id shares the real one's time and counter, with its own random tail: it sorts before or
       // after the real request by chance, not always right after it.
       requestId: siblingId(real.id),
@@ -48,17 +49,4 @@ function siblingId(id: string): string {
   const keep = id.slice(0, at + 14);
   const alphabet = '0123456789abcdefghjkmnpqrstvwxyz';
   return keep + Array.from(randomBytes(id.length - keep.length), (b) => alphabet[b % 32]).join('');
-}
-
-/** A random call id shaped like `id`: the same prefix (up to its last `_` or `-`) and length (12 random at least). */
-function lookalikeCallId(id: string | null): string {
-  if (!id) return newId<string>('call');
-  const cut = Math.max(id.lastIndexOf('_'), id.lastIndexOf('-')) + 1;
-  const alphabet = /^[0-9a-f]+$/.test(id.slice(cut))
-    ? '0123456789abcdef'
-    : 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
-  // Providers' ids carry 20+ random characters; a short one (a scripted model's) gets 12, so the
-  // check's id never meets a real call's of the thread.
-  const bytes = randomBytes(Math.max(12, id.length - cut));
-  return id.slice(0, cut) + Array.from(bytes, (b) => alphabet[b % alphabet.length]).join('');
 }

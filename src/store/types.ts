@@ -107,7 +107,7 @@ export interface RequestStoreOps {
   /**
    * The requests raised for one tool call of a thread (a framework's call id), oldest first: the
    * first, and those an edit or an escalation handed over to. Call ids repeat across threads, so
-   * the thread is part of the key.
+   * the thread is part of the key. Planted checks, which carry the real call's id, are left out.
    */
   listRequestsForCall(threadId: string, toolCallId: string): Promise<ApprovalRequest[]>;
   /** Pending requests past their expiry, oldest first, locked for the caller where the backend can. */

@@ -10,6 +10,10 @@ import { createInterlock, type Interlock } from '../engine/index.ts';
 import { InterlockError, type ApprovalRequest, type TimeoutDecision } from '../core/index.ts';
 import { startServerFixture, testPolicy, type ServerFixture } from '../../test/support/server-fixture.ts';
 import { batchDigest } from './batch-digest.ts';
+import { approvalRequestedMessage } from '../notify/message.ts';
+import { emailMessage } from '../notify/email-message.ts';
+import { requestMessage } from '../notify/slack-interactive.ts';
+import type { EngineEvent } from '../engine/index.ts';
 import { createWebUi } from './index.ts';
 
 const REAL_CALL_ID = 'call_Qm3xT8vLw2ZpK7rYc4NbH9dF';
@@ -58,7 +62,18 @@ for (const backend of allBackends()) {
       const call = { tool: 'issue_refund', args: { orderId: 'ORD-1', customerId: 'cus_1', amount: 700 } };
       const { requests } = await il.pause({
         thread: { id: threadId, agent: 'support', agentVersion: '1' },
-        // A call id as providers make them: a prefix and 24 random characters.
+        // The conversation so far: the model's call, as providers make its id (a prefix, 24 random characters).
+        checkpoint: {
+          newMessages: [
+            { role: 'user', content: 'Refund my order ORD-1, please.' },
+            {
+              role: 'assistant',
+              content: [{ type: 'tool-call', toolCallId: REAL_CALL_ID, toolName: call.tool, input: call.args }],
+            },
+          ],
+          state: {},
+          schemaVersion: 1,
+        },
         items: [{ call, toolCallId: REAL_CALL_ID, verdict: await il.gate(call) }],
         proposer: 'agent:support',
       });
@@ -67,7 +82,8 @@ for (const backend of allBackends()) {
     }
 
     const neverRuns = async (il: Interlock, check: ApprovalRequest) => {
-      assert.equal((await il.callOutcome(check.threadId, check.toolCallId!))?.state, 'cancelled');
+      assert.equal((await il.requestOutcome(check.id)).state, 'cancelled');
+      assert.notEqual((await il.callOutcome(check.threadId, check.toolCallId!))?.request.id, check.id);
       await assert.rejects(
         il.executeOnce(
           {
@@ -116,6 +132,17 @@ for (const backend of allBackends()) {
 
     it('plays the reviewer: what a reviewer can read tells a planted check from a real request no better than chance', async (t) => {
       const il = planting();
+      // What the engine emits as each request opens: the live events (SSE) a reviewer's page receives.
+      const live = new Map<string, EngineEvent>();
+      il.on((e) => {
+        if (e.type === 'approval.created') live.set(e.requestId, e);
+      });
+      const shape = (v: unknown, r: ApprovalRequest): string =>
+        JSON.stringify(v)
+          .replaceAll(r.id, '<id>')
+          .replaceAll(r.actionHash, '<hash>')
+          .replace(/"(customerId|amount|orderId)":("[^"]*"|\d+)/g, '"$1":<arg>')
+          .replace(/cus_[a-z_0-9]+/g, '<arg>');
       // Features of each request, from the reads a supervisor has: per pair, the planted one's must equal the real one's.
       const features = async (r: ApprovalRequest) => {
         const story = await f.call<{ events: Array<{ type: string }> }>(`/api/v1/approvals/${r.id}/story`, 'alice');
@@ -126,25 +153,54 @@ for (const backend of allBackends()) {
           )
         ).body.items.find((i) => i.id === r.id);
         const packet = await f.call<Record<string, unknown>>(`/api/v1/approvals/${r.id}`, 'alice');
+        const thread = await f.call<{ pendingApprovals?: Array<{ id: string }> }>(
+          `/api/v1/threads/${encodeURIComponent(r.threadId)}`,
+          'alice',
+        );
+        const timeline = await f.call<{
+          messages: Array<{ content: unknown }>;
+          requests: Array<{ id: string; toolCallId: string | null }>;
+        }>(`/api/v1/threads/${encodeURIComponent(r.threadId)}/timeline`, 'alice');
+        const mineOnTimeline = timeline.body.requests.find((x) => x.id === r.id);
         // The thread's audit as a reviewer reads it: is the request's `interrupted` event right after the one before it?
         const events = await f.store.listAudit({ threadId: r.threadId });
         const mine = events.findIndex((e) => e.type === 'interrupted' && e.requestId === r.id);
         const before = events[mine - 1];
         const cut = Math.max(r.toolCallId!.lastIndexOf('_'), r.toolCallId!.lastIndexOf('-')) + 1;
+        const slack = requestMessage(r, f.url) as {
+          blocks: Array<{ type: string; elements?: Array<{ action_id?: string }> }>;
+        };
+        const email = emailMessage(approvalRequestedMessage(r, f.url));
         return {
           'story event types': story.body.events.map((e) => e.type).join(','),
           'queue item fields': Object.keys(item ?? {})
             .sort()
             .join(','),
           'review packet fields': Object.keys(packet.body).sort().join(','),
+          "listed in the thread read's pending approvals (with the service's threads)": (
+            thread.body.pendingApprovals ?? []
+          ).some((x) => x.id === r.id),
+          'placed under a call of the conversation on the timeline': JSON.stringify(timeline.body.messages).includes(
+            `"${mineOnTimeline?.toolCallId}"`,
+          ),
           'gap in the thread chain before it': before ? events[mine]!.chainSeq - before.chainSeq !== 1 : false,
           'call id shape': `${r.toolCallId!.slice(0, cut)}…${r.toolCallId!.length}`,
+          'live event (approval.created)': shape(live.get(r.id), r),
+          'notification jobs': (await f.store.listJobs({ requestId: r.id, kind: 'notify' })).length,
+          'Slack message blocks and buttons': slack.blocks
+            .map((b) => `${b.type}(${(b.elements ?? []).map((e) => e.action_id ?? '').join(' ')})`)
+            .join(','),
+          'e-mail subject and body shape': shape({ subject: email.subject, lines: email.text.split('\n').length }, r),
         };
       };
       const compared = new Set<string>();
       for (let i = 0; i < 4; i++) {
         const { real, check } = await pauseWithCheck(il);
         const [a, b] = [await features(real), await features(check)];
+        // The reads see something: a real request is placed, notified and announced.
+        assert.equal(a['placed under a call of the conversation on the timeline'], true);
+        assert.equal(a['notification jobs'], 1);
+        assert.notEqual(a['live event (approval.created)'], undefined);
         for (const k of Object.keys(a)) compared.add(k);
         assert.deepEqual(b, a, 'a reviewer can tell the planted check by one of these');
       }

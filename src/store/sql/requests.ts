@@ -223,9 +223,10 @@ function requestReads(db: SqlExecutor, d: Dialect): RequestReads {
       return rows[0] ? toRequest(rows[0]) : undefined;
     },
     async listRequestsForCall(threadId, toolCallId) {
-      // The thread index narrows to the thread's few requests; the call id filters those.
+      // The thread index narrows to the thread's few requests; the call id filters those. A planted
+      // check carries the real call's id (so no reviewer can tell it by its id) but is never its request.
       const rows = await db.all(
-        `SELECT * FROM il_requests WHERE thread_id = $1 AND tool_call_id = $2 ORDER BY created_at, id`,
+        `SELECT * FROM il_requests WHERE thread_id = $1 AND tool_call_id = $2 AND planted = 0 ORDER BY created_at, id`,
         [threadId, toolCallId],
       );
       return rows.map(toRequest);
