@@ -1,7 +1,14 @@
 import { createMiddleware, ToolMessage } from 'langchain';
-import { isCommand } from '@langchain/langgraph';
+import { isCommand, type Command } from '@langchain/langgraph';
 import { ConfigError } from '../../core/index.ts';
-import { createCallGate, schemasOf, withExecution, type AdapterCall } from '../core/index.ts';
+import {
+  createCallGate,
+  schemasOf,
+  withExecution,
+  type AdapterCall,
+  type CallCheck,
+  type CallGate,
+} from '../core/index.ts';
 import { commandJson, commandOf } from './command.ts';
 import { decideCall, saveConversation, type InterlockMiddlewareOptions } from './decide-call.ts';
 import { pauseWholeStep } from './step-pause.ts';
@@ -10,6 +17,47 @@ type ToolCallLike = { id?: string; name: string; args: Record<string, unknown> }
 type ToolResultJson =
   | { content: unknown; status?: 'success' | 'error' }
   | { command: { update?: unknown; goto?: unknown; graph?: string } };
+
+const message = (tc: ToolCallLike, content: unknown, status: 'success' | 'error' = 'success') =>
+  new ToolMessage({ content: content as string, tool_call_id: tc.id ?? '', name: tc.name, status });
+
+/**
+ * Run a call the gate let through (auto, or approved) once under the ledger, and answer the graph:
+ * the tool's ToolMessage, or its Command (a state update, a handoff) as the tool returned it.
+ */
+async function runTool(
+  gate: CallGate,
+  tc: ToolCallLike,
+  call: AdapterCall,
+  c: Extract<CallCheck, { kind: 'run' | 'approved' }>,
+  handle: (args: Record<string, unknown>) => unknown,
+): Promise<ToolMessage | Command> {
+  const r = await gate.run<ToolResultJson>(
+    call,
+    async (args, ledger) => {
+      const out: unknown = await withExecution(
+        { idempotencyKey: ledger.idempotencyKey, attempt: ledger.attempt },
+        async () => handle(args),
+      );
+      if (ToolMessage.isInstance(out)) return { content: out.content, ...(out.status ? { status: out.status } : {}) };
+      if (isCommand(out)) return { command: commandJson(out) };
+      throw new ConfigError(
+        `Tool ${tc.name} returned neither a ToolMessage nor a Command; Interlock records one of those.`,
+      );
+    },
+    c,
+  );
+  if (r.status === 'refused') return message(tc, `Not run: ${r.message}`, 'error');
+  if (r.status === 'failed') return message(tc, `The tool failed: ${r.error}`, 'error');
+  // A Command goes to the graph as the tool returned it — rebuilt from the ledger's record when the
+  // call replays, so a re-run applies the same update, not a new one.
+  if ('command' in r.result) return commandOf(r.result.command);
+  const content =
+    r.edited && typeof r.result.content === 'string'
+      ? `${gate.texts.edited(r.args)} Result: ${r.result.content}`
+      : r.result.content;
+  return message(tc, content, r.result.status ?? 'success');
+}
 
 /**
  * Interlock in front of a LangChain `createAgent` agent's tools, in place of
@@ -46,9 +94,6 @@ export function interlockMiddleware(o: InterlockMiddlewareOptions) {
     ...(o.evidence ? { evidence: o.evidence } : {}),
     ...(o.texts ? { texts: o.texts } : {}),
   });
-  const message = (tc: ToolCallLike, content: unknown, status: 'success' | 'error' = 'success') =>
-    new ToolMessage({ content: content as string, tool_call_id: tc.id ?? '', name: tc.name, status });
-
   return createMiddleware({
     name: 'InterlockMiddleware',
     afterModel: async (state, runtime) => {
@@ -71,31 +116,7 @@ export function interlockMiddleware(o: InterlockMiddlewareOptions) {
         return message(tc, c.message, 'error');
       }
       if (c.kind === 'not_run') return message(tc, c.message, c.answered ? 'success' : 'error');
-      const r = await gate.run<ToolResultJson>(
-        call,
-        async (args, ledger) => {
-          const out = await withExecution({ idempotencyKey: ledger.idempotencyKey, attempt: ledger.attempt }, () =>
-            handler({ ...request, toolCall: { ...request.toolCall, args } }),
-          );
-          if (ToolMessage.isInstance(out))
-            return { content: out.content, ...(out.status ? { status: out.status } : {}) };
-          if (isCommand(out)) return { command: commandJson(out) };
-          throw new ConfigError(
-            `Tool ${tc.name} returned neither a ToolMessage nor a Command; Interlock records one of those.`,
-          );
-        },
-        c,
-      );
-      if (r.status === 'refused') return message(tc, `Not run: ${r.message}`, 'error');
-      if (r.status === 'failed') return message(tc, `The tool failed: ${r.error}`, 'error');
-      // A Command (a state update, a handoff) goes to the graph as the tool returned it — rebuilt from
-      // the ledger's record when the call replays, so a re-run applies the same update, not a new one.
-      if ('command' in r.result) return commandOf(r.result.command);
-      const content =
-        r.edited && typeof r.result.content === 'string'
-          ? `${gate.texts.edited(r.args)} Result: ${r.result.content}`
-          : r.result.content;
-      return message(tc, content, r.result.status ?? 'success');
+      return runTool(gate, tc, call, c, (args) => handler({ ...request, toolCall: { ...request.toolCall, args } }));
     },
     afterAgent: async (state, runtime) => {
       const threadId = runtime.configurable?.thread_id;
