@@ -18,6 +18,8 @@ export interface ModelTexts {
   edited(args: Record<string, unknown>): string;
   /** A call refused, before anything ran, because another call of its step used the same call id. */
   duplicateCallId(toolCallId: string): string;
+  /** A call refused because an earlier call of the conversation had its call id (frameworks that keep the conversation). */
+  reusedCallId(toolCallId: string): string;
 }
 
 /** The default {@link ModelTexts}. */
@@ -30,6 +32,8 @@ export const DEFAULT_MODEL_TEXTS: ModelTexts = {
   edited: (args) => `A reviewer changed the arguments before this ran; it ran with ${JSON.stringify(args)}.`,
   duplicateCallId: (id) =>
     `Two calls in one step used the same call id (${id}); none of them ran. Propose each call again with its own id.`,
+  reusedCallId: (id) =>
+    `An earlier call in this conversation already used the call id ${id}; this call did not run. Propose it again with a new id.`,
 };
 
 /** The defaults with an agent's own texts over them. */

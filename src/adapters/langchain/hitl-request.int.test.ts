@@ -50,17 +50,20 @@ for (const backend of allBackends()) {
         schema: z.object({ to: z.string(), amount: z.number() }),
       });
       const model = fakeModel();
-      for (let i = 0; i < 50; i++)
+      for (let i = 0; i < 80; i++)
         model.respond((messages) => {
           const last = messages.at(-1)!;
           if (last.getType() !== 'human') return new AIMessage('Done.');
-          const amounts = (last.content as string).split(' ').map(Number);
+          const words = (last.content as string).split(' ');
+          const reuse = words[0] === 'same';
+          const amounts = words.filter((w) => w !== 'same').map(Number);
           return new AIMessage({
             content: '',
             tool_calls: amounts.map((amount, k) => ({
               name: 'transfer',
               args: { to: `acct-${k}`, amount },
-              id: `c${++n}`,
+              // `same …` reuses one call id in every turn, as a scripted model or a proxy might.
+              id: reuse ? 'call_same' : `c${++n}`,
             })),
           });
         });
@@ -134,6 +137,24 @@ for (const backend of allBackends()) {
       assert.equal(r.stopReason, 'interrupt');
       assert.deepEqual(ran, [100]);
       assert.equal((await interruptsOf(t)).length, 1);
+    });
+
+    it('a call id an earlier turn used is refused visibly, never answered with that call’s outcome', async () => {
+      const t = `hitl-${backend.name}-3`;
+      ran.length = 0;
+      const first = await runner.invoke('same 900', { threadId: t });
+      const req = await il.getRequestOrThrow(first.interrupts[0]!.id);
+      await il.decide(req.id, { type: 'approve', expectedVersion: req.version, actionHash: req.actionHash }, olga);
+      assert.equal((await runner.resume(t)).stopReason, 'end_turn');
+      assert.deepEqual(ran, [900]);
+      // The same id and arguments in a later turn: not the same call, and not run again.
+      const again = await runner.invoke('same 900', { threadId: t });
+      assert.equal(again.stopReason, 'end_turn');
+      assert.deepEqual(ran, [900]);
+      const messages = (again.result as { messages: Array<{ getType(): string; content: unknown }> }).messages;
+      const answer = messages.filter((m) => m.getType() === 'tool').at(-1)!;
+      assert.match(String(answer.content), /already used the call id call_same; this call did not run/);
+      assert.equal((await il.listRequests({ threadId: t })).items.length, 1, 'no request for the reused id');
     });
   });
 }

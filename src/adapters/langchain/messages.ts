@@ -52,3 +52,17 @@ export function toThreadMessages(messages: readonly unknown[]): Array<{ role: st
   }
   return out;
 }
+
+/**
+ * Whether an earlier model turn of the conversation already used this call id. Interlock finds a
+ * call's request by thread and call id, so a reused id would be answered with the earlier call's
+ * outcome: such a call is refused instead, visibly. (A paused step resumed is the same turn.)
+ */
+export function reusedCallId(messages: readonly unknown[] | undefined, id: string): boolean {
+  let turns = 0;
+  for (const m of messages ?? []) {
+    const ai = m as { getType?: () => string; tool_calls?: Array<{ id?: string }> };
+    if (ai.getType?.() === 'ai' && ai.tool_calls?.some((tc) => tc.id === id)) turns++;
+  }
+  return turns > 1;
+}

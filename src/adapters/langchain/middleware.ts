@@ -11,6 +11,7 @@ import {
 } from '../core/index.ts';
 import { commandJson, commandOf } from './command.ts';
 import { decideCall, saveConversation, type InterlockMiddlewareOptions } from './decide-call.ts';
+import { reusedCallId } from './messages.ts';
 import { pauseWholeStep } from './step-pause.ts';
 
 type ToolCallLike = { id?: string; name: string; args: Record<string, unknown> };
@@ -110,6 +111,7 @@ export function interlockMiddleware(o: InterlockMiddlewareOptions) {
         );
       const call: AdapterCall = { threadId, toolCallId: tc.id, tool: tc.name, args: tc.args };
       const conversation = (request.state as { messages?: unknown[] } | undefined)?.messages;
+      if (reusedCallId(conversation, tc.id)) return message(tc, gate.texts.reusedCallId(tc.id), 'error');
       const c = await decideCall(il, gate, { name: o.name, version, proposer }, call, conversation);
       if (c.kind === 'block') {
         await gate.recordBlock(call, c);

@@ -3,6 +3,7 @@ import type { ApprovalRequest } from '../../core/index.ts';
 import type { Interlock } from '../../engine/index.ts';
 import type { AdapterCall, CallCheck, CallGate } from '../core/index.ts';
 import { openRequest, payload } from './decide-call.ts';
+import { reusedCallId } from './messages.ts';
 
 type ToolCallLike = { id?: string; name: string; args: Record<string, unknown> };
 
@@ -24,7 +25,7 @@ export async function pauseWholeStep(
   const last = messages?.at(-1) as { tool_calls?: ToolCallLike[]; getType?: () => string } | undefined;
   const toolCalls = last?.getType?.() === 'ai' ? (last.tool_calls ?? []) : [];
   // A step LangGraph cannot key (no thread, a call without an id) is refused by the tool wrapper.
-  if (!threadId || toolCalls.length === 0 || toolCalls.some((tc) => !tc.id)) return;
+  if (!threadId || toolCalls.length === 0 || toolCalls.some((tc) => !tc.id || reusedCallId(messages, tc.id))) return;
   const checks: CallCheck[] = [];
   for (const tc of toolCalls) {
     const call: AdapterCall = { threadId, toolCallId: tc.id!, tool: tc.name, args: tc.args };
