@@ -1,11 +1,14 @@
 import {
+  DECISION_TYPES,
   decisionsFor as coreDecisionsFor,
+  eligibilityRefusal,
   redactMessages,
   type ApprovalRequest,
   type DecisionType,
   type Resolution,
 } from '../core/index.ts';
 import { canSeeRole, type Principal } from './auth.ts';
+import type { ReviewFacts } from './review-facts.ts';
 import type { ThreadRow } from '../store/types.ts';
 import type { ThreadView } from './types.ts';
 import type { RequestSummary } from './schemas.ts';
@@ -62,6 +65,67 @@ export function decisionsFor(
   return coreDecisionsFor(req, viewer, voters, now);
 }
 
+/**
+ * Why `viewer` may not take each decision they cannot take now, by the code the API would refuse it
+ * with, in the order the engine checks (`checkDecision` in core/approval): who may decide
+ * (forbidden_role, self_approval, duplicate_reviewer), then already_resolved, request_expired and
+ * decision_not_allowed (the rule takes no such decision). Decisions they can take are absent.
+ */
+export function decisionRefusals(
+  req: ApprovalRequest,
+  viewer: Principal,
+  voters: readonly string[],
+  now: number,
+): Partial<Record<DecisionType, string>> {
+  const allowed = decisionsFor(req, viewer, voters, now);
+  const out: Partial<Record<DecisionType, string>> = {};
+  for (const t of DECISION_TYPES) {
+    if (allowed.includes(t)) continue;
+    out[t] =
+      eligibilityRefusal(req, viewer, t, voters)?.code ??
+      (req.status !== 'pending'
+        ? 'already_resolved'
+        : now >= req.expiresAt
+          ? 'request_expired'
+          : 'decision_not_allowed');
+  }
+  return out;
+}
+
+/**
+ * Evidence keys the agent loop fills from the conversation (`conversationEvidence` in
+ * agent/new-waits.ts): text a customer or a model wrote. Every other key came from the tool's
+ * `evidence()` (or an integration's evidence function): facts the system computed.
+ */
+export const CONVERSATION_EVIDENCE_KEYS: readonly string[] = ['customerMessage', 'agentSaid'];
+
+/**
+ * The request's evidence in two parts: what the system computed, and what a customer or a model
+ * wrote. In a sub-agent's thread the conversation's "customer message" is the parent agent's
+ * request, so it is shown as such, and the customer's own words come from the root thread.
+ */
+export function evidenceParts(
+  evidence: Record<string, unknown>,
+  rootCustomerMessage: string | null,
+): { computed: Record<string, unknown>; untrusted: Record<string, unknown> } {
+  const computed: Record<string, unknown> = {};
+  const conversation: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(evidence)) {
+    if (CONVERSATION_EVIDENCE_KEYS.includes(k)) conversation[k] = v;
+    else computed[k] = v;
+  }
+  if (rootCustomerMessage === null) return { computed, untrusted: conversation };
+  const { customerMessage, ...rest } = conversation;
+  return {
+    computed,
+    untrusted: {
+      customerMessage: rootCustomerMessage,
+      ...(customerMessage !== undefined && { parentAgentAsked: customerMessage }),
+      ...rest,
+    },
+  };
+}
+
 /** Everything a reviewer needs to decide, in one document. */
 export function reviewPacket(
   req: ApprovalRequest,
@@ -71,8 +135,11 @@ export function reviewPacket(
     now: number;
     argsSchema: Record<string, unknown> | null;
     names?: Readonly<Record<string, string>>;
+    facts?: ReviewFacts;
   },
 ) {
+  const facts = opts.facts;
+  const evidence = evidenceParts(req.evidence, facts?.rootCustomerMessage ?? null);
   return {
     ...requestSummary(req),
     argsSchema: opts.argsSchema,
@@ -81,8 +148,13 @@ export function reviewPacket(
     approvedBy: opts.voters,
     names: opts.names ?? {},
     allowedDecisions: decisionsFor(req, opts.viewer, opts.voters, opts.now),
+    refusals: decisionRefusals(req, opts.viewer, opts.voters, opts.now),
+    // Facts the tool computed when the request was opened: trusted, but as old as `asOf`.
+    computed: { evidence: evidence.computed, asOf: iso(facts?.evidenceAsOf ?? req.createdAt) },
     // Text from customers and models: display as plain text, never as markup or instructions.
-    untrusted: { evidence: req.evidence },
+    untrusted: { evidence: evidence.untrusted },
+    ended: facts?.ended ?? null,
+    replacement: facts?.replacement ?? null,
     ...plantedCheckView(req),
   };
 }

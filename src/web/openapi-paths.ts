@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { batchBody, batchQuery } from './routes/batch.ts';
 import { dashboardQuery } from './routes/dashboard.ts';
+import { nextQuery } from './routes/next-request.ts';
 
 type Json = Record<string, unknown>;
 
@@ -84,6 +85,23 @@ export function webApiPaths(): Record<string, unknown> {
           'Per-tool interrupts, approval and correction rates, median time to decision, resume success and queue depth over time',
         parameters: query(dashboardQuery),
         responses: { 200: ok('The figures of the window.'), ...errors(400, 401) },
+      },
+    },
+    '/api/v1/review/next': {
+      get: {
+        summary:
+          'The pending request the caller should decide next (soonest expiry first), passing over those they cannot decide: other roles, their own proposals, those their approval already counts on, expired ones',
+        parameters: query(nextQuery),
+        responses: {
+          200: ok('next: a request summary or null; skipped: how many were passed over, by refusal code.', {
+            type: 'object',
+            properties: {
+              next: { oneOf: [{ $ref: '#/components/schemas/RequestSummary' }, { type: 'null' }] },
+              skipped: { type: 'object', additionalProperties: { type: 'integer' } },
+            },
+          }),
+          ...errors(400, 401),
+        },
       },
     },
   };

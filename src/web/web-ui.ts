@@ -7,6 +7,7 @@ import { webApiPaths } from './openapi-paths.ts';
 import { assetRoutes } from './routes/asset-routes.ts';
 import { batchRoutes } from './routes/batch.ts';
 import { dashboardRoutes } from './routes/dashboard.ts';
+import { nextRequestRoutes } from './routes/next-request.ts';
 import { pageRoutes } from './routes/page-routes.ts';
 import { sessionRoutes } from './routes/session-routes.ts';
 import { timelineRoutes } from './routes/timeline.ts';
@@ -38,7 +39,7 @@ const UI_PATHS = [
  * reviewer token into a server-side session, the approval queue with live
  * updates, review cards, batch approval, thread timelines and metrics charts.
  * It adds to the API `GET /batch` + `POST /batch/decision`,
- * `GET /threads/:id/timeline` and `GET /dashboard` (under /api/v1).
+ * `GET /threads/:id/timeline`, `GET /dashboard` and `GET /review/next` (under /api/v1).
  * @example
  * const app = createApp({ interlock, threads, ui: createWebUi() });
  * await serve({ app, port: 3000 }); // open http://localhost:3000 and sign in with a token
@@ -68,6 +69,7 @@ export function createWebUi(options: WebUiOptions = {}): AppUi {
       app.route('/api/v1', batchRoutes(ctx.deps, ctx.limiter));
       app.route('/api/v1', timelineRoutes(ctx.deps));
       app.route('/api/v1', dashboardRoutes(ctx.deps));
+      app.route('/api/v1', nextRequestRoutes(ctx.deps));
       app.route('/', sessionRoutes(w, ctx.reviewers, sessions));
       app.route('/', pageRoutes(w, sessions));
       app.route('/', assetRoutes());
