@@ -144,6 +144,8 @@ export interface Interlock {
   /** The request, or a NotFoundError. */
   getRequestOrThrow(id: string): Promise<ApprovalRequest>;
   listRequests(q: RequestQuery): Promise<{ items: ApprovalRequest[]; nextCursor: string | null }>;
+  /** How many requests match `q`'s filters (the queue's count, without reading the requests). */
+  countRequests(q: RequestQuery): Promise<number>;
   /**
    * Where a framework's tool call stands: the request raised for it (by thread and call id, and with
    * `actionHash` the one raised for exactly those arguments), followed to the one that stands;
@@ -248,6 +250,7 @@ export function createInterlock(options: InterlockOptions): Interlock {
       return r;
     },
     listRequests: (q) => ctx.store.listRequests(q),
+    countRequests: (q) => ctx.store.countRequests(q),
     async callOutcome(threadId, toolCallId, hash) {
       // One read: the call's requests (the first and those it handed over to) all carry its call id.
       const chain = await ctx.store.listRequestsForCall(threadId, toolCallId);

@@ -1,15 +1,8 @@
 import { z } from 'zod';
 import { DECISION_TYPES } from '../core/index.ts';
-import {
-  auditQuery,
-  decisionBody,
-  listQuery,
-  plantedQuery,
-  requestSummarySchema,
-  startThreadBody,
-  threadQuery,
-} from './schemas.ts';
+import { auditQuery, decisionBody, requestSummarySchema, startThreadBody, threadQuery } from './schemas.ts';
 import { HTTP_STATUS } from './errors.ts';
+import { queueItemSchema, queuePaths } from './openapi-queue.ts';
 
 /**
  * The OpenAPI 3.1 document of the HTTP API. Request bodies and query
@@ -120,58 +113,6 @@ const reviewPacket: Json = {
     },
   ],
 };
-
-/** The approval queue: the requests a reviewer may see and the planted checks among them. */
-function queuePaths(): Json {
-  return {
-    '/api/v1/approvals': {
-      get: {
-        summary: 'List approval requests (non-operators see their roles only)',
-        parameters: queryParams(listQuery),
-        responses: {
-          200: json(
-            {
-              type: 'object',
-              properties: {
-                items: { type: 'array', items: ref('RequestSummary') },
-                nextCursor: { type: ['string', 'null'] },
-              },
-            },
-            'A page of requests.',
-          ),
-          ...errors(400, 401),
-        },
-      },
-    },
-    '/api/v1/planted': {
-      get: {
-        summary: 'List planted checks, newest first, with whether each was caught (operators only)',
-        parameters: queryParams(plantedQuery),
-        responses: {
-          200: json(
-            {
-              type: 'object',
-              properties: {
-                items: {
-                  type: 'array',
-                  items: {
-                    allOf: [
-                      ref('RequestSummary'),
-                      { type: 'object', properties: { plantedCheck: plantedCheckSchema } },
-                    ],
-                  },
-                },
-                nextCursor: { type: ['string', 'null'] },
-              },
-            },
-            'A page of planted checks.',
-          ),
-          ...errors(400, 401, 403),
-        },
-      },
-    },
-  };
-}
 
 /** One approval request: its review packet, deciding it and its story. */
 function requestPaths(): Json {
@@ -368,6 +309,7 @@ function components(): Json {
       Decision: jsonSchema(decisionBody),
       RequestSummary: requestSummary,
       ReviewPacket: reviewPacket,
+      QueueItem: queueItemSchema,
     },
     responses: Object.fromEntries(Object.entries(ERROR_TEXT).map(([s, text]) => [`E${s}`, json(ref('Error'), text)])),
   };
@@ -385,7 +327,12 @@ export function openApiDocument(opts: { baseUrl?: string; version?: string } = {
     },
     ...(opts.baseUrl && { servers: [{ url: opts.baseUrl }] }),
     security: auth,
-    paths: { ...queuePaths(), ...requestPaths(), ...threadPaths(), ...operationPaths() },
+    paths: {
+      ...queuePaths({ queryParams, plantedCheck: plantedCheckSchema }),
+      ...requestPaths(),
+      ...threadPaths(),
+      ...operationPaths(),
+    },
     components: components(),
   };
 }

@@ -37,16 +37,47 @@ export const decisionBody = z
   });
 export type DecisionBody = z.infer<typeof decisionBody>;
 
-/** Query of GET /api/v1/approvals. */
-export const listQuery = z.strictObject({
+/** Filters of GET /api/v1/approvals and of its count (`arg.<name>` filters are read apart: see {@link argFilters}). */
+export const countQuery = z.strictObject({
   status: z.enum(REQUEST_STATUSES).optional(),
   role: z.string().min(1).max(200).optional(),
   tool: z.string().min(1).max(200).optional(),
+  tier: z.enum(TIERS).optional(),
   threadId: z.string().min(1).max(200).optional(),
+  q: z
+    .string()
+    .trim()
+    .min(1, 'search text must not be blank')
+    .max(200)
+    .optional()
+    .describe('Free text: a case-insensitive substring of the tool, the reason or the arguments (their JSON text)'),
+  ids: z
+    .string()
+    .regex(/^[^,\s]{1,200}(,[^,\s]{1,200}){0,99}$/, 'a comma-separated list of 1 to 100 request ids')
+    .optional()
+    .describe('Only these requests (comma-separated ids, at most 100), whatever their status unless status is given'),
+});
+
+/** Query of GET /api/v1/approvals. */
+export const listQuery = countQuery.extend({
   limit: z.coerce.number().int().min(1).max(500).optional(),
   cursor: z.string().min(1).max(1000).optional(),
-  order: z.enum(['newest', 'expiry']).optional(),
+  order: z
+    .enum(['newest', 'expiry', 'amount'])
+    .optional()
+    .describe('Newest first (default), soonest expiry first, or the numeric amount argument largest first'),
 });
+
+/**
+ * `arg.<name>=<value>` filters of the queue listing and count: the top-level argument `name`
+ * equals `value` (compared as text, case-insensitively). Names are plain identifiers; at most 5.
+ */
+export const argFilters = z
+  .record(
+    z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,99}$/, 'argument names are letters, digits and _'),
+    z.string().min(1, 'give the value to match').max(200),
+  )
+  .refine((a) => Object.keys(a).length <= 5, 'at most 5 argument filters');
 
 /** Query of GET /api/v1/planted (operators). */
 export const plantedQuery = z.strictObject({

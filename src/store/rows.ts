@@ -97,12 +97,26 @@ export interface RequestQuery {
   roles?: readonly string[];
   tool?: string;
   threadId?: string;
-  /** `expiry`: soonest-expiring first; `newest`: newest first (default). */
-  order?: 'newest' | 'expiry';
+  /**
+   * `expiry`: soonest-expiring first; `newest`: newest first (default); `amount`: the numeric
+   * `amount` argument, largest first, requests without one last.
+   */
+  order?: 'newest' | 'expiry' | 'amount';
   limit?: number;
   cursor?: string;
   /** Only planted checks (true) or only real requests (false); both when absent. */
   planted?: boolean;
+  /** Only this tier (`approve`, `escalate`…). */
+  tier?: string;
+  /** Only these requests (a page patching rows it shows). */
+  ids?: readonly string[];
+  /** Free text: a case-insensitive substring of the tool, the reason or the arguments' JSON text. */
+  text?: string;
+  /**
+   * Argument values: each named top-level argument equals the value, compared as text and
+   * case-insensitively (`{ orderId: 'ORD-7' }`). Names are plain identifiers.
+   */
+  args?: Readonly<Record<string, string>>;
 }
 
 /** A vote towards a request's quorum, or the decision that resolved it. */

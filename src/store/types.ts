@@ -104,6 +104,8 @@ export interface RequestStoreOps {
    */
   updateLockedRequest(r: ApprovalRequest, expectedVersion: number): Promise<void>;
   listRequests(q: RequestQuery): Promise<{ items: ApprovalRequest[]; nextCursor: string | null }>;
+  /** How many requests match `q`'s filters (its order, limit and cursor are ignored): one COUNT, no rows read out. */
+  countRequests(q: RequestQuery): Promise<number>;
   /**
    * The requests raised for one tool call of a thread (a framework's call id), oldest first: the
    * first, and those an edit or an escalation handed over to. Call ids repeat across threads, so

@@ -1,31 +1,14 @@
 import { Hono } from 'hono';
-import type { z } from 'zod';
 import type { Decision } from '../../core/index.ts';
-import type { RequestQuery } from '../../store/types.ts';
 import { visibleRequest } from '../access.ts';
-import { canSeeRole, requireOperator, type Principal } from '../auth.ts';
+import { requireOperator } from '../auth.ts';
 import { RateLimitedError } from '../errors.ts';
 import { readJson, readQuery } from '../input.ts';
+import { queueItems, queueQuery, readQueueQuery } from '../queue-query.ts';
 import type { RateLimiter } from '../rate-limit.ts';
-import { decisionBody, listQuery, plantedQuery, type DecisionBody } from '../schemas.ts';
+import { countQuery, decisionBody, listQuery, plantedQuery, type DecisionBody } from '../schemas.ts';
 import type { AppEnv, RouteDeps } from '../types.ts';
 import { plantedCheckView, requestSummary, reviewerNames, reviewPacket } from '../views.ts';
-
-/** The store query of a queue listing: a role filter narrows to what `p` may see; no filter, to all of their roles. */
-function queueQuery(p: Principal, q: z.infer<typeof listQuery>): RequestQuery {
-  let roles: readonly string[] | undefined;
-  if (q.role !== undefined) roles = canSeeRole(p, q.role) ? [q.role] : [];
-  else roles = p.operator ? undefined : p.roles;
-  return {
-    ...(q.status && { status: q.status }),
-    ...(roles && { roles }),
-    ...(q.tool && { tool: q.tool }),
-    ...(q.threadId && { threadId: q.threadId }),
-    ...(q.order && { order: q.order }),
-    ...(q.limit !== undefined && { limit: q.limit }),
-    ...(q.cursor && { cursor: q.cursor }),
-  };
-}
 
 /** The engine's decision from a validated body, leaving out what was not sent. */
 function decisionOf(body: DecisionBody): Decision {
@@ -48,8 +31,15 @@ export function approvalRoutes(deps: RouteDeps, limiter: RateLimiter | undefined
   const app = new Hono<AppEnv>();
 
   app.get('/approvals', async (c) => {
-    const page = await interlock.listRequests(queueQuery(c.var.principal, readQuery(c, listQuery)));
-    return c.json({ items: page.items.map(requestSummary), nextCursor: page.nextCursor });
+    const p = c.var.principal;
+    const page = await interlock.listRequests(queueQuery(p, readQueueQuery(c, listQuery)));
+    return c.json({ ...(await queueItems(deps, p, page.items)), nextCursor: page.nextCursor });
+  });
+
+  // The queue's count under the same filters: one COUNT, so a badge never reads the requests themselves.
+  app.get('/approvals/count', async (c) => {
+    const p = c.var.principal;
+    return c.json({ count: await interlock.countRequests(queueQuery(p, readQueueQuery(c, countQuery))) });
   });
 
   // Operators only: a reviewer who could list planted checks could tell them apart in the queue.

@@ -13,7 +13,8 @@ import {
   type OpShape,
 } from './executor.ts';
 
-function toRequest(r: Row): ApprovalRequest {
+/** A request row as the store hands it out. */
+export function toRequest(r: Row): ApprovalRequest {
   return {
     id: String(r.id),
     threadId: String(r.thread_id),
@@ -50,22 +51,116 @@ function toRequest(r: Row): ApprovalRequest {
   };
 }
 
-// A cursor names its order, so one from a `newest` page cannot page an `expiry` listing.
-function encodeCursor(order: 'newest' | 'expiry', a: number, id: string): string {
-  return Buffer.from(`${order}:${a}:${id}`).toString('base64url');
+type Order = NonNullable<RequestQuery['order']>;
+
+// A cursor names its order, so one from a `newest` page cannot page an `expiry` listing. An `amount`
+// cursor's key is the last amount, or `null` once the page reached requests without one.
+function encodeCursor(order: Order, a: number | null, id: string): string {
+  return Buffer.from(`${order}:${a === null ? 'null' : a}:${id}`).toString('base64url');
 }
 
-function decodeCursor(c: string, order: 'newest' | 'expiry'): [number, string] {
-  const m = /^(newest|expiry):(\d+):(.+)$/.exec(Buffer.from(c, 'base64url').toString());
-  if (!m || m[1] !== order) {
+function decodeCursor(c: string, order: Order): [number | null, string] {
+  const m = /^(newest|expiry|amount):([^:]+):(.+)$/.exec(Buffer.from(c, 'base64url').toString());
+  const key = m?.[2] === 'null' && m[1] === 'amount' ? null : Number(m?.[2]);
+  const valid = m && (key === null || (m[1] === 'amount' ? Number.isFinite(key) : Number.isSafeInteger(key)));
+  if (!valid || m[1] !== order) {
     throw new ValidationError(
-      m
+      valid
         ? `This cursor pages the "${m[1]}" order; request the same order it came from, or start again without a cursor.`
         : 'The cursor is not one this API returned; pass nextCursor from the previous page unchanged.',
-      [{ path: 'cursor', message: m ? 'order mismatch' : 'malformed' }],
+      [{ path: 'cursor', message: valid ? 'order mismatch' : 'malformed' }],
     );
   }
-  return [Number(m[2]), m[3]!];
+  return [key, m[3]!];
+}
+
+/** The key a page's last request continues from, in `order`. */
+function cursorKey(r: ApprovalRequest, order: Order): number | null {
+  if (order === 'expiry') return r.expiresAt;
+  if (order === 'newest') return r.createdAt;
+  // As the database reads it (Dialect.jsonNumber): a JSON number, else none.
+  const a = r.args.amount;
+  return typeof a === 'number' && Number.isFinite(a) ? a : null;
+}
+
+const ARG_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,99}$/;
+
+/** Escape LIKE's wildcards (and the escape character), so the text is matched as typed. */
+function likeLiteral(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** The WHERE conditions of `q`'s filters (not its cursor), their values appended to `params`. */
+function filterSql(q: RequestQuery, d: Dialect, params: unknown[]): string[] {
+  const where: string[] = [];
+  const param = (v: unknown) => `$${params.push(v)}`;
+  // Pending requests have their own (partial) indexes; the planner uses them only for the literal.
+  if (q.status === 'pending') where.push(`status = 'pending'`);
+  else if (q.status) where.push(`status = ${param(q.status)}`);
+  if (q.tool) where.push(`tool = ${param(q.tool)}`);
+  if (q.tier) where.push(`tier = ${param(q.tier)}`);
+  if (q.threadId) where.push(`thread_id = ${param(q.threadId)}`);
+  if (q.planted !== undefined) where.push(q.planted ? `planted = 1` : `planted = 0`);
+  if (q.ids) where.push(q.ids.length ? `id IN (${q.ids.map(param).join(', ')})` : 'FALSE');
+  if (q.text) {
+    // One parameter, three columns: LOWER on both sides folds case alike on each backend.
+    const p = `LOWER(CAST(${param(`%${likeLiteral(q.text)}%`)} AS TEXT))`;
+    where.push(
+      `(LOWER(tool) LIKE ${p} ESCAPE '\\' OR LOWER(reason) LIKE ${p} ESCAPE '\\' OR LOWER(args) LIKE ${p} ESCAPE '\\')`,
+    );
+  }
+  for (const [name, value] of Object.entries(q.args ?? {})) {
+    // The name becomes a JSON path on SQLite: only plain identifiers, so it cannot mean another path.
+    if (!ARG_NAME.test(name))
+      throw new ValidationError(`Argument filter "${name}" must be a plain argument name (letters, digits, _).`, [
+        { path: `arg.${name}`, message: 'not a plain argument name' },
+      ]);
+    where.push(`LOWER(${d.jsonText('args', param(name))}) = LOWER(CAST(${param(value)} AS TEXT))`);
+  }
+  return where;
+}
+
+/** Keyset condition continuing `order` after the cursor's request. */
+function afterCursor(order: Order, col: string, key: number | null, id: string, params: unknown[]): string {
+  const b = `$${params.push(id)}`;
+  if (key === null) return `(${col} IS NULL AND id < ${b})`;
+  const a = `$${params.push(key)}`;
+  if (order === 'expiry') return `(${col} > ${a} OR (${col} = ${a} AND id > ${b}))`;
+  if (order === 'newest') return `(${col} < ${a} OR (${col} = ${a} AND id < ${b}))`;
+  return `(${col} < ${a} OR (${col} = ${a} AND id < ${b}) OR ${col} IS NULL)`;
+}
+
+/** The SELECT for one page of {@link RequestStoreOps.listRequests}, fetching one row past the page to tell if another follows. */
+function listQuery(q: RequestQuery, d: Dialect, limit: number): { sql: string; params: unknown[] } {
+  const params: unknown[] = [];
+  const order: Order = q.order ?? 'newest';
+  const where = filterSql(q, d, params);
+  if (q.roles) {
+    // Newest first is an ordered scan of the created_at index with roles as a filter; an index
+    // on role would need a sort of every match. `role || ''` keeps planners off the role index.
+    where.push(
+      `${order === 'newest' ? `(role || '')` : 'role'} IN (${placeholders(q.roles.length, params.length + 1)})`,
+    );
+    params.push(...q.roles);
+  }
+  const col =
+    order === 'expiry'
+      ? 'expires_at'
+      : order === 'newest'
+        ? 'created_at'
+        : d.jsonNumber('args', `$${params.push('amount')}`);
+  if (q.cursor) {
+    const [key, id] = decodeCursor(q.cursor, order);
+    where.push(afterCursor(order, col, key, id, params));
+  }
+  params.push(limit + 1);
+  const dir = order === 'expiry' ? 'ASC' : 'DESC';
+  // Requests without an amount come last, in both backends (they disagree on where NULLs sort).
+  const sort = order === 'amount' ? `(${col} IS NULL), ${col} DESC, id DESC` : `${col} ${dir}, id ${dir}`;
+  return {
+    sql: `SELECT * FROM il_requests ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${sort} LIMIT $${params.length}`,
+    params,
+  };
 }
 
 /** A request's new state, guarded by the version it was read at. */
@@ -134,47 +229,6 @@ function insertParams(r: ApprovalRequest): unknown[] {
   ];
 }
 
-/** The SELECT for one page of {@link RequestStoreOps.listRequests}, fetching one row past the page to tell if another follows. */
-function listQuery(q: RequestQuery, limit: number): { sql: string; params: unknown[] } {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  const add = (sql: (p: string) => string, v: unknown) => {
-    params.push(v);
-    where.push(sql(`$${params.length}`));
-  };
-  // Pending requests have their own (partial) indexes; the planner uses them only for the literal.
-  if (q.status === 'pending') where.push(`status = 'pending'`);
-  else if (q.status) add((p) => `status = ${p}`, q.status);
-  if (q.tool) add((p) => `tool = ${p}`, q.tool);
-  if (q.threadId) add((p) => `thread_id = ${p}`, q.threadId);
-  if (q.planted !== undefined) where.push(q.planted ? `planted = 1` : `planted = 0`);
-  const byExpiry = q.order === 'expiry';
-  if (q.roles) {
-    // Newest first is an ordered scan of the created_at index with roles as a filter; an index
-    // on role would need a sort of every match. `role || ''` keeps planners off the role index.
-    where.push(`${byExpiry ? 'role' : `(role || '')`} IN (${placeholders(q.roles.length, params.length + 1)})`);
-    params.push(...q.roles);
-  }
-  const col = byExpiry ? 'expires_at' : 'created_at';
-  if (q.cursor) {
-    const [at, id] = decodeCursor(q.cursor, byExpiry ? 'expiry' : 'newest');
-    params.push(at, id);
-    const a = `$${params.length - 1}`;
-    const b = `$${params.length}`;
-    where.push(
-      byExpiry
-        ? `(${col} > ${a} OR (${col} = ${a} AND id > ${b}))`
-        : `(${col} < ${a} OR (${col} = ${a} AND id < ${b}))`,
-    );
-  }
-  params.push(limit + 1);
-  const dir = byExpiry ? 'ASC' : 'DESC';
-  return {
-    sql: `SELECT * FROM il_requests ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${col} ${dir}, id ${dir} LIMIT $${params.length}`,
-    params,
-  };
-}
-
 type RequestWrites = Pick<
   RequestStoreOps,
   'insertRequest' | 'updateRequest' | 'updateLockedRequest' | 'setRequestStatus'
@@ -212,7 +266,7 @@ function requestWrites(db: SqlExecutor): RequestWrites {
 
 type RequestReads = Pick<
   RequestStoreOps,
-  'getRequest' | 'listRequestsForCall' | 'listRequests' | 'claimExpired' | 'countPendingByRole'
+  'getRequest' | 'listRequestsForCall' | 'listRequests' | 'countRequests' | 'claimExpired' | 'countPendingByRole'
 >;
 
 /** Reads of approval requests: by id, by call, paged listings, the expired to claim and the queue's figures. */
@@ -234,16 +288,25 @@ function requestReads(db: SqlExecutor, d: Dialect): RequestReads {
     async listRequests(q) {
       if (q.roles?.length === 0) return { items: [], nextCursor: null };
       const limit = Math.min(Math.max(q.limit ?? 50, 1), 500);
-      const { sql, params } = listQuery(q, limit);
+      const { sql, params } = listQuery(q, d, limit);
       const rows = await db.all(sql, params);
       const items = rows.slice(0, limit).map(toRequest);
       const last = items[items.length - 1];
-      const byExpiry = q.order === 'expiry';
-      const nextCursor =
-        rows.length > limit && last
-          ? encodeCursor(byExpiry ? 'expiry' : 'newest', byExpiry ? last.expiresAt : last.createdAt, last.id)
-          : null;
+      const order = q.order ?? 'newest';
+      const nextCursor = rows.length > limit && last ? encodeCursor(order, cursorKey(last, order), last.id) : null;
       return { items, nextCursor };
+    },
+    async countRequests(q) {
+      if (q.roles?.length === 0) return 0;
+      const params: unknown[] = [];
+      const where = filterSql(q, d, params);
+      if (q.roles) where.push(`role IN (${placeholders(q.roles.length, params.length + 1)})`);
+      params.push(...(q.roles ?? []));
+      const rows = await db.all(
+        `SELECT COUNT(*) AS n FROM il_requests ${where.length ? `WHERE ${where.join(' AND ')}` : ''}`,
+        params,
+      );
+      return num(rows[0]?.n ?? 0);
     },
     async claimExpired(now, limit) {
       const rows = await db.all(
@@ -324,6 +387,7 @@ export const requestShapes: { [K in keyof ReturnType<typeof requestOps>]: OpShap
   updateRequest: 'write',
   updateLockedRequest: 'write',
   listRequests: 'read',
+  countRequests: 'read',
   listRequestsForCall: 'read',
   claimExpired: 'write',
   insertVote: 'write',
