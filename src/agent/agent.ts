@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { ConfigError, InterlockUsageError, newId, NotFoundError, type ApprovalRequest } from '../core/index.ts';
-import { modelTexts } from '../engine/index.ts';
+import { modelTexts, type ToolSchemaEntry } from '../engine/index.ts';
 import type { ThreadClaim } from '../store/types.ts';
 import type { Message } from './messages.ts';
 import { Run, type AgentRuntime } from './run.ts';
 import { initialState, readState, sameMajor } from './state.ts';
 import type { Agent, AgentOptions, AgentResult, InvokeOptions } from './types.ts';
+import type { Tool } from './tool.ts';
 
 export type { Agent } from './types.ts';
 import {
@@ -99,9 +100,7 @@ function runtimeOf(opts: AgentOptions): AgentRuntime {
       );
     }
   }
-  opts.interlock.registerTools(
-    Object.fromEntries(opts.tools.map((t) => [t.name, { schema: t.schema, description: t.description }])),
-  );
+  opts.interlock.registerTools(Object.fromEntries(opts.tools.map((t) => [t.name, toolEntry(t)])));
   const rt: AgentRuntime = {
     opts,
     tools,
@@ -291,4 +290,15 @@ function findPeer(rt: AgentRuntime, name: string): AgentRuntime | undefined {
     }
   }
   return undefined;
+}
+
+/** What the engine keeps of a tool: its schema, its subject, and its evidence when it may be read again. */
+function toolEntry(t: Tool): ToolSchemaEntry {
+  const evidence = t.evidence?.bind(t);
+  return {
+    schema: t.schema,
+    description: t.description,
+    ...(t.subject ? { subject: t.subject } : {}),
+    ...(t.refreshEvidence && evidence ? { facts: (args, ctx) => evidence(args, ctx) } : {}),
+  };
 }

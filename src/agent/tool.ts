@@ -61,6 +61,16 @@ export interface Tool<S extends z.ZodType<Record<string, unknown>> = z.ZodType<R
    * failure is shown as such and does not stop the pause.
    */
   evidence?(args: z.infer<S>, ctx: { threadId: string }): Promise<Record<string, unknown>> | Record<string, unknown>;
+  /**
+   * `evidence` is cheap and read-only: read it again when a reviewer opens the card and before they
+   * decide, so the card shows current facts, dated, and flags what changed since the pause.
+   */
+  refreshEvidence?: boolean;
+  /**
+   * The arguments naming what a call acts on (`['orderId', 'customerId']`): requests of any tool sharing
+   * a value under one of them are shown together on the review card, with their sums.
+   */
+  subject?: ReadonlyArray<keyof z.infer<S> & string>;
 }
 
 /**

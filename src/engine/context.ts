@@ -11,6 +11,23 @@ export interface ToolSchemaEntry {
    * checked against `schema` and keeps the request's tier, role and quorum (no policy re-run).
    */
   ungated?: boolean;
+  /**
+   * The arguments that name what a call acts on — an order, a customer, an account
+   * (`['orderId', 'customerId']`). Requests whose arguments share a value under one of these names are
+   * related: a reviewer sees them together on the card, with their sums.
+   */
+  subject?: readonly string[];
+  /** The argument holding a call's amount, summed over related requests (default `amount`, when a number). */
+  amount?: string;
+  /**
+   * Facts about a call, read again when a reviewer opens its card and before they decide: cheap,
+   * read-only and current (an order's total, what was refunded so far). Without it the card shows the
+   * evidence recorded when the request opened, dated.
+   */
+  facts?: (
+    args: Record<string, unknown>,
+    ctx: { threadId: string },
+  ) => Promise<Record<string, unknown>> | Record<string, unknown>;
 }
 
 /** Shared dependencies of the engine's operations. */

@@ -22,3 +22,4 @@ export {
 } from './state-ops.ts';
 export type { ThreadRunner, RunnerResult, RunnerInterrupt } from './runner.ts';
 export { auditEvent } from './audit-events.ts';
+export type { FactsView, SubjectView } from './related.ts';

@@ -43,6 +43,7 @@ import { executeOnce, type ExecuteOptions, type ExecutionInput, type ExecutionOu
 import { explain, verifyAudit, type RequestStory, type VerifyOptions } from './audit.ts';
 import { rollup, type Rollup } from './rollup.ts';
 import { askedHash, followRequest, type CallOutcome } from './outcome.ts';
+import { currentFacts, relatedRequests, type FactsView, type SubjectView } from './related.ts';
 import type { ThreadStatus } from '../store/types.ts';
 import type { AuditEventInput } from '../core/index.ts';
 
@@ -102,6 +103,10 @@ export interface Interlock {
   readonly storeName: Store['name'];
   /** The registered argument schema of a tool, if any. */
   toolSchema(tool: string): ToolSchemaEntry | undefined;
+  /** Open and recent requests on the subjects a request's tool declares (its order, its customer), with their sums. */
+  relatedRequests(requestId: string, limit?: number): Promise<SubjectView[]>;
+  /** The facts about a request's call now (its tool's `facts` read again), against those recorded when it opened. */
+  currentFacts(requestId: string): Promise<FactsView>;
   /** Publish a live event (after a commit) to this process's and other processes' listeners. */
   emit(e: EngineEvent): void;
 
@@ -232,6 +237,8 @@ export function createInterlock(options: InterlockOptions): Interlock {
     leaseMs: ctx.leaseMs,
     storeName: options.store.name,
     toolSchema: (tool) => tools.get(tool),
+    relatedRequests: async (id, limit) => relatedRequests(ctx, await requestOrThrow(ctx, id), limit),
+    currentFacts: async (id) => currentFacts(ctx, await requestOrThrow(ctx, id)),
     emit: hub.emit,
     gate: (call, g) => gate(ctx, call, g),
     pause: (input) => pause(ctx, input),
@@ -269,4 +276,10 @@ export function createInterlock(options: InterlockOptions): Interlock {
     cardOpened: (requestId, reviewerId) => ctx.store.recordCardOpen(requestId, reviewerId, ctx.now()),
     on: hub.on,
   };
+}
+
+async function requestOrThrow(ctx: EngineContext, id: string): Promise<ApprovalRequest> {
+  const r = await ctx.store.getRequest(id);
+  if (!r) throw new NotFoundError('approval_request', id);
+  return r;
 }

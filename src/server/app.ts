@@ -17,6 +17,7 @@ import { createMetrics, type MetricsOptions, type ServerMetrics } from './metric
 import { openApiDocument } from './openapi.ts';
 import { createRateLimiter, type RateLimiter, type RateLimitOptions } from './rate-limit.ts';
 import { auditAuthRefusals } from './refusal-audit.ts';
+import { relatedRoutes } from './routes/related.ts';
 import { approvalRoutes } from './routes/approvals.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { eventRoutes } from './routes/events.ts';
@@ -200,6 +201,7 @@ function mountRoutes(
 ): void {
   const { interlock } = options;
   app.route('/api/v1', approvalRoutes(deps, limiter));
+  app.route('/api/v1', relatedRoutes(deps));
   app.route('/api/v1', auditRoutes(deps));
   app.route('/api/v1', threadRoutes(deps));
   app.route(

@@ -16,13 +16,18 @@ export interface InterlockConfig {
    * Argument schemas (zod) of tools whose agents run elsewhere — an app that runs a framework adapter
    * and resumes its own threads — by tool name. Reviewers' edits of their requests (web UI, API, CLI,
    * Slack) are checked against them; without a schema a tool's requests can be approved, rejected or
-   * answered, not edited. Agents built in `agents` register their own tools' schemas.
+   * answered, not edited. Agents built in `agents` register their own tools' schemas. The object form
+   * may also name the call's `subject` arguments and `amount` (related requests on the card) and
+   * `facts`, read again when a reviewer opens the card (see ToolSchemaEntry).
    * @example
-   * tools: { issue_refund: refundArgs, send_email: { schema: emailArgs, description: 'Email a customer' } },
+   * tools: { issue_refund: { schema: refundArgs, subject: ['orderId'], facts: ({ orderId }) => orders.facts(orderId) } },
    */
   tools?: Record<
     string,
-    z.ZodType<Record<string, unknown>> | { schema: z.ZodType<Record<string, unknown>>; description?: string }
+    | z.ZodType<Record<string, unknown>>
+    | (Pick<ToolSchemaEntry, 'description' | 'subject' | 'amount' | 'facts'> & {
+        schema: z.ZodType<Record<string, unknown>>;
+      })
   >;
   /**
    * Notification channels and routes by role; without it the web queue (live events) is the only channel.
@@ -140,10 +145,7 @@ function isZod(v: unknown): boolean {
 export function toolEntries(tools: InterlockConfig['tools']): Record<string, ToolSchemaEntry> {
   const out: Record<string, ToolSchemaEntry> = {};
   for (const [name, t] of Object.entries(tools ?? {}))
-    out[name] =
-      'schema' in t && isZod(t.schema)
-        ? { schema: t.schema, ...(t.description ? { description: t.description } : {}) }
-        : { schema: t as z.ZodType<Record<string, unknown>> };
+    out[name] = 'schema' in t && isZod(t.schema) ? { ...t } : { schema: t as z.ZodType<Record<string, unknown>> };
   return out;
 }
 

@@ -207,6 +207,15 @@ export interface AuditStoreOps {
 }
 
 /** What the oversight figures read (src/store/sql/oversight.ts): calls, finished threads, card opens. */
+/** Requests by what they act on (src/store/sql/subjects.ts). */
+export interface SubjectStoreOps {
+  /**
+   * Requests whose arguments hold `value` under `name` (an order id, a customer id): the open ones and
+   * those updated since `since`, newest first, at most `limit`.
+   */
+  listRequestsOnSubject(name: string, value: string | number, since: number, limit: number): Promise<ApprovalRequest[]>;
+}
+
 export interface OversightStoreOps {
   /** Calls that ran without a person (auto and notify tiers), by tool and tier, first claimed in [since, until). */
   countAutoCalls(since: number, until: number): Promise<Array<{ tool: string; tier: string; count: number }>>;
@@ -279,7 +288,8 @@ export interface StoreTx
     AuditStoreOps,
     ReviewerStoreOps,
     SessionStoreOps,
-    OversightStoreOps {}
+    OversightStoreOps,
+    SubjectStoreOps {}
 
 /** Named differences between backends, so callers never test `if (postgres)`. */
 export interface StoreCapabilities {

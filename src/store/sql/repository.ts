@@ -8,6 +8,7 @@ import { reviewerOps, reviewerShapes } from './reviewers.ts';
 import { sessionOps, sessionShapes } from './sessions.ts';
 import { threadOps, threadShapes } from './threads.ts';
 import { oversightOps, oversightShapes } from './oversight.ts';
+import { subjectOps, subjectShapes } from './subjects.ts';
 
 /** All store operations over one executor: a transaction's, or the plain path {@link standaloneOps} wraps. */
 export function sqlOps(db: SqlExecutor, d: Dialect): StoreTx {
@@ -20,6 +21,7 @@ export function sqlOps(db: SqlExecutor, d: Dialect): StoreTx {
     ...reviewerOps(db),
     ...sessionOps(db),
     ...oversightOps(db),
+    ...subjectOps(db),
   };
 }
 
@@ -33,6 +35,7 @@ const SHAPES: { [K in keyof StoreTx]: OpShape } = {
   ...reviewerShapes,
   ...sessionShapes,
   ...oversightShapes,
+  ...subjectShapes,
 };
 
 type Op = (...args: unknown[]) => Promise<unknown>;
