@@ -103,10 +103,38 @@ const reviewPacket: Json = {
           items: { enum: [...DECISION_TYPES] },
           description: 'What the caller may decide now.',
         },
+        refusals: {
+          type: 'object',
+          additionalProperties: { type: 'string' },
+          description:
+            'Each decision the caller cannot take now, with the error code the API would refuse it with (forbidden_role, self_approval, duplicate_reviewer, already_resolved, request_expired, decision_not_allowed).',
+        },
+        computed: {
+          type: 'object',
+          properties: { evidence: { type: 'object' }, asOf: { type: 'string', format: 'date-time' } },
+          description:
+            "Facts the tool's evidence() computed when the request was first opened (asOf); not written by the customer or the model.",
+        },
         untrusted: {
           type: 'object',
           properties: { evidence: { type: 'object' } },
-          description: 'Redacted customer and model text: render as plain text only.',
+          description:
+            "Redacted customer and model text: render as plain text only. In a sub-agent's thread, customerMessage is the root conversation's and parentAgentAsked the parent agent's request.",
+        },
+        ended: {
+          type: ['object', 'null'],
+          properties: {
+            at: { type: 'string', format: 'date-time' },
+            error: { type: ['string', 'null'] },
+            reason: { type: ['string', 'null'] },
+          },
+          description:
+            "How an executed, failed or cancelled request ended: the failed execution's error (masked), or why it was cancelled.",
+        },
+        replacement: {
+          type: ['object', 'null'],
+          description:
+            'The request an edit or escalation handed over to: id, ruleId, reason, tier, requiredRole, approvalsRequired, status.',
         },
         plantedCheck: plantedCheckSchema,
       },

@@ -3,6 +3,7 @@ import type { Decision } from '../../core/index.ts';
 import { visibleRequest } from '../access.ts';
 import { requireOperator } from '../auth.ts';
 import { RateLimitedError } from '../errors.ts';
+import { reviewFacts } from '../review-facts.ts';
 import { readJson, readQuery } from '../input.ts';
 import { queueItems, queueQuery, readQueueQuery } from '../queue-query.ts';
 import type { RateLimiter } from '../rate-limit.ts';
@@ -61,15 +62,23 @@ export function approvalRoutes(deps: RouteDeps, limiter: RateLimiter | undefined
   app.get('/approvals/:id', async (c) => {
     const p = c.var.principal;
     const req = await visibleRequest(deps, p, c.req.param('id'));
-    const [voters, reviewers] = await Promise.all([
+    const [voters, reviewers, facts] = await Promise.all([
       interlock.requests.listVoters(req.id),
       interlock.reviewers.listReviewers(),
+      reviewFacts(interlock, req),
       // The first time this reviewer opened the card: their pace from opening to approving (operators' dashboard).
       req.status === 'pending' ? interlock.cardOpened(req.id, p.id) : undefined,
     ]);
     const names = reviewerNames(req, voters, reviewers);
     return c.json(
-      reviewPacket(req, { viewer: p, voters, now: interlock.now(), argsSchema: deps.argsSchema(req.tool), names }),
+      reviewPacket(req, {
+        viewer: p,
+        voters,
+        now: interlock.now(),
+        argsSchema: deps.argsSchema(req.tool),
+        names,
+        facts,
+      }),
     );
   });
 

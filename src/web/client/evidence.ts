@@ -1,6 +1,7 @@
 import { h } from './dom.ts';
 import { exactJson } from './format.ts';
-import type { Json } from './types.ts';
+import { when } from './time.ts';
+import type { Json, ReviewPacket } from './types.ts';
 
 /** `customerMessage` → "Customer message". */
 export function labelOf(key: string): string {
@@ -10,6 +11,48 @@ export function labelOf(key: string): string {
     .trim()
     .toLowerCase();
   return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/**
+ * The trusted half of the evidence: facts the tool's `evidence()` computed when the request was
+ * opened (an order's total, what was already refunded). They are the system's, not the customer's
+ * or the model's, but only as fresh as `asOf`: the card says so.
+ */
+export function computedPanel(computed: ReviewPacket['computed']): HTMLElement {
+  const entries = Object.entries(computed.evidence);
+  return h(
+    'section',
+    { class: 'computed', 'aria-labelledby': 'h-computed', id: 'computed-evidence' },
+    h('h2', { id: 'h-computed' }, 'Facts the system computed'),
+    h(
+      'p',
+      { class: 'computed-note' },
+      'Computed by the tool as of ',
+      h('time', { datetime: computed.asOf, id: 'computed-as-of' }, when(computed.asOf)),
+      ', when the request was opened. Not written by the customer or the model; they may have changed since.',
+    ),
+    entries.length
+      ? h(
+          'dl',
+          { class: 'computed-facts' },
+          entries.map(([k, v]) => [
+            h('dt', null, labelOf(k)),
+            h(
+              'dd',
+              null,
+              typeof v === 'object' && v !== null
+                ? h('pre', { class: 'mono' }, exactJson(v))
+                : h('span', { class: 'mono' }, String(v)),
+            ),
+          ]),
+        )
+      : h('p', { class: 'muted' }, 'The tool computed no facts for this request.'),
+  );
+}
+
+/** The evidence column: computed facts first, then the untrusted text, each labelled for what it is. */
+export function evidenceColumn(p: ReviewPacket): HTMLElement {
+  return h('div', { class: 'evidence-col' }, computedPanel(p.computed), evidencePanel(p.untrusted.evidence));
 }
 
 /**

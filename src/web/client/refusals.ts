@@ -41,20 +41,27 @@ export function expiredText(c: RefusalContext): string {
   return `This request expired${c.expiresAt ? ` at ${when(c.expiresAt)}` : ''}; ${timeoutOutcome(c.onTimeout)}.`;
 }
 
-const TEXTS: Record<string, (e: ApiError, c: RefusalContext) => string> = {
-  already_resolved: (e, c) => {
-    const status = typeof e.details.status === 'string' ? e.details.status : c.status;
+/** A refusal's details, as the API sends them (`error.details`) or the review packet implies them. */
+type Details = Record<string, unknown>;
+
+const TEXTS: Record<string, (d: Details, c: RefusalContext) => string> = {
+  already_resolved: (d, c) => {
+    const status = typeof d.status === 'string' ? d.status : c.status;
     if (status === 'expired') return expiredText(c);
     return `someone else decided this request first${status ? ` (it is now ${status})` : ''}. The card shows what happened.`;
   },
-  request_expired: (e, c) =>
-    expiredText({ ...c, expiresAt: typeof e.details.expiresAt === 'string' ? e.details.expiresAt : c.expiresAt }),
+  request_expired: (d, c) =>
+    expiredText({ ...c, expiresAt: typeof d.expiresAt === 'string' ? d.expiresAt : c.expiresAt }),
   stale_version: () => 'this request changed while you were looking at it (another reviewer acted). Review it again.',
   action_hash_mismatch: () => 'the action changed since you loaded it. Review the new action.',
-  forbidden_role: (e) =>
-    `deciding needs the "${typeof e.details.requiredRole === 'string' ? e.details.requiredRole : 'required'}" role, which you do not have. Ask someone who has it.`,
+  forbidden_role: (d) =>
+    `deciding needs the "${typeof d.requiredRole === 'string' ? d.requiredRole : 'required'}" role, which you do not have. Ask someone who has it.`,
   self_approval: () => 'you proposed this action, so someone else must decide it.',
   duplicate_reviewer: () => 'you already approved this request; it needs approvals from different reviewers.',
+  decision_not_allowed: (d) =>
+    Array.isArray(d.allowed) && d.allowed.length
+      ? `the rule of this request takes only ${d.allowed.join(', ')}.`
+      : 'the rule of this request does not take that decision.',
   rate_limited: () => 'too many decisions in a short time. Wait a moment and try again.',
   batch_digest_mismatch: () => 'the list changed since it was shown. Reload the batch and review it again.',
 };
@@ -73,7 +80,18 @@ export const CONFLICT_CODES: ReadonlySet<string> = new Set([
  */
 export function refusalReason(e: ApiError, c: RefusalContext = {}): string {
   const text = TEXTS[e.code];
-  const s = text ? text(e, c) : e.message;
+  const s = text ? text(e.details, c) : e.message;
+  return `${s.charAt(0).toLowerCase()}${s.slice(1)}`;
+}
+
+/**
+ * Why a decision the card offers is not available to this reviewer now, from the code the API would
+ * refuse it with (the review packet's `refusals`), in the same words as that refusal:
+ * "you already approved this request; it needs approvals from different reviewers."
+ */
+export function unavailableReason(code: string, details: Details = {}, c: RefusalContext = {}): string {
+  const text = TEXTS[code];
+  const s = text ? text(details, c) : 'you cannot take this decision now.';
   return `${s.charAt(0).toLowerCase()}${s.slice(1)}`;
 }
 

@@ -1,26 +1,30 @@
 import { changesLine, diffArgs, diffTable } from './diff.ts';
 import { h, type Child } from './dom.ts';
 import { exactJson, roleChip, short, show, tierBadge } from './format.ts';
+import type { Outcome } from './outcome.ts';
 import { describeHidden, findHiddenDeep, findMixedScriptDeep } from './reveal.ts';
 import { countdown, when } from './time.ts';
 import type { Args, Me, ReviewPacket } from './types.ts';
+import { unavailableReason } from './refusals.ts';
 
 /**
  * The read-only half of the review card: what will run and why it needs a
  * person, from the review packet. Deciding lives in review-page.ts.
  */
 
-/** Why `myself` cannot decide `p` now (when `allowedDecisions` is empty). */
+/** Why `myself` cannot decide `p` now (when `allowedDecisions` is empty), in the API's refusal words. */
 export function whyNot(p: ReviewPacket, myself: Me): string {
-  if (p.status !== 'pending') return `This request is ${p.status}; it takes no more decisions.`;
-  if (Date.parse(p.expiresAt) <= Date.now())
+  if (p.status !== 'pending') return 'This request takes no more decisions.';
+  const code = p.refusals.approve ?? Object.values(p.refusals)[0];
+  if (code === 'request_expired' || Date.parse(p.expiresAt) <= Date.now())
     return `This request expired; its timeout default (${p.onTimeout}) applies.`;
-  if (!myself.roles.includes(p.requiredRole))
-    return `Deciding needs the "${p.requiredRole}" role. You can read this request, not decide it.`;
-  if (p.proposer === myself.id) return 'You proposed this action, so someone else must decide it.';
-  if (p.approvedBy.includes(myself.id))
-    return `You already approved. Waiting for ${p.approvalsRequired - p.approvalsReceived} more approval(s).`;
-  return 'You cannot decide this request.';
+  if (!code) return 'You cannot decide this request.';
+  const why = unavailableReason(code, { requiredRole: p.requiredRole }, p);
+  const more =
+    code === 'duplicate_reviewer' || p.approvedBy.includes(myself.id)
+      ? ` Waiting for ${p.approvalsRequired - p.approvalsReceived} more approval(s).`
+      : '';
+  return `${why.charAt(0).toUpperCase()}${why.slice(1)}${more}`;
 }
 
 function argsTable(args: Args): HTMLElement {
@@ -129,29 +133,16 @@ function reasonFact(p: ReviewPacket, myself: Me): Child[] {
   );
 }
 
-/** What will run and why it needs a person; `onExpired` fires when the countdown reaches zero. */
-/** Once a planted check is decided, the reviewer learns it was one, and whether it was caught. */
-function plantedNotice(p: ReviewPacket): HTMLElement | null {
-  if (!p.plantedCheck) return null;
-  const c = p.plantedCheck.caught;
-  return h(
-    'p',
-    { class: `alert ${c === false ? 'alert-error' : 'alert-warn'}`, role: 'status', id: 'planted-check' },
-    'This was a planted check: a test of review that never runs. ',
-    c === true
-      ? 'It was caught: refusing it was right.'
-      : c === false
-        ? 'It was approved, though a careful look should have refused it. Nothing ran.'
-        : 'Nobody decided it before it expired.',
-  );
-}
-
-export function actionSection(p: ReviewPacket, myself: Me, onExpired: () => void): HTMLElement {
+/**
+ * What will run and why it needs a person; `onExpired` fires when the countdown reaches zero.
+ * `related` is the mount point right under the arguments (`#related-facts`): the page keeps one
+ * element across renders, so whatever is placed in it survives live updates.
+ */
+export function actionSection(p: ReviewPacket, myself: Me, onExpired: () => void, related: HTMLElement): HTMLElement {
   return h(
     'section',
     { class: 'action', 'aria-labelledby': 'h-action' },
     h('h2', { id: 'h-action' }, p.status === 'pending' ? 'What will run' : 'The action'),
-    plantedNotice(p),
     hiddenWarning(p.args),
     h('p', { class: 'tool-line' }, 'Tool ', h('code', { class: 'tool-name' }, p.tool), ' with these arguments:'),
     argsTable(p.args),
@@ -161,6 +152,7 @@ export function actionSection(p: ReviewPacket, myself: Me, onExpired: () => void
       h('summary', null, 'Exact arguments as JSON'),
       h('pre', { class: 'mono', id: 'exact-args' }, exactJson(p.args)),
     ),
+    related,
     h('h2', null, 'Why it needs a person'),
     h(
       'dl',
@@ -207,6 +199,37 @@ export function actionSection(p: ReviewPacket, myself: Me, onExpired: () => void
             'Replaced by',
             h('a', { href: `/approvals/${encodeURIComponent(p.supersededBy)}` }, short(p.supersededBy, 20)),
           )
+        : null,
+    ),
+  );
+}
+
+/**
+ * The card's heading (focusable, so the page can start there) with the pill of the status
+ * statement, and the tier, role, approvals and time left.
+ */
+export function reviewHeader(p: ReviewPacket, outcome: Outcome): HTMLElement {
+  return h(
+    'header',
+    { class: 'review-head' },
+    h(
+      'h1',
+      { id: 'review-title', tabindex: '-1' },
+      h('code', { class: 'tool-name' }, p.tool),
+      ' ',
+      h('span', { class: `pill status-${outcome.planted ? 'planted' : p.status}` }, outcome.label),
+    ),
+    h(
+      'p',
+      { class: 'review-sub' },
+      tierBadge(p.tier),
+      ' ',
+      roleChip(p.requiredRole),
+      ' ',
+      h('span', { class: 'chip' }, `${p.approvalsReceived}/${p.approvalsRequired} approvals`),
+      ' ',
+      p.status === 'pending'
+        ? h('span', { class: 'chip' }, 'expires in ', countdown(h('span', { class: 'countdown' }), p.expiresAt))
         : null,
     ),
   );

@@ -1,25 +1,28 @@
 import { api, ApiError } from './api.ts';
 import { confirmStep } from './confirm.ts';
 import { diffArgs, diffTable } from './diff.ts';
+import { decisionSection } from './decision-section.ts';
 import { byId, h, put } from './dom.ts';
-import { evidencePanel } from './evidence.ts';
-import { exactJson, roleChip, statusPill, tierBadge } from './format.ts';
+import { evidenceColumn } from './evidence.ts';
+import { exactJson } from './format.ts';
 import { addShortcuts } from './keys.ts';
 import { live } from './live.ts';
+import { outcomeEl, outcomeOf } from './outcome.ts';
 import { CONFLICT_CODES, expiredText, refusalText } from './refusals.ts';
 import { reveal } from './reveal.ts';
-import { actionSection, whyNot } from './review-card.ts';
+import { actionSection, reviewHeader } from './review-card.ts';
 import type { SchemaForm } from './schema-form.ts';
 import * as ui from './review-panels.ts';
-import { pendingRequests, startShell } from './shell.ts';
-import { countdown } from './time.ts';
-import { me, type DecisionAnswer, type ReviewPacket } from './types.ts';
+import { startShell } from './shell.ts';
+import { me, type DecisionAnswer, type NextRequest, type ReviewPacket } from './types.ts';
 
 /**
  * The review card: exactly what will run, why it needs a person, the
- * untrusted evidence apart, and the four decisions, each behind a confirm
- * step. Every decision carries the version and action hash shown; a conflict
- * (409/410) says what happened and refreshes the card.
+ * evidence in two parts (what the system computed, what the customer or the
+ * model wrote), and the four decisions, each behind a confirm step. Every
+ * decision carries the version and action hash shown; a conflict (409/410)
+ * says what happened and refreshes the card. Once decided, the card follows
+ * the request to its end, live, with one status statement at a time.
  */
 
 type Panel = 'edit' | 'reject' | 'respond' | null;
@@ -37,6 +40,12 @@ let ownUntil = 0;
 let editForm: SchemaForm | undefined;
 /** Open panels survive re-renders (live updates) while the request stays at the same version. */
 const panels = new Map<string, HTMLElement>();
+/**
+ * The mount point for the "related requests / current facts" panel, right under the arguments:
+ * one element for the page's life, so what is placed in it survives re-renders.
+ */
+const relatedFacts = h('div', { id: 'related-facts', class: 'related-facts' });
+let focusedHeading = false;
 
 /** The open confirm dialog's way to learn that its decision no longer applies. */
 let confirming: AbortController | undefined;
@@ -71,63 +80,6 @@ function canDecide(type: ui.DecisionBody['type']): boolean {
   return !busy && packet !== undefined && !ui.expired(packet) && packet.allowedDecisions.includes(type);
 }
 
-function decisionSection(p: ReviewPacket): HTMLElement {
-  const allowed = ui.expired(p) ? [] : p.allowedDecisions;
-  if (allowed.length === 0) {
-    return h(
-      'section',
-      { class: 'decide', 'aria-labelledby': 'h-decide' },
-      h('h2', { id: 'h-decide' }, 'Decision'),
-      h('p', { class: 'muted', id: 'no-decision' }, whyNot(p, myself)),
-    );
-  }
-  const trust = p.trustable ? h('input', { type: 'checkbox', id: 'trust', name: 'trust' }) : null;
-  const button = (type: ui.DecisionBody['type'], label: string, key: string, cls: string, onClick: () => void) =>
-    h(
-      'button',
-      {
-        type: 'button',
-        class: `btn ${cls}`,
-        id: `do-${type}`,
-        'aria-keyshortcuts': key,
-        'aria-expanded': type === 'approve' ? null : String(panel === type),
-        disabled: busy || !allowed.includes(type),
-        onClick,
-      },
-      label,
-      ' ',
-      ui.keyHint(key.toUpperCase()),
-    );
-  return h(
-    'section',
-    { class: 'decide', 'aria-labelledby': 'h-decide' },
-    h('h2', { id: 'h-decide' }, 'Decision'),
-    h(
-      'div',
-      { class: 'decide-buttons', role: 'group', 'aria-label': 'Decisions' },
-      button('approve', 'Approve', 'a', 'btn-primary', () => void approve()),
-      button('edit', 'Edit', 'e', '', () => openPanel('edit')),
-      button('reject', 'Reject', 'r', 'btn-danger-outline', () => openPanel('reject')),
-      button('respond', 'Respond', 'n', '', () => openPanel('respond')),
-    ),
-    trust
-      ? h(
-          'div',
-          { class: 'check trust' },
-          trust,
-          h(
-            'label',
-            { for: 'trust' },
-            'Approve and trust for this thread: later calls under rule ',
-            h('code', null, p.ruleId),
-            ' in this thread run without asking',
-          ),
-        )
-      : null,
-    panel ? cachedPanel(p, panel) : null,
-  );
-}
-
 function cachedPanel(p: ReviewPacket, which: Exclude<Panel, null>): HTMLElement {
   const key = `${which}:${p.version}:${p.actionHash}`;
   let el = panels.get(key);
@@ -147,6 +99,10 @@ function render(): void {
   const p = packet;
   if (!p) return;
   const focusId = document.activeElement?.id;
+  const outcome = outcomeOf(p, myself);
+  const replaced = p.replacement
+    ? [{ href: `/approvals/${encodeURIComponent(p.replacement.id)}`, label: 'Open the new request' }]
+    : [];
   put(
     root,
     h(
@@ -157,36 +113,30 @@ function render(): void {
         'data-status': p.status,
         'data-version': String(p.version),
       },
-      h(
-        'header',
-        { class: 'review-head' },
-        h('h1', { id: 'review-title' }, h('code', { class: 'tool-name' }, p.tool), ' ', statusPill(p.status)),
-        h(
-          'p',
-          { class: 'review-sub' },
-          tierBadge(p.tier),
-          ' ',
-          roleChip(p.requiredRole),
-          ' ',
-          h('span', { class: 'chip' }, `${p.approvalsReceived}/${p.approvalsRequired} approvals`),
-          ' ',
-          p.status === 'pending'
-            ? h('span', { class: 'chip' }, 'expires in ', countdown(h('span', { class: 'countdown' }), p.expiresAt))
-            : null,
-        ),
-      ),
+      reviewHeader(p, outcome),
       ui.bannerEl(banner),
+      outcomeEl(outcome, replaced),
       // On a phone the columns stack in this order: the action, the evidence, then the decision.
       h(
         'div',
         { class: 'review-grid' },
-        actionSection(p, myself, onExpired),
-        evidencePanel(p.untrusted.evidence),
-        decisionSection(p),
+        actionSection(p, myself, onExpired, relatedFacts),
+        evidenceColumn(p),
+        decisionSection(p, myself, {
+          busy,
+          panel,
+          panelEl: panel ? cachedPanel(p, panel) : null,
+          approve: () => void approve(),
+          open: (which) => openPanel(which),
+          next: () => void goNext(),
+        }),
       ),
     ),
   );
   if (focusId) document.getElementById(focusId)?.focus();
+  else if (!focusedHeading) document.getElementById('review-title')?.focus();
+  // The card opens with focus on its heading (not <body>): the next Tab reaches the card's controls.
+  focusedHeading = true;
 }
 
 function openPanel(which: Panel): void {
@@ -290,15 +240,44 @@ function setBusy(on: boolean): void {
   root.setAttribute('aria-busy', String(on));
 }
 
+/** The next request this reviewer can decide (GET /review/next passes over the rest), as a link. */
 async function nextLink(): Promise<Array<{ href: string; label: string }>> {
   try {
-    const { items } = await pendingRequests();
-    const next = items.find((r) => r.id !== requestId && myself.roles.includes(r.requiredRole));
+    const { next } = await api<NextRequest>(`/api/v1/review/next?skip=${encodeURIComponent(requestId)}`);
     return next
       ? [{ href: `/approvals/${encodeURIComponent(next.id)}`, label: `Next: ${next.tool} →` }]
-      : [{ href: '/', label: 'Queue is empty — back to it' }];
+      : [{ href: '/', label: 'Nothing else waits for you — back to the queue' }];
   } catch {
     return [{ href: '/', label: 'Back to the queue' }];
+  }
+}
+
+/** "Next request →" where nothing here is this reviewer's to decide: there, or say there is none. */
+async function goNext(): Promise<void> {
+  const [link] = await nextLink();
+  if (link?.href.startsWith('/approvals/')) {
+    window.location.assign(link.href);
+    return;
+  }
+  banner = { kind: 'ok', text: 'Nothing else is waiting for you to decide.', links: link ? [link] : [] };
+  render();
+  document.getElementById('banner')?.focus();
+}
+
+/** What the reviewer did, in the words of the answer; where it stands from then on is the status statement's. */
+function decidedText(body: ui.DecisionBody, r: DecisionAnswer): string {
+  const n = r.request;
+  switch (r.outcome) {
+    case 'authorized':
+      return body.type === 'edit' ? 'Edit approved.' : 'Approved.';
+    case 'pending':
+      return `Your approval is counted (${n.approvalsReceived} of ${n.approvalsRequired}); it needs ${n.approvalsRequired - n.approvalsReceived} more.`;
+    case 'rejected':
+      return 'Rejected. The agent has your message.';
+    case 'responded':
+      return 'Answer sent to the agent.';
+    case 'superseded':
+      return 'Edit sent for a stricter review.';
   }
 }
 
@@ -324,20 +303,9 @@ async function submit(body: ui.DecisionBody): Promise<void> {
     ownUntil = Date.now() + 3000;
     panel = null;
     panels.clear();
-    const texts: Record<DecisionAnswer['outcome'], string> = {
-      authorized:
-        body.type === 'edit'
-          ? 'Edit approved. The agent resumes and the edited action runs once.'
-          : 'Approved. The agent resumes and the action runs once.',
-      pending: `Your approval is counted (${r.request.approvalsReceived} of ${r.request.approvalsRequired}). It runs once enough reviewers approve.`,
-      rejected: 'Rejected. The action does not run; the agent has your message and re-plans.',
-      responded: 'Answer sent. The tool does not run; the agent continues with your answer.',
-      superseded: 'Your edit needs a stricter review (a higher tier or a fresh quorum), so it became a new request.',
-    };
-    const links = r.newRequestId
-      ? [{ href: `/approvals/${encodeURIComponent(r.newRequestId)}`, label: 'Open the new request' }, thread]
-      : [thread, ...(await nextLink())];
-    banner = { kind: 'ok', text: texts[r.outcome], links };
+    // The request's fate from here on is the status statement's (it follows the request live); the
+    // banner only says what this reviewer did, and where to go on.
+    banner = { kind: 'ok', text: decidedText(body, r), links: [thread, ...(await nextLink())] };
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     if (CONFLICT_CODES.has(err.code)) {
@@ -373,7 +341,22 @@ addShortcuts([
   { key: 'Escape', label: 'Close the open panel', run: () => openPanel(null) },
 ]);
 startShell();
+/**
+ * Follow an approved request to its end. Its run starting has no event of its own: the agent's
+ * thread changing status (it resumes, it ends) is when to look again, and `execution.finished`
+ * tells the rest. For doors that announce neither, the card looks again now and then while the
+ * request waits to run or runs.
+ */
+const FOLLOW_MS = 5000;
+window.setInterval(() => {
+  if (document.visibilityState === 'visible' && (packet?.status === 'authorized' || packet?.status === 'executing'))
+    void load();
+}, FOLLOW_MS);
 live().on((e) => {
+  if (e.type === 'thread.status' && packet && e.threadId === packet.threadId) {
+    void load();
+    return;
+  }
   if (e.requestId !== requestId) return;
   if (e.type === 'approval.decided' || e.type === 'approval.expired') {
     if (busy || Date.now() < ownUntil) return;

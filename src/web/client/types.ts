@@ -55,9 +55,33 @@ export interface ReviewPacket extends RequestSummary {
   /** Reviewer names by id (voters, who resolved it, a reviewer who proposed it). */
   names: Record<string, string>;
   allowedDecisions: Array<'approve' | 'edit' | 'reject' | 'respond'>;
+  /** Each decision the viewer cannot take now, with the code the API would refuse it with. */
+  refusals: Partial<Record<'approve' | 'edit' | 'reject' | 'respond', string>>;
+  /** Facts the tool computed when the request was first opened (`asOf`). */
+  computed: { evidence: Record<string, Json>; asOf: string };
+  /** Text a customer or a model wrote (in a sub-agent's thread, the root conversation's customer message). */
   untrusted: { evidence: Record<string, Json> };
+  /** How an executed, failed or cancelled request ended: the execution's error, or why it was cancelled. */
+  ended: { at: string; error: string | null; reason: string | null } | null;
+  /** The request an edit or an escalation handed over to, and the rule that fired for it. */
+  replacement: {
+    id: string;
+    ruleId: string;
+    reason: string;
+    tier: string;
+    requiredRole: string;
+    approvalsRequired: number;
+    status: string;
+  } | null;
   /** Once decided, when it was a planted check: caught (rejected or answered), missed, or null (timed out). */
   plantedCheck?: { caught: boolean | null };
+}
+
+/** GET /api/v1/review/next */
+export interface NextRequest {
+  next: RequestSummary | null;
+  /** How many pending requests were passed over, by refusal code. */
+  skipped: Partial<Record<'self_approval' | 'duplicate_reviewer' | 'request_expired', number>>;
 }
 
 /** POST /api/v1/approvals/:id/decision */
