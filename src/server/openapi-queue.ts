@@ -93,35 +93,37 @@ export function queuePaths(h: { queryParams: (s: z.ZodType) => Json[]; plantedCh
         },
       },
     },
-    '/api/v1/planted': {
-      get: {
-        summary: 'List planted checks, newest first, with whether each was caught (operators only)',
-        parameters: queryParams(plantedQuery),
-        responses: {
-          200: {
-            description: 'A page of planted checks.',
-            content: {
-              'application/json': {
-                schema: {
-                  type: 'object',
-                  properties: {
+    '/api/v1/planted': plantedPath(h),
+  };
+}
+
+/** `/api/v1/planted`: operators' list of planted checks. */
+function plantedPath(h: { queryParams: (s: z.ZodType) => Json[]; plantedCheck: Json }): Json {
+  return {
+    get: {
+      summary: 'List planted checks, newest first, with whether each was caught (operators only)',
+      parameters: h.queryParams(plantedQuery),
+      responses: {
+        200: {
+          description: 'A page of planted checks.',
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                properties: {
+                  items: {
+                    type: 'array',
                     items: {
-                      type: 'array',
-                      items: {
-                        allOf: [
-                          ref('RequestSummary'),
-                          { type: 'object', properties: { plantedCheck: h.plantedCheck } },
-                        ],
-                      },
+                      allOf: [ref('RequestSummary'), { type: 'object', properties: { plantedCheck: h.plantedCheck } }],
                     },
-                    nextCursor: { type: ['string', 'null'] },
                   },
+                  nextCursor: { type: ['string', 'null'] },
                 },
               },
             },
           },
-          ...errors(400, 401, 403),
         },
+        ...errors(400, 401, 403),
       },
     },
   };

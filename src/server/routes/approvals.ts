@@ -5,10 +5,10 @@ import { requireOperator } from '../auth.ts';
 import { RateLimitedError } from '../errors.ts';
 import { reviewFacts } from '../review-facts.ts';
 import { readJson, readQuery } from '../input.ts';
-import { queueItems, queueQuery, readQueueQuery } from '../queue-query.ts';
 import type { RateLimiter } from '../rate-limit.ts';
-import { countQuery, decisionBody, listQuery, plantedQuery, type DecisionBody } from '../schemas.ts';
+import { decisionBody, plantedQuery, type DecisionBody } from '../schemas.ts';
 import type { AppEnv, RouteDeps } from '../types.ts';
+import { queueRoutes } from './queue.ts';
 import { plantedCheckView, requestSummary, reviewerNames, reviewPacket } from '../views.ts';
 
 /** The engine's decision from a validated body, leaving out what was not sent. */
@@ -31,17 +31,8 @@ export function approvalRoutes(deps: RouteDeps, limiter: RateLimiter | undefined
   const { interlock } = deps;
   const app = new Hono<AppEnv>();
 
-  app.get('/approvals', async (c) => {
-    const p = c.var.principal;
-    const page = await interlock.listRequests(queueQuery(p, readQueueQuery(c, listQuery)));
-    return c.json({ ...(await queueItems(deps, p, page.items)), nextCursor: page.nextCursor });
-  });
-
-  // The queue's count under the same filters: one COUNT, so a badge never reads the requests themselves.
-  app.get('/approvals/count', async (c) => {
-    const p = c.var.principal;
-    return c.json({ count: await interlock.countRequests(queueQuery(p, readQueueQuery(c, countQuery))) });
-  });
+  // The listing and its count (routes/queue.ts), ahead of /approvals/:id so "count" is no id.
+  app.route('/', queueRoutes(deps));
 
   // Operators only: a reviewer who could list planted checks could tell them apart in the queue.
   app.get('/planted', async (c) => {

@@ -2,6 +2,7 @@ import { api } from './api.ts';
 import { debounce } from './dom.ts';
 import { addShortcuts } from './keys.ts';
 import { live } from './live.ts';
+import { queueCount } from './queue-api.ts';
 import type { RequestSummary } from './types.ts';
 
 /** Most pending requests the queue reads (pages of 500). */
@@ -44,9 +45,10 @@ export function startShell(opts: { countsItself?: boolean } = {}): void {
     { key: 'm', label: 'Go to metrics', run: () => window.location.assign('/metrics-dashboard') },
   ]);
   if (opts.countsItself) return;
+  // One COUNT on the server: the badge never reads the requests themselves.
   const count = () => {
-    pendingRequests().then(
-      (r) => setQueueCount(r.items.length, r.more),
+    queueCount(null).then(
+      (n) => setQueueCount(n),
       () => undefined,
     );
   };
