@@ -22,7 +22,7 @@ import {
   type SlackInteraction,
 } from '../notify/index.ts';
 import { createWorker, DEFAULT_UNKNOWN_AGENT_MS, type Worker } from '../worker/index.ts';
-import { createWebUi } from '../web/index.ts';
+import { batchOptionsFromEnv, createWebUi } from '../web/index.ts';
 import { toolEntries, type InterlockConfig } from './config.ts';
 import { createThreadsAdapter } from './threads.ts';
 
@@ -211,7 +211,7 @@ async function startServer(
     ...(jwt ? { reviewers: withJwtAuth(storeReviewerAuth(deps.store), jwt) } : {}),
     interlock: deps.interlock,
     threads: deps.threads,
-    ui: createWebUi(),
+    ui: createWebUi({ batch: batchOptionsFromEnv(process.env) }),
     ...(baseUrl ? { baseUrl } : {}),
     ...(metricsToken ? { metrics: { token: metricsToken } } : {}),
     ...(slack

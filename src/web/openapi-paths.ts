@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { batchBody, batchQuery } from './routes/batch.ts';
+import { batchBody, batchQuery, outcomesQuery } from './routes/batch.ts';
 import { dashboardQuery } from './routes/dashboard.ts';
 import { nextQuery } from './routes/next-request.ts';
 
@@ -26,24 +26,48 @@ const ok = (description: string, body: Json = { type: 'object' }) => ({
 const errors = (...statuses: number[]) =>
   Object.fromEntries(statuses.map((s) => [String(s), { $ref: `#/components/responses/E${s}` }]));
 
-/** The OpenAPI path items of the endpoints the web UI adds under /api/v1. */
-export function webApiPaths(): Record<string, unknown> {
+/** The batch endpoints' path items: a page of a group, its approval, the outcomes that follow. */
+function batchApiPaths(): Record<string, unknown> {
   return {
     '/api/v1/batch': {
       get: {
         summary:
-          'Pending requests of one thread or one tool that the caller can approve, with the digest of exactly that list (batch review)',
+          "A page (at most 100) of the pending requests of one thread or one tool that the caller can approve, with the digest of exactly that list (batch review); after= the previous page's page.nextAfter gives the next page",
         parameters: query(batchQuery),
         responses: {
-          200: ok('The batch: group, items (request summaries), digest, excluded (id, tool, reason).', {
-            type: 'object',
-            properties: {
-              group: { type: 'object' },
-              items: { type: 'array', items: { $ref: '#/components/schemas/RequestSummary' } },
-              digest: { type: 'string' },
-              excluded: { type: 'array', items: { type: 'object' } },
+          200: ok(
+            'The batch: group, items (request summaries), digest, page ({ from, to, total, totalIsLowerBound, nextAfter }), preselectUpTo, notes by id ({ amount, amountKey, subjects, warnings, preselected }), excluded (id, tool, reason; at most 100) and excludedCount.',
+            {
+              type: 'object',
+              properties: {
+                group: { type: 'object' },
+                items: { type: 'array', items: { $ref: '#/components/schemas/RequestSummary' } },
+                digest: { type: 'string' },
+                page: { type: 'object' },
+                preselectUpTo: { type: 'string', enum: ['none', 'approve'] },
+                notes: { type: 'object' },
+                excluded: { type: 'array', items: { type: 'object' } },
+                excludedCount: { type: 'integer' },
+              },
             },
-          }),
+          ),
+          ...errors(400, 401, 404),
+        },
+      },
+    },
+    '/api/v1/batch/outcomes': {
+      get: {
+        summary:
+          'Where approved requests stand, followed to their end: stage counting | waiting | running | ran | failed (with error) | not_run (with notRun: planted, cancelled, expired, rejected, responded, superseded). Requests of roles the caller lacks are left out.',
+        parameters: query(outcomesQuery),
+        responses: {
+          200: ok(
+            '{ items: [{ id, status, stage, approvalsReceived, approvalsRequired, error?, notRun?, supersededBy? }] }',
+            {
+              type: 'object',
+              properties: { items: { type: 'array', items: { type: 'object' } } },
+            },
+          ),
           ...errors(400, 401),
         },
       },
@@ -71,6 +95,13 @@ export function webApiPaths(): Record<string, unknown> {
         },
       },
     },
+  };
+}
+
+/** The OpenAPI path items of the endpoints the web UI adds under /api/v1. */
+export function webApiPaths(): Record<string, unknown> {
+  return {
+    ...batchApiPaths(),
     '/api/v1/threads/{id}/timeline': {
       get: {
         summary:

@@ -3,6 +3,7 @@ import { ConfigError } from '../core/index.ts';
 import type { AppUi, UiMountContext } from '../server/app.ts';
 import type { ReviewerAuth } from '../server/auth.ts';
 import type { AppEnv } from '../server/types.ts';
+import { checkBatchOptions, type BatchOptions } from './batch-options.ts';
 import { webApiPaths } from './openapi-paths.ts';
 import { assetRoutes } from './routes/asset-routes.ts';
 import { batchRoutes } from './routes/batch.ts';
@@ -19,6 +20,8 @@ import { webContext } from './web-context.ts';
 export interface WebUiOptions {
   /** Lifetime of a browser session after sign-in (default 12 h). */
   sessionTtlMs?: number;
+  /** Batch review: which requests a batch page ticks before the reviewer does (default: none). */
+  batch?: BatchOptions;
 }
 
 /** UI paths that answer with pages or assets (and get the UI's security headers). */
@@ -45,6 +48,7 @@ const UI_PATHS = [
  * await serve({ app, port: 3000 }); // open http://localhost:3000 and sign in with a token
  */
 export function createWebUi(options: WebUiOptions = {}): AppUi {
+  const batch = checkBatchOptions(options.batch);
   // Sessions belong to the auth they were added to, so one UI object can serve several apps.
   const sessionsOf = new WeakMap<ReviewerAuth, Sessions>();
   return {
@@ -66,7 +70,7 @@ export function createWebUi(options: WebUiOptions = {}): AppUi {
       const w = webContext(ctx.baseUrl);
       const headers = securityHeaders((c) => w.secure(c));
       for (const path of UI_PATHS) app.use(path, headers);
-      app.route('/api/v1', batchRoutes(ctx.deps, ctx.limiter));
+      app.route('/api/v1', batchRoutes(ctx.deps, ctx.limiter, batch));
       app.route('/api/v1', timelineRoutes(ctx.deps));
       app.route('/api/v1', dashboardRoutes(ctx.deps));
       app.route('/api/v1', nextRequestRoutes(ctx.deps));

@@ -1,24 +1,27 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import {
-  eligibilityRefusal,
   InterlockError,
   InterlockUsageError,
+  NotFoundError,
   ValidationError,
-  type ApprovalRequest,
   type Reviewer,
 } from '../../core/index.ts';
 import type { Interlock } from '../../engine/index.ts';
-import { safeEqual, type Principal } from '../../server/auth.ts';
+import { safeEqual } from '../../server/auth.ts';
 import { httpStatus, RateLimitedError } from '../../server/errors.ts';
 import { readJson, readQuery } from '../../server/input.ts';
 import type { RateLimiter } from '../../server/rate-limit.ts';
 import type { AppEnv, RouteDeps } from '../../server/types.ts';
 import { requestSummary } from '../../server/views.ts';
 import { batchDigest } from '../batch-digest.ts';
+import { batchNotes, type ToolHints } from '../batch-notes.ts';
+import { checkBatchOptions, type BatchOptions } from '../batch-options.ts';
+import { batchOutcomes } from '../batch-outcomes.ts';
+import { MAX_BATCH, scanBatch } from '../batch-scan.ts';
+import type { BatchAnswerBase } from '../batch-types.ts';
 
-/** Most requests one batch may hold. */
-export const MAX_BATCH = 100;
+export { MAX_BATCH } from '../batch-scan.ts';
 
 /** The items sent do not hash to the digest sent: the list is not the one that was shown. */
 export class BatchDigestError extends InterlockUsageError {
@@ -36,6 +39,12 @@ export const batchQuery = z
   .strictObject({
     threadId: z.string().min(1).max(200).optional(),
     tool: z.string().min(1).max(200).optional(),
+    after: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe('The last request of the previous page (page.nextAfter): the page starts after it.'),
   })
   .refine((q) => (q.threadId === undefined) !== (q.tool === undefined), {
     message: 'give exactly one of threadId or tool',
@@ -64,19 +73,24 @@ export const batchBody = z.strictObject({
 
 type BatchBody = z.infer<typeof batchBody>;
 
-/** What a batch tells a reviewer about why a request is not in it, by eligibility refusal code. */
-const EXCLUDED_BECAUSE: Record<string, (r: ApprovalRequest) => string> = {
-  forbidden_role: (r) => `needs the "${r.role}" role`,
-  self_approval: () => 'you proposed it',
-  duplicate_reviewer: () => 'you already approved it',
-};
+/** Query of GET /batch/outcomes: the requests a page approved, comma-separated. */
+export const outcomesQuery = z.strictObject({
+  ids: z
+    .string()
+    .min(1)
+    .max(MAX_BATCH * 201)
+    .describe(`Request ids, comma-separated (at most ${MAX_BATCH}).`),
+});
 
-/** Why `p` cannot approve `r` now, or undefined when they can (the core's one eligibility rule decides). */
-function cannotApprove(r: ApprovalRequest, p: Principal, voters: readonly string[], now: number): string | undefined {
-  if (now >= r.expiresAt) return 'expired';
-  const refusal = eligibilityRefusal(r, p, 'approve', voters);
-  if (refusal) return EXCLUDED_BECAUSE[refusal.code]?.(r) ?? refusal.message;
-  return r.status === 'pending' ? undefined : 'not pending';
+/** The ids of an outcomes query, each once, at most {@link MAX_BATCH}. */
+function idsOf(q: z.infer<typeof outcomesQuery>): string[] {
+  const ids = [...new Set(q.ids.split(',').filter((x) => x !== ''))];
+  if (ids.length === 0 || ids.length > MAX_BATCH || ids.some((x) => x.length > 200))
+    throw new ValidationError(
+      `Give between 1 and ${MAX_BATCH} request ids, comma-separated, each at most 200 characters.`,
+      [{ path: 'ids', message: `1 to ${MAX_BATCH} ids` }],
+    );
+  return ids;
 }
 
 /** Refuse a batch that names a request twice, does not hash to its digest, or approves nothing. */
@@ -124,43 +138,55 @@ async function approveItem(interlock: Interlock, item: BatchBody['items'][number
   }
 }
 
+/** The request a page continues after, or a 404 naming it. */
+async function afterRequest(interlock: Interlock, after: string | undefined) {
+  if (after === undefined) return undefined;
+  const r = await interlock.getRequest(after);
+  if (!r) throw new NotFoundError('approval_request', after);
+  return r;
+}
+
 /**
- * Batch review: GET /batch shows the pending requests of one thread or one
- * tool that the caller can approve, with the digest of that list; POST
- * /batch/decision approves exactly that list — the items the reviewer did not
- * tick travel with `skip: true`, so the digest still covers the list shown.
- * Each other item is decided by the engine on its own (all-or-nothing per
- * item, with its version and action hash), and the answer reports each
- * item's result.
+ * Batch review: GET /batch shows a page of the pending requests of one thread
+ * or one tool that the caller can approve (at most {@link MAX_BATCH}, with
+ * where the page stands among them all, notes and warnings per item, and the
+ * digest of that list); POST /batch/decision approves exactly that list — the
+ * items the reviewer did not tick travel with `skip: true`, so the digest
+ * still covers the list shown. Each other item is decided by the engine on its
+ * own (all-or-nothing per item, with its version and action hash), and the
+ * answer reports each item's result. GET /batch/outcomes follows approved
+ * requests to their end (ran, failed and why, did not run and why).
  */
-export function batchRoutes(deps: RouteDeps, limiter: RateLimiter | undefined): Hono<AppEnv> {
+export function batchRoutes(
+  deps: RouteDeps,
+  limiter: RateLimiter | undefined,
+  options: BatchOptions = {},
+): Hono<AppEnv> {
   const { interlock } = deps;
+  const { preselectUpTo } = checkBatchOptions(options);
+  // What each tool declares about its arguments (which name its subject, which its amount).
+  const hintsOf = (tool: string): ToolHints | undefined => interlock.toolSchema(tool);
   const app = new Hono<AppEnv>();
 
   app.get('/batch', async (c) => {
     const p = c.var.principal;
     const q = readQuery(c, batchQuery);
-    const page = await interlock.listRequests({
-      status: 'pending',
-      order: 'expiry',
-      limit: 500,
-      ...(p.operator ? {} : { roles: p.roles }),
-      ...(q.threadId ? { threadId: q.threadId } : { tool: q.tool! }),
-    });
-    const now = interlock.now();
-    const items: ApprovalRequest[] = [];
-    const excluded: Array<{ id: string; tool: string; reason: string }> = [];
-    for (const r of page.items) {
-      const why = cannotApprove(r, p, await interlock.requests.listVoters(r.id), now);
-      if (why === undefined && items.length < MAX_BATCH) items.push(r);
-      else excluded.push({ id: r.id, tool: r.tool, reason: why ?? `batches hold at most ${MAX_BATCH} requests` });
-    }
-    return c.json({
-      group: q.threadId ? { by: 'thread', threadId: q.threadId } : { by: 'tool', tool: q.tool },
-      items: items.map(requestSummary),
-      digest: batchDigest(items.map((r) => ({ id: r.id, expectedVersion: r.version, actionHash: r.actionHash }))),
-      excluded,
-    });
+    const scan = await scanBatch(interlock, p, q, await afterRequest(interlock, q.after));
+    const answer: BatchAnswerBase = {
+      group: q.threadId ? { by: 'thread', threadId: q.threadId } : { by: 'tool', tool: q.tool! },
+      digest: batchDigest(scan.items.map((r) => ({ id: r.id, expectedVersion: r.version, actionHash: r.actionHash }))),
+      page: scan.page,
+      preselectUpTo,
+      notes: batchNotes(scan.items, hintsOf, preselectUpTo),
+      excluded: scan.excluded,
+      excludedCount: scan.excludedCount,
+    };
+    return c.json({ ...answer, items: scan.items.map(requestSummary) });
+  });
+
+  app.get('/batch/outcomes', async (c) => {
+    const ids = idsOf(readQuery(c, outcomesQuery));
+    return c.json({ items: await batchOutcomes(interlock, c.var.principal, ids) });
   });
 
   app.post('/batch/decision', async (c) => {
