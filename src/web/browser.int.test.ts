@@ -329,11 +329,15 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       const t3 = await w.startThread('Please cancel my subscription SUB-7');
       const late = await w.waitForRequest(t3);
       await page.locator('.alert-warn', { hasText: 'not part of this batch' }).waitFor();
+      // Nothing is ticked for the reviewer: each approval is a deliberate tick.
+      for (const id of [a.id, b.id]) await page.locator(`.batch-item[data-id="${id}"] input[type="checkbox"]`).check();
       await page.click('#approve-all');
       await page.locator('dialog.confirm').waitFor();
       await page.keyboard.press('Enter');
       await page.locator('#batch-result').waitFor();
-      assert.match(await page.locator('#batch-result').innerText(), /^2 approved\./);
+      assert.match(await page.locator('#batch-result').innerText(), /^2 approved: /);
+      // Each item follows its request until it ran.
+      await page.locator('#batch-summary', { hasText: /^2 approved: 2 ran, 0 failed, 0 did not run\./ }).waitFor();
       assert.equal(await page.locator('.batch-item.is-ok').count(), 2);
       assert.deepEqual(posts, ['/api/v1/batch/decision'], 'one batch decision, sent once');
       const status = async (id: string) => (await w.svc.interlock.getRequestOrThrow(id)).status;

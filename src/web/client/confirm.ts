@@ -18,6 +18,8 @@ export function confirmStep(o: {
   confirm: string;
   danger?: boolean;
   signal?: AbortSignal;
+  /** A wider dialog whose body scrolls under a title that stays in view (a batch's summary). */
+  wide?: boolean;
 }): Promise<boolean> {
   return new Promise((resolve) => {
     const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
@@ -52,7 +54,11 @@ export function confirmStep(o: {
     const notice = h('p', { class: 'alert alert-warn confirm-stale', role: 'alert', hidden: true });
     const dialog = h(
       'dialog',
-      { class: 'confirm', 'aria-labelledby': 'confirm-title', 'aria-describedby': 'confirm-body' },
+      {
+        class: o.wide ? 'confirm confirm-wide' : 'confirm',
+        'aria-labelledby': 'confirm-title',
+        'aria-describedby': 'confirm-body',
+      },
       h('h2', { id: 'confirm-title' }, o.title),
       notice,
       h('div', { id: 'confirm-body', class: 'confirm-body' }, o.body),
