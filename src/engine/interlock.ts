@@ -258,17 +258,7 @@ export function createInterlock(options: InterlockOptions): Interlock {
     },
     listRequests: (q) => ctx.store.listRequests(q),
     countRequests: (q) => ctx.store.countRequests(q),
-    async callOutcome(threadId, toolCallId, hash) {
-      // One read: the call's requests (the first and those it handed over to) all carry its call id.
-      const chain = await ctx.store.listRequestsForCall(threadId, toolCallId);
-      const byId = new Map(chain.map((r) => [r.id, r]));
-      // The request first opened for a call has no parent among them; with the call's hash, the one
-      // opened for exactly this call (another call under the same id has its own).
-      const roots = chain.filter((r) => !r.parentId || !byId.has(r.parentId));
-      const root = hash === undefined ? roots[0] : roots.findLast((r) => askedHash(r) === hash);
-      if (!root) return undefined;
-      return followRequest(async (id) => byId.get(id) ?? ctx.store.getRequest(id), root.id);
-    },
+    callOutcome: (threadId, toolCallId, hash) => callOutcome(ctx, threadId, toolCallId, hash),
     requestOutcome: (id) => followRequest((r) => ctx.store.getRequest(r), id),
     explain: (id) => explain(ctx, id),
     verifyAudit: (o) => verifyAudit(ctx, o),
@@ -276,6 +266,24 @@ export function createInterlock(options: InterlockOptions): Interlock {
     cardOpened: (requestId, reviewerId) => ctx.store.recordCardOpen(requestId, reviewerId, ctx.now()),
     on: hub.on,
   };
+}
+
+/** What became of a framework's call (Interlock.callOutcome). */
+async function callOutcome(
+  ctx: EngineContext,
+  threadId: string,
+  toolCallId: string,
+  hash: string | undefined,
+): Promise<CallOutcome | undefined> {
+  // One read: the call's requests (the first and those it handed over to) all carry its call id.
+  const chain = await ctx.store.listRequestsForCall(threadId, toolCallId);
+  const byId = new Map(chain.map((r) => [r.id, r]));
+  // The request first opened for a call has no parent among them; with the call's hash, the one
+  // opened for exactly this call (another call under the same id has its own).
+  const roots = chain.filter((r) => !r.parentId || !byId.has(r.parentId));
+  const root = hash === undefined ? roots[0] : roots.findLast((r) => askedHash(r) === hash);
+  if (!root) return undefined;
+  return followRequest(async (id) => byId.get(id) ?? ctx.store.getRequest(id), root.id);
 }
 
 async function requestOrThrow(ctx: EngineContext, id: string): Promise<ApprovalRequest> {

@@ -1,3 +1,4 @@
+import { relatedPaths } from './openapi-related.ts';
 import { z } from 'zod';
 import { DECISION_TYPES } from '../core/index.ts';
 import { auditQuery, decisionBody, requestSummarySchema, startThreadBody, threadQuery } from './schemas.ts';
@@ -358,6 +359,7 @@ export function openApiDocument(opts: { baseUrl?: string; version?: string } = {
     paths: {
       ...queuePaths({ queryParams, plantedCheck: plantedCheckSchema }),
       ...requestPaths(),
+      ...relatedPaths(),
       ...threadPaths(),
       ...operationPaths(),
     },

@@ -111,3 +111,23 @@ export async function mountRelatedFacts(container: HTMLElement, id: string): Pro
     },
   };
 }
+
+/**
+ * The panel in `container`, filled in the background (a failure says so in it): `moved()` reads the
+ * facts again before a decision — what changed since the card loaded them, or null.
+ */
+export function relatedFactsPanel(container: HTMLElement, id: string): { moved(): Promise<string | null> } {
+  const mounted = mountRelatedFacts(container, id).catch(() => {
+    container.replaceChildren(h('p', { class: 'muted' }, 'Related requests and current facts could not be read.'));
+    return undefined;
+  });
+  return {
+    async moved() {
+      try {
+        return (await (await mounted)?.changedSinceLoad()) ?? null;
+      } catch {
+        return 'The facts could not be read again.';
+      }
+    },
+  };
+}

@@ -1,5 +1,6 @@
 import { api, ApiError } from './api.ts';
 import { confirmStep } from './confirm.ts';
+import { relatedFactsPanel } from './related-facts.ts';
 import { diffArgs, diffTable } from './diff.ts';
 import { decisionSection } from './decision-section.ts';
 import { byId, h, put } from './dom.ts';
@@ -45,6 +46,8 @@ const panels = new Map<string, HTMLElement>();
  * one element for the page's life, so what is placed in it survives re-renders.
  */
 const relatedFacts = h('div', { id: 'related-facts', class: 'related-facts' });
+/** Related requests and current facts, read once when the card opens, and again before a decision. */
+const facts = relatedFactsPanel(relatedFacts, requestId);
 let focusedHeading = false;
 
 /** The open confirm dialog's way to learn that its decision no longer applies. */
@@ -219,7 +222,18 @@ async function decideWithConfirm(step: Parameters<typeof confirmStep>[0], body: 
   confirming?.abort();
   const ctl = new AbortController();
   confirming = ctl;
-  const yes = await confirmStep({ ...step, signal: ctl.signal });
+  // Facts read again just before a decision that lets the action run: what moved is said in the dialog.
+  const moved = body.type === 'approve' || body.type === 'edit' ? await facts.moved() : null;
+  const warned = moved
+    ? {
+        ...step,
+        body: [
+          h('p', { class: 'alert alert-warn', role: 'alert' }, moved, ' Check them before you decide.'),
+          step.body,
+        ],
+      }
+    : step;
+  const yes = await confirmStep({ ...warned, signal: ctl.signal });
   if (confirming === ctl) confirming = undefined;
   if (!yes) return;
   await submit(body);
