@@ -229,6 +229,11 @@ for (const backend of ['sqlite', 'postgres'] as const) {
         '100 of 1,050 you can approve in this group (101–200) — the next 100 after these.',
       );
       assert.notEqual(await page.locator('.batch-item').first().getAttribute('data-id'), first);
+      assert.equal(
+        await page.locator('.batch-item .item-no').first().innerText(),
+        '101.',
+        'numbered in the whole group',
+      );
       assert.equal(await checked(page), 0);
       assert.equal(await page.locator('#batch-first').count(), 1);
       assert.deepEqual(errors, []);

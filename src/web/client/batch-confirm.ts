@@ -2,6 +2,7 @@ import { confirmStep } from './confirm.ts';
 import { h, type Child } from './dom.ts';
 import {
   amountText,
+  itemNumbers,
   listText,
   noteOf,
   sameActionGroups,
@@ -36,13 +37,13 @@ function amountLine(b: Batch, chosen: readonly RequestSummary[]): HTMLElement | 
 
 /** The warnings over the chosen items: subjects shared, the same action twice, hidden and look-alike characters. */
 function warningLines(b: Batch, chosen: readonly RequestSummary[]): HTMLElement[] {
-  const numberOf = new Map(b.items.map((r, i) => [r.id, i + 1]));
+  const numberOf = itemNumbers(b);
   const lines: string[] = [];
   for (const g of subjectGroups(b, chosen)) lines.push(`${subjectGroupText(g)}.`);
   for (const g of sameActionGroups(chosen)) {
-    const nos = g.numbers.map((n) => numberOf.get(chosen[n - 1]!.id) ?? n);
+    const nos = g.ids.map((id) => numberOf.get(id) ?? '?');
     lines.push(
-      `Items ${listText(nos)} are the same action (${g.tool}): approving all of them runs it ${g.numbers.length} times.`,
+      `Items ${listText(nos)} are the same action (${g.tool}): approving all of them runs it ${g.ids.length} times.`,
     );
   }
   const hidden = chosen.filter((r) => noteOf(b, r.id).warnings.some((w) => w.kind === 'hidden')).length;

@@ -2,6 +2,7 @@ import type { BatchWarning } from '../batch-types.ts';
 import { h, type Child } from './dom.ts';
 import {
   amountText,
+  itemNumbers,
   listText,
   noteOf,
   subjectGroups,
@@ -28,7 +29,7 @@ export interface PageIndex {
 /** The {@link PageIndex} of a batch. */
 export function pageIndex(b: Batch): PageIndex {
   return {
-    numbers: new Map(b.items.map((r, i) => [r.id, i + 1])),
+    numbers: itemNumbers(b),
     groups: new Map(subjectGroups(b, b.items).map((g) => [subjectKey(g.subject), g])),
   };
 }

@@ -92,16 +92,21 @@ export function subjectGroupText(g: SubjectGroup): string {
   return `${g.ids.length} ${what} on ${g.subject.label} ${String(g.subject.value)}${sum}`;
 }
 
-/** Groups of items that are the same action (same tool and arguments), as item numbers. */
-export function sameActionGroups(items: readonly RequestSummary[]): Array<{ tool: string; numbers: number[] }> {
-  const by = new Map<string, { tool: string; numbers: number[] }>();
-  items.forEach((r, i) => {
+/** Groups of items that are the same action (same tool and arguments), by id in page order. */
+export function sameActionGroups(items: readonly RequestSummary[]): Array<{ tool: string; ids: string[] }> {
+  const by = new Map<string, { tool: string; ids: string[] }>();
+  for (const r of items) {
     const key = `${r.tool}\n${r.actionHash}`;
-    const g = by.get(key) ?? { tool: r.tool, numbers: [] };
-    g.numbers.push(i + 1);
+    const g = by.get(key) ?? { tool: r.tool, ids: [] };
+    g.ids.push(r.id);
     by.set(key, g);
-  });
-  return [...by.values()].filter((g) => g.numbers.length > 1);
+  }
+  return [...by.values()].filter((g) => g.ids.length > 1);
+}
+
+/** Item numbers by id as the page shows them: positions among all the group's requests (101, 102… on page 2). */
+export function itemNumbers(b: Batch): Map<string, number> {
+  return new Map(b.items.map((r, i) => [r.id, b.page.from + i]));
 }
 
 /** The sum of the amounts of `items` that have one, and how many have one. */

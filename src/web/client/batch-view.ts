@@ -1,6 +1,8 @@
 import { h, type Child } from './dom.ts';
 import {
   amountText,
+  itemNumbers,
+  listText,
   sameActionGroups,
   subjectGroups,
   subjectGroupText,
@@ -77,6 +79,7 @@ export function countLine(b: Batch): HTMLElement {
 /** Notices, the outcome once sent, and what warns about the page as a whole before sending. */
 export function alerts(s: BatchState, b: Batch): Child[] {
   const dupes = s.result ? [] : sameActionGroups(b.items);
+  const numbers = itemNumbers(b);
   const shared = s.result ? [] : subjectGroups(b, b.items);
   return [
     s.notices.map((t) =>
@@ -108,7 +111,7 @@ export function alerts(s: BatchState, b: Batch): Child[] {
             h(
               'p',
               null,
-              `Items ${g.numbers.join(' and ')} are the same action (`,
+              `Items ${listText(g.ids.map((id) => numbers.get(id) ?? '?'))} are the same action (`,
               h('code', null, g.tool),
               ' with the same arguments). Approving all of them runs it more than once — tick only the ones you mean.',
             ),
