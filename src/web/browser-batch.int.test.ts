@@ -236,6 +236,17 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       );
       assert.equal(await checked(page), 0);
       assert.equal(await page.locator('#batch-first').count(), 1);
+      // A deliberate tick of the hundred warning-free ones: the confirm step's title stays in view above its sums.
+      await page.click('#tick-clean');
+      assert.equal(await checked(page), 100);
+      await page.click('#approve-all');
+      const title = page.locator('dialog.confirm #confirm-title');
+      await title.waitFor();
+      assert.equal(await title.innerText(), 'Approve these 100 requests?');
+      const box = await title.boundingBox();
+      assert.ok(box && box.y >= 0 && box.y + box.height <= 900, 'the title is on screen');
+      assert.match(await page.locator('#confirm-count').innerText(), /^100 actions: 100 × send_email\.$/);
+      await page.keyboard.press('Escape');
       assert.deepEqual(errors, []);
       await page.context().close();
     });
