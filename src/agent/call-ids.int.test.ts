@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { allBackends } from '../testing/backends.ts';
 import { CONFORMANCE_POLICY, conformanceWorld, type ConformanceEffect } from '../testing/index.ts';
 import { createInterlock, type Interlock } from '../engine/index.ts';
-import type { ThreadRunner } from '../engine/index.ts';
+import type { RunnerResult, ThreadRunner } from '../engine/index.ts';
 import { nativeDriver } from '../../test/support/conformance/native.ts';
 import { langChainDriver } from '../../test/support/conformance/langchain.ts';
 import { aiSdkDriver } from '../../test/support/conformance/ai-sdk.ts';
@@ -64,11 +64,17 @@ for (const backend of allBackends()) {
     });
     after(() => backend.destroy());
 
-    it('a later call under a reused id fails loudly (action_hash_mismatch), never handed the earlier call’s result', async () => {
+    it('a later call under a reused id is refused visibly, never handed the earlier call’s result', async () => {
       const t = `lc-ids-${backend.name}`;
       await agent.invoke(`refund ${t} 100 @c1`, { threadId: t });
-      // LangChain lets the tool's error end the run: the developer sees it, nothing is taken as done.
-      await assert.rejects(agent.invoke(`refund ${t} 200 @c1`, { threadId: t }), /used for another action/);
+      // The model is told, in the tool's answer, that the call did not run and why; the run goes on.
+      const r = (await agent.invoke(`refund ${t} 200 @c1`, { threadId: t })) as RunnerResult & { result?: unknown };
+      assert.equal(r.stopReason, 'end_turn');
+      const messages = (r.result as { messages: Array<{ getType(): string; content: unknown }> }).messages;
+      assert.match(
+        String(messages.filter((m) => m.getType() === 'tool').at(-1)!.content),
+        /already used the call id c1; this call did not run/,
+      );
       assert.deepEqual(
         effects.filter((e) => e.args.orderId === t).map((e) => e.args.amount),
         [100],

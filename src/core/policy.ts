@@ -261,7 +261,7 @@ export function definePolicy(config: PolicyConfig): Policy {
 function evaluateRules(tools: Policy['tools'], call: ToolCall, ctx: PolicyContext): Verdict {
   const tp = tools.get(call.tool);
   if (!tp || tp.rules.length === 0)
-    return blocked('no-policy', `no policy for tool "${call.tool}"; add rules for it to the policy to allow it`);
+    return blockedVerdict('no-policy', `no policy for tool "${call.tool}"; add rules for it to the policy to allow it`);
   const input: RuleInput = { tool: call.tool, args: call.args, ctx };
   let best: NormalizedRule | undefined;
   const matched: NormalizedRule[] = [];
@@ -271,7 +271,7 @@ function evaluateRules(tools: Policy['tools'], call: ToolCall, ctx: PolicyContex
     if (!best || tierRank(rule.tier) > tierRank(best.tier)) best = rule;
   }
   if (!best)
-    return blocked(
+    return blockedVerdict(
       'no-match',
       `no rule of tool "${call.tool}" matched this call; add a rule without "when" as the tool's default`,
     );
@@ -295,7 +295,8 @@ function evaluateRules(tools: Policy['tools'], call: ToolCall, ctx: PolicyContex
   };
 }
 
-function blocked(ruleId: string, reason: string): Verdict {
+/** A block verdict of no rule of the policy's own (no policy for the tool, a refusal before the rules). */
+export function blockedVerdict(ruleId: string, reason: string): Verdict {
   return {
     tier: 'block',
     ruleId,

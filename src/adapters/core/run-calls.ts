@@ -1,4 +1,4 @@
-import { actionHash, newId, type ApprovalRequest } from '../../core/index.ts';
+import { actionHash, blockedVerdict, newId, type ApprovalRequest } from '../../core/index.ts';
 import type { ModelTexts, PauseItem } from '../../engine/index.ts';
 import { fromOutcome, pauseItem, verdictFor, type GateContext } from './call-checks.ts';
 import type { AdapterCall, CallCheck, RunCalls, WaitingCall } from './call-types.ts';
@@ -66,18 +66,7 @@ function duplicate(texts: ModelTexts, call: AdapterCall): Extract<CallCheck, { k
     kind: 'block',
     code: 'duplicate_call_id',
     message: texts.duplicateCallId(call.toolCallId),
-    verdict: {
-      tier: 'block',
-      ruleId: 'interlock:duplicate_call_id',
-      reason: 'duplicate_call_id',
-      role: null,
-      approvalsRequired: 0,
-      timeoutMs: 0,
-      onTimeout: 'reject',
-      escalateTo: null,
-      trustable: false,
-      matched: [],
-    },
+    verdict: blockedVerdict('interlock:duplicate_call_id', 'duplicate_call_id'),
   };
 }
 
