@@ -50,8 +50,8 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       const { page, errors } = await newPage(browser);
       await signInAs(page, w.url, w.tokens.sam, `/approvals/${req.id}`);
       const panel = page.locator('#related-facts');
-      await panel.locator('section.facts').waitFor();
-      assert.match(await panel.locator('section.facts h3').innerText(), /as of .*read again now/);
+      await panel.locator('section.current-facts').waitFor();
+      assert.match(await panel.locator('section.current-facts h3').innerText(), /as of .*read again now/);
       const subject = panel.locator('section.subject[data-subject="orderId"]');
       assert.match(
         await subject.locator('h3').innerText(),

@@ -53,7 +53,7 @@ function factsPart(f: FactsView): HTMLElement {
     : `as of ${when(f.asOf)}, when the request opened`;
   return h(
     'section',
-    { class: 'facts', 'aria-label': 'Facts' },
+    { class: 'current-facts', 'aria-label': 'Current facts' },
     h('h3', {}, 'Facts ', h('span', { class: 'as-of' }, dated)),
     f.error ? h('p', { class: 'warn', role: 'status' }, `Could not read the facts again: ${f.error}`) : null,
     rows.length ? h('table', {}, h('tbody', {}, rows)) : h('p', { class: 'muted' }, 'No facts recorded.'),
