@@ -212,6 +212,15 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       assert.equal(await page.locator('#oversight').count(), 0);
       assert.deepEqual(errors, []);
       await page.context().close();
+      // An operator's review-quality panels name the reviewer, never by id.
+      const op = await newPage(browser);
+      await signInAs(op.page, w.url, w.tokens.olivia, '/metrics-dashboard');
+      await op.page.locator('#oversight').waitFor();
+      const panel = await op.page.locator('#oversight').textContent();
+      assert.match(panel ?? '', /Sam Supervisor/);
+      assert.doesNotMatch(panel ?? '', /rev_[0-9a-z]{6,}/);
+      assert.deepEqual(op.errors, []);
+      await op.page.context().close();
     });
 
     it('the sign-in page gives the command for an installed Interlock and the one inside the repository', async () => {

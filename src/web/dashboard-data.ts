@@ -100,5 +100,6 @@ export async function dashboardData(
     })),
     pendingNow: requests.filter((r) => r.status === 'pending').length,
     truncated,
+    names: Object.fromEntries((await interlock.reviewers.listReviewers()).map((r) => [r.id, r.name])),
   };
 }

@@ -16,4 +16,6 @@ export interface DashboardData {
   pendingNow: number;
   /** True when more requests existed than were read for the depth series. */
   truncated: boolean;
+  /** Reviewers' names by id: panels name people, never ids (a request an edit proposed has a reviewer as its proposer). */
+  names: Record<string, string>;
 }

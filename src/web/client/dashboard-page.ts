@@ -42,7 +42,7 @@ function queueByRole(d: Dashboard): Array<{ role: string; opened: number; resolv
 type Oversight = NonNullable<Dashboard['rollup']['oversight']>;
 
 /** Operators only: how planted checks fared, and each reviewer's pace. A signal, not a verdict. */
-function oversight(o: Oversight): HTMLElement {
+function oversight(o: Oversight, names: Record<string, string>): HTMLElement {
   const p = o.planted;
   return h(
     'section',
@@ -61,7 +61,7 @@ function oversight(o: Oversight): HTMLElement {
       stackedBars(
         'Planted checks by reviewer',
         p.byReviewer.map((y) => ({
-          label: y.key,
+          label: names[y.key] ?? y.key,
           segments: [
             { name: 'caught', value: y.caught, cls: 'seg-approved' },
             { name: 'missed', value: y.missed, cls: 'seg-rejected' },
@@ -100,7 +100,7 @@ function oversight(o: Oversight): HTMLElement {
                 h(
                   'tr',
                   { 'data-reviewer': x.reviewer },
-                  h('td', null, x.reviewer),
+                  h('td', null, names[x.reviewer] ?? x.reviewer),
                   h('td', null, String(x.approvals)),
                   h('td', null, String(x.timed)),
                   h('td', null, x.medianSecondsToApprove === null ? '—' : x.medianSecondsToApprove.toFixed(1)),
@@ -210,7 +210,8 @@ function charts(d: Dashboard): HTMLElement {
       ? stackedBars(
           'Interrupts per agent',
           d.rollup.agents.map((a) => ({
-            label: a.agent,
+            // A request an edit proposed has the editing reviewer as its proposer: say so, by name.
+            label: d.names[a.agent] ? `${d.names[a.agent]} (a reviewer's edit)` : a.agent,
             segments: [
               { name: 'decided', value: a.requests - a.pending, cls: 'seg-approved' },
               { name: 'pending', value: a.pending, cls: 'seg-pending' },
@@ -231,7 +232,7 @@ function render(d: Dashboard): void {
     root,
     kpis(d),
     charts(d),
-    d.rollup.oversight ? oversight(d.rollup.oversight) : null,
+    d.rollup.oversight ? oversight(d.rollup.oversight, d.names) : null,
     h(
       'p',
       { class: 'muted small' },
