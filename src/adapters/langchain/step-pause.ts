@@ -26,11 +26,12 @@ export async function pauseWholeStep(
   const toolCalls = last?.getType?.() === 'ai' ? (last.tool_calls ?? []) : [];
   // A step LangGraph cannot key (no thread, a call without an id) is refused by the tool wrapper.
   if (!threadId || toolCalls.length === 0 || toolCalls.some((tc) => !tc.id || reusedCallId(messages, tc.id))) return;
+  const calls: AdapterCall[] = toolCalls.map((tc) => ({ threadId, toolCallId: tc.id!, tool: tc.name, args: tc.args }));
+  // The policy alone first (no request lookup): a step with a call that runs now or is blocked does
+  // not wait as a whole, and an automatic step pays nothing more here.
+  for (const call of calls) if ((await gate.verdict(call)).kind !== 'ask') return;
   const checks: CallCheck[] = [];
-  for (const tc of toolCalls) {
-    const call: AdapterCall = { threadId, toolCallId: tc.id!, tool: tc.name, args: tc.args };
-    checks.push(await openRequest(il, gate, who, call, messages));
-  }
+  for (const call of calls) checks.push(await openRequest(il, gate, who, call, messages));
   const waiting: ApprovalRequest[] = [];
   for (const c of checks) {
     if (c.kind !== 'wait') return;
