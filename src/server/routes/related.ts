@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { visibleRequest } from '../access.ts';
 import { canSeeRole } from '../auth.ts';
-import { requestSummary } from '../views.ts';
+import { CONVERSATION_EVIDENCE_KEYS, requestSummary } from '../views.ts';
 import type { AppEnv, RouteDeps } from '../types.ts';
 
 /**
@@ -38,8 +38,9 @@ export function relatedRoutes(deps: RouteDeps): Hono<AppEnv> {
     return c.json({
       asOf: new Date(f.asOf).toISOString(),
       refreshed: f.refreshed,
-      facts: f.facts,
-      atOpen: f.atOpen,
+      // Computed facts only: the customer's and the model's words recorded with them are shown apart, as untrusted.
+      facts: computedOnly(f.facts),
+      atOpen: computedOnly(f.atOpen),
       changed: f.changed,
       ...(f.error ? { error: f.error } : {}),
     });
@@ -47,3 +48,6 @@ export function relatedRoutes(deps: RouteDeps): Hono<AppEnv> {
 
   return app;
 }
+
+const computedOnly = (evidence: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(evidence).filter(([k]) => !CONVERSATION_EVIDENCE_KEYS.includes(k)));
