@@ -59,11 +59,7 @@ export function orderSupportTools(shop: ShopBackend): Tool[] {
         const r = once(shop.refunds, { orderId, amount, idempotencyKey });
         return { refundId: `RF-${r.idempotencyKey.slice(-6).toUpperCase()}`, orderId, amount };
       },
-      // Refund requests on the same order or customer are shown together on the review card.
-      subject: ['orderId', 'customerId'],
       // What a reviewer needs beside the amount: what this order and this customer were already refunded.
-      // Cheap and read-only, so the card reads it again when it opens and before a decision.
-      refreshEvidence: true,
       evidence: ({ orderId, customerId }) => {
         const o = ORDERS[orderId];
         const ofOrder = shop.refunds.filter((r) => r.orderId === orderId);
