@@ -216,6 +216,27 @@ export interface SubjectStoreOps {
   listRequestsOnSubject(name: string, value: string | number, since: number, limit: number): Promise<ApprovalRequest[]>;
 }
 
+/** A tool's input schema as an integration listed it (src/store/sql/tool-schemas.ts). */
+export interface StoredToolSchema {
+  name: string;
+  /** Who listed it: an MCP gateway's name, say. */
+  source: string;
+  /** The tool's input JSON Schema, as listed. */
+  schema: unknown;
+  description: string | null;
+  updatedAt: number;
+}
+
+/**
+ * Tool schemas kept in the database, so a process that does not run the tool (the service beside an
+ * MCP gateway) can check a reviewer's edit of it (src/store/sql/tool-schemas.ts).
+ */
+export interface ToolSchemaStoreOps {
+  /** Record (or replace) the listed schemas of tools, by name. */
+  putToolSchemas(schemas: readonly Omit<StoredToolSchema, 'updatedAt'>[], now: number): Promise<void>;
+  getToolSchema(name: string): Promise<StoredToolSchema | null>;
+}
+
 export interface OversightStoreOps {
   /** Calls that ran without a person (auto and notify tiers), by tool and tier, first claimed in [since, until). */
   countAutoCalls(since: number, until: number): Promise<Array<{ tool: string; tier: string; count: number }>>;
@@ -289,7 +310,8 @@ export interface StoreTx
     ReviewerStoreOps,
     SessionStoreOps,
     OversightStoreOps,
-    SubjectStoreOps {}
+    SubjectStoreOps,
+    ToolSchemaStoreOps {}
 
 /** Named differences between backends, so callers never test `if (postgres)`. */
 export interface StoreCapabilities {

@@ -9,6 +9,7 @@ import { sessionOps, sessionShapes } from './sessions.ts';
 import { threadOps, threadShapes } from './threads.ts';
 import { oversightOps, oversightShapes } from './oversight.ts';
 import { subjectOps, subjectShapes } from './subjects.ts';
+import { toolSchemaOps, toolSchemaShapes } from './tool-schemas.ts';
 
 /** All store operations over one executor: a transaction's, or the plain path {@link standaloneOps} wraps. */
 export function sqlOps(db: SqlExecutor, d: Dialect): StoreTx {
@@ -22,6 +23,7 @@ export function sqlOps(db: SqlExecutor, d: Dialect): StoreTx {
     ...sessionOps(db),
     ...oversightOps(db),
     ...subjectOps(db),
+    ...toolSchemaOps(db),
   };
 }
 
@@ -36,6 +38,7 @@ const SHAPES: { [K in keyof StoreTx]: OpShape } = {
   ...sessionShapes,
   ...oversightShapes,
   ...subjectShapes,
+  ...toolSchemaShapes,
 };
 
 type Op = (...args: unknown[]) => Promise<unknown>;

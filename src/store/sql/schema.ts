@@ -253,4 +253,15 @@ export const MIGRATIONS: readonly Migration[] = [
       `ALTER TABLE il_requests ADD COLUMN decisions TEXT`,
     ],
   },
+  {
+    id: 11,
+    name: 'tool schemas listed by integrations',
+    statements: [
+      // An MCP gateway's upstream tools live in the gateway process; the service beside it reads their
+      // input schemas here to check a reviewer's edit. JSON as TEXT, like every document.
+      `CREATE TABLE il_tool_schemas (
+        name TEXT PRIMARY KEY, source TEXT NOT NULL, schema TEXT NOT NULL, description TEXT,
+        updated_at BIGINT NOT NULL)`,
+    ],
+  },
 ];
