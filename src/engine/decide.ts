@@ -15,6 +15,7 @@ import {
 import type { StoreTx, ThreadClaim, ThreadRow } from '../store/types.ts';
 import type { EngineContext } from './context.ts';
 import { gate } from './gate.ts';
+import { resolveToolSchema } from './tool-schemas.ts';
 import { openRequest } from './pause.ts';
 import { applyAnswer, applyApprove, applyEdit, type EditedCall } from './decide-apply.ts';
 
@@ -84,8 +85,8 @@ async function asAnswer(
 const actorOf = (r: Reviewer) => `reviewer:${r.id}`;
 
 /** Validate edited args against the tool's schema, listing each bad field. */
-function validateArgs(ctx: EngineContext, tool: string, args: unknown): Record<string, unknown> {
-  const entry = ctx.tools.get(tool);
+async function validateArgs(ctx: EngineContext, tool: string, args: unknown): Promise<Record<string, unknown>> {
+  const entry = await resolveToolSchema(ctx, tool);
   if (!entry) {
     throw new ValidationError(
       `Tool "${tool}" has no registered schema, so an edit of it cannot be checked; register the tool with the engine, or approve/reject instead.`,
@@ -218,7 +219,7 @@ async function prepareEdit(
     if (err instanceof ForbiddenError) await auditRefusal(ctx, requestId, reviewer, decision, err);
     throw err;
   }
-  const args = validateArgs(ctx, current.tool, decision.args);
+  const args = await validateArgs(ctx, current.tool, decision.args);
   const verdict = ctx.tools.get(current.tool)?.ungated
     ? verdictOf(current)
     : await gate(

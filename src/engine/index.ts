@@ -1,5 +1,6 @@
 export { createInterlock, DEFAULT_LEASE_MS, type Interlock, type InterlockOptions } from './interlock.ts';
 export type { EngineEvent, EngineEventBody, ToolSchemaEntry } from './context.ts';
+export type { PublishedTool } from './tool-schemas.ts';
 export type { GateContext, GateVerdict } from './gate.ts';
 export type { CheckpointInput, PauseItem, PauseResult, ThreadRef } from './pause.ts';
 export type { DecisionResult } from './decide.ts';

@@ -44,6 +44,7 @@ import { explain, verifyAudit, type RequestStory, type VerifyOptions } from './a
 import { rollup, type Rollup } from './rollup.ts';
 import { askedHash, followRequest, type CallOutcome } from './outcome.ts';
 import { currentFacts, relatedRequests, type FactsView, type SubjectView } from './related.ts';
+import { publishedInputSchema, publishToolSchemas, type PublishedTool } from './tool-schemas.ts';
 import type { ThreadStatus } from '../store/types.ts';
 import type { AuditEventInput } from '../core/index.ts';
 
@@ -124,6 +125,17 @@ export interface Interlock {
   ): Promise<string | null>;
   /** Register tool argument schemas, so edits of their calls can be validated. */
   registerTools(tools: Record<string, ToolSchemaEntry>): void;
+  /**
+   * Record tools' input JSON Schemas in the database (by `source`, e.g. an MCP gateway's name), so
+   * another process on it — the service where reviewers edit — can show and check edits of tools
+   * that run elsewhere. A later listing of the same tool replaces it.
+   */
+  publishToolSchemas(source: string, tools: readonly PublishedTool[]): Promise<void>;
+  /**
+   * The input JSON Schema of a tool registered nowhere in this process but published to the database
+   * by an integration ({@link Interlock.publishToolSchemas}); null when none was.
+   */
+  publishedInputSchema(tool: string): Promise<Record<string, unknown> | null>;
   /** A reviewer's guarded decision. */
   decide(requestId: string, decision: Decision, reviewer: Reviewer, opts?: DecideOptions): Promise<DecisionResult>;
   /**
@@ -246,6 +258,8 @@ export function createInterlock(options: InterlockOptions): Interlock {
     registerTools(entries) {
       for (const [name, entry] of Object.entries(entries)) tools.set(name, entry);
     },
+    publishToolSchemas: (source, list) => publishToolSchemas(ctx, source, list),
+    publishedInputSchema: (tool) => publishedInputSchema(ctx, tool),
     decide: (id, d, r, o) => decide(ctx, id, d, r, o),
     answer: (id, d, r, o) => answer(ctx, id, d, r, o),
     expireDue: (o) => expireDue(ctx, o),

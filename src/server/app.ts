@@ -101,17 +101,18 @@ export function closeApp(app: Hono<AppEnv>): void {
 
 function argsSchemaResolver(interlock: Interlock, toolSchemas: ToolSchemas | undefined): RouteDeps['argsSchema'] {
   const cache = new Map<string, Record<string, unknown> | null>();
-  return (tool) => {
+  return async (tool) => {
     if (cache.has(tool)) return cache.get(tool) ?? null;
     const schema = toolSchemas?.[tool] ?? interlock.toolSchema(tool)?.schema;
+    // A tool that runs in another process (an MCP gateway's upstream) has its JSON Schema in the
+    // database, as listed; it may be relisted, so it is read each time, not cached.
+    if (!schema) return interlock.publishedInputSchema(tool);
     let out: Record<string, unknown> | null = null;
-    if (schema) {
-      try {
-        // The edit form fills the input side of the schema (before transforms and defaults).
-        out = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' });
-      } catch {
-        out = null; // e.g. a cycle: the reviewer edits raw JSON instead
-      }
+    try {
+      // The edit form fills the input side of the schema (before transforms and defaults).
+      out = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' });
+    } catch {
+      out = null; // e.g. a cycle: the reviewer edits raw JSON instead
     }
     cache.set(tool, out);
     return out;

@@ -36,7 +36,7 @@ export interface RouteDeps {
   interlock: Interlock;
   threads: ThreadsAdapter | undefined;
   /** JSON Schema of a tool's arguments, or null when unknown or not representable. */
-  argsSchema(tool: string): Record<string, unknown> | null;
+  argsSchema(tool: string): Promise<Record<string, unknown> | null>;
 }
 
 /** Who is calling, once authenticated. */

@@ -35,6 +35,15 @@ export async function createMcpGateway(
   const routes = await listRoutes(o.upstreams);
   const tools = [...routes.values()].map((r) => ({ ...r.tool, name: r.name }));
   il.registerTools(toolSchemas(routes));
+  // The service beside the gateway (same database, another process) checks reviewers' edits against these.
+  await il.publishToolSchemas(
+    name,
+    tools.map((t) => ({
+      name: t.name,
+      inputSchema: t.inputSchema,
+      ...(t.description ? { description: t.description } : {}),
+    })),
+  );
   const ctx: GatewayContext = {
     o,
     il,

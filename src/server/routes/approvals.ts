@@ -66,7 +66,7 @@ export function approvalRoutes(deps: RouteDeps, limiter: RateLimiter | undefined
         viewer: p,
         voters,
         now: interlock.now(),
-        argsSchema: deps.argsSchema(req.tool),
+        argsSchema: await deps.argsSchema(req.tool),
         names,
         facts,
       }),
