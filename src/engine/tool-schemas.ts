@@ -49,7 +49,7 @@ export async function resolveToolSchema(
   const stored = await db.getToolSchema(tool);
   if (!stored) return undefined;
   let cache = converted.get(ctx);
-  if (!cache) converted.set(ctx, (cache = new Map()));
+  if (!cache) converted.set(ctx, (cache = new Map<string, { at: number; entry: ToolSchemaEntry | null }>()));
   const hit = cache.get(tool);
   if (hit && hit.at === stored.updatedAt) return hit.entry ?? undefined;
   const entry = fromJsonSchema(stored.schema, stored.description);
