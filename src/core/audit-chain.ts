@@ -28,7 +28,11 @@ export type AuditType =
   | 'reviewer_added'
   | 'reviewer_revoked'
   /** Someone read personal data unmasked (GET /threads/:id?raw=1, `threads show --raw`). */
-  | 'raw_viewed';
+  | 'raw_viewed'
+  /** A gateway answered a decided call's outcome to its client (an MCP repeat collects it once). */
+  | 'outcome_delivered'
+  /** A reviewer added an internal note to a request (for reviewers only; never sent to the agent). */
+  | 'note_added';
 
 /** The content of an event, before it is chained. */
 export interface AuditEventInput {

@@ -54,6 +54,10 @@ export interface AuditPayloads {
   reviewer_revoked: { reviewerId: string };
   /** Personal data read unmasked: where (`cli`, `api`, `web`) and what. */
   raw_viewed: { surface: string; what: string };
+  /** An MCP gateway answered a decided call's outcome to its client (`session`: the HTTP session, if any). */
+  outcome_delivered: { session?: string };
+  /** An internal note: its id and text, as written (src/engine/notes.ts). */
+  note_added: { noteId: string; text: string };
 }
 
 /** Every kind has a payload type, and every payload type a kind (checked at compile time). */

@@ -162,6 +162,11 @@ export interface Policy {
   readonly triage: Triage | undefined;
   /** What happens to calls whose arguments hold hidden characters. */
   readonly hiddenCharacters: HiddenCharactersMode;
+  /**
+   * The policy's defaults as a rule without them would get: for verdicts made outside the rules (an
+   * MCP gateway's annotation hints), so they wait and time out like the operator's own rules.
+   */
+  readonly defaults: { timeoutMs: number; onTimeout: TimeoutDecision; role: string | undefined };
   /** Aggregates the tool's rules read, or an empty object. */
   aggregatesFor(tool: string): Record<string, AggregateSpec & { windowMs: number }>;
   /** Pure evaluation, given the aggregates already read. */
@@ -250,6 +255,11 @@ export function definePolicy(config: PolicyConfig): Policy {
     tools,
     triage: config.triage,
     hiddenCharacters,
+    defaults: {
+      timeoutMs: toMs(defaults.timeout ?? DEFAULT_TIMEOUT_MS, 'defaults.timeout'),
+      onTimeout: defaults.onTimeout ?? 'reject',
+      role: defaults.role,
+    },
     aggregatesFor: (tool) => tools.get(tool)?.aggregates ?? {},
     plantFor: (tool, ruleId) => tools.get(tool)?.rules.find((r) => r.id === ruleId)?.plant,
     evaluate: (call, ctx) =>

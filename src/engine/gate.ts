@@ -13,6 +13,11 @@ export interface GateContext {
    * asks a person as it would have before the grant.
    */
   noTrustGrants?: boolean;
+  /**
+   * Trust grants made before this time (epoch ms) count for nothing: a grant scoped to a session or
+   * a time box (an MCP gateway's client session), where the thread outlives them.
+   */
+  trustSince?: number;
 }
 
 /** A verdict, plus the trust grant that lowered it to `auto`, if any. */
@@ -62,7 +67,7 @@ export async function gate(ctx: EngineContext, call: ToolCall, g: GateContext = 
     isInterrupting(verdict.tier)
   ) {
     const grant = await ctx.store.getTrust(g.threadId, call.tool, verdict.ruleId);
-    if (grant) {
+    if (grant && grant.createdAt >= (g.trustSince ?? 0)) {
       return {
         ...verdict,
         tier: 'auto',

@@ -32,7 +32,12 @@ export async function verdictFor(
 ): Promise<Extract<CallCheck, { kind: 'run' | 'block' | 'ask' }>> {
   const verdict = await ctx.il.gate(
     { tool: call.tool, args: call.args },
-    { threadId: call.threadId, proposer: ctx.o.proposer, app: (await ctx.o.app?.(call.threadId)) ?? {} },
+    {
+      threadId: call.threadId,
+      proposer: ctx.o.proposer,
+      app: (await ctx.o.app?.(call.threadId)) ?? {},
+      ...(call.trustSince === undefined ? {} : { trustSince: call.trustSince }),
+    },
   );
   if (verdict.tier === 'block') return { kind: 'block', verdict, message: blockedText(verdict.reason, ctx.texts) };
   if (isInterrupting(verdict.tier)) return { kind: 'ask', verdict };

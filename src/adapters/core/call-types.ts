@@ -9,6 +9,8 @@ export interface AdapterCall {
   toolCallId: string;
   tool: string;
   args: Record<string, unknown>;
+  /** Trust grants older than this (epoch ms) do not lower the call's tier: trust scoped to a session or a time box. */
+  trustSince?: number;
 }
 
 /**

@@ -6,12 +6,13 @@ import {
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { actionHash, newId, type ApprovalRequest } from '../../core/index.ts';
+import { auditEvent } from '../../engine/index.ts';
 import type { AdapterCall, CallCheck } from '../core/index.ts';
+import { confirmByUser } from './confirm.ts';
 import { hinted } from './hints.ts';
 import { callSite, type CallExtra, type CallSite } from './principals.ts';
+import { notRunAnswer, pendingAnswer, text } from './answers.ts';
 import type { GatewayContext, Route } from './types.ts';
-
-const text = (s: string, isError = false): CallToolResult => ({ content: [{ type: 'text', text: s }], isError });
 
 /**
  * One `tools/call` through the gateway. The call's slot is the first id of this call whose outcome
@@ -31,21 +32,43 @@ export async function handleCall(
       `Unknown tool "${request.params.name}"; tools/list names the tools this gateway serves.`,
     );
   const args = request.params.arguments ?? {};
-  const site = callSite(ctx, request.params, route.name, extra);
+  const site = callSite(ctx, server, request.params, route.name, extra);
   const { threadId, base } = site;
   for (let k = 0; k < 1000; k++) {
-    const call: AdapterCall = { threadId, toolCallId: k ? `${base}#${k}` : base, tool: route.name, args };
+    const call: AdapterCall = {
+      threadId,
+      toolCallId: k ? `${base}#${k}` : base,
+      tool: route.name,
+      args,
+      trustSince: site.trustSince,
+    };
     const existing = await ctx.gate.decision(threadId, call.toolCallId);
     if (existing) {
       const req = existing.outcome.request;
-      const fresh = req.resolvedAt === null || ctx.il.now() - req.resolvedAt < ctx.repeatWindowMs;
-      if (existing.kind === 'wait') return answer(ctx, route, call, await hold(ctx, call, site.progress));
-      if (!ctx.answered.has(req.id) && fresh) return answer(ctx, route, call, await ctx.gate.check(call));
-      continue; // answered already: a repeat of an action that ran is a new action
+      if (existing.kind === 'wait') return answer(ctx, route, call, await hold(ctx, call, site, extra), extra);
+      if (await collectable(ctx, req)) return answer(ctx, route, call, await ctx.gate.check(call), extra);
+      continue; // answered already, or too late to collect: a repeat of it is a new action
     }
-    return gateNew(ctx, server, route, call, site);
+    return gateNew(ctx, server, route, call, site, extra);
   }
   throw new McpError(McpErrorCode.InternalError, 'Too many repeats of this call.');
+}
+
+/**
+ * Whether a decided request's outcome is still for a repeat of its call to collect: not answered to a
+ * client yet (by this process, or by any — the audit says), and within the repeat window.
+ */
+async function collectable(ctx: GatewayContext, req: ApprovalRequest): Promise<boolean> {
+  if (ctx.answered.has(req.id)) return false;
+  const deadline =
+    ctx.repeatWindowMs === undefined ? req.expiresAt : (req.resolvedAt ?? ctx.il.now()) + ctx.repeatWindowMs;
+  if (ctx.il.now() > deadline) return false;
+  const events = await ctx.il.audit.listAudit({ requestId: req.id });
+  if (events.some((e) => e.type === 'outcome_delivered')) {
+    ctx.answered.add(req.id);
+    return false;
+  }
+  return true;
 }
 
 /**
@@ -58,9 +81,10 @@ async function gateNew(
   route: Route,
   call: AdapterCall,
   site: CallSite,
+  extra: CallExtra,
 ): Promise<CallToolResult> {
   const { gate, il, name } = ctx;
-  const c = hinted(ctx.o.hints, route, await gate.verdict(call));
+  const c = hinted(il, ctx.o.hints, route, await gate.verdict(call));
   if (c.kind === 'block') {
     await gate.recordBlock(call, c);
     return text(c.message, true);
@@ -69,8 +93,11 @@ async function gateNew(
     // An automatic call is forwarded every time it is made, under a fresh key — unless the client
     // names it (`_meta.callId`): the same call id with the same arguments is the same call retried
     // (a client that crashed and tries again), and the ledger answers it with the recorded result.
-    const key = site.base.startsWith('c:') ? `${site.base}:${actionHash(route.name, call.args)}` : newId('mcp');
-    return forward(ctx, route, { ...call, toolCallId: key }, { ...c, key: `${site.threadId}:${key}` });
+    // A fresh key is nobody's to repeat: no claim before the forward, one grouped record after it.
+    const named = site.base.startsWith('c:');
+    const key = named ? `${site.base}:${actionHash(route.name, call.args)}` : newId('mcp');
+    const run = { ...c, key: `${site.threadId}:${key}`, ...(named ? {} : { fresh: true }) };
+    return forward(ctx, route, { ...call, toolCallId: key }, run, extra);
   }
   if (c.kind === 'ask') {
     const { requests } = await il.pause({
@@ -81,25 +108,40 @@ async function gateNew(
     });
     // A rule of the client's own user: that user confirms, in the client, when it can ask them.
     if (requests[0]?.role === ctx.userRole && server.getClientCapabilities()?.elicitation) {
-      await confirmByUser(ctx, server, requests[0], site.principal);
-      return answer(ctx, route, call, await gate.check(call));
+      await confirmByUser(ctx, server, requests[0], site.principal, extra.signal);
+      return answer(ctx, route, call, await gate.check(call), extra);
     }
-    return answer(ctx, route, call, await hold(ctx, call, site.progress));
+    return answer(ctx, route, call, await hold(ctx, call, site, extra), extra);
   }
-  return answer(ctx, route, call, c);
+  return answer(ctx, route, call, c, extra);
 }
 
 /** Claim → run → outcome: forward the call upstream once under the ledger, with the arguments that run. */
-async function forward(ctx: GatewayContext, route: Route, call: AdapterCall, c: CallCheck): Promise<CallToolResult> {
+async function forward(
+  ctx: GatewayContext,
+  route: Route,
+  call: AdapterCall,
+  c: CallCheck,
+  extra: CallExtra,
+): Promise<CallToolResult> {
+  const meta = extra._meta as { progressToken?: string | number } | undefined;
   const r = await ctx.gate.run<CallToolResult>(
     call,
-    // The upstream server gets the ledger's key in `_meta`, so a payment API behind it can dedupe too.
+    // The upstream server gets the ledger's key in `_meta`, so a payment API behind it can dedupe too;
+    // the client's cancellation reaches it, and so does its progress token.
     async (args, ledger) =>
-      (await route.client.callTool({
-        name: route.tool.name,
-        arguments: args,
-        _meta: { idempotencyKey: ledger.idempotencyKey },
-      })) as CallToolResult,
+      (await route.client.callTool(
+        {
+          name: route.tool.name,
+          arguments: args,
+          _meta: {
+            idempotencyKey: ledger.idempotencyKey,
+            ...(meta?.progressToken === undefined ? {} : { progressToken: meta.progressToken }),
+          },
+        },
+        undefined,
+        { signal: extra.signal },
+      )) as CallToolResult,
     c,
   );
   if (r.status === 'refused') return text(r.message, true);
@@ -115,100 +157,72 @@ async function forward(ctx: GatewayContext, route: Route, call: AdapterCall, c: 
     : r.result;
 }
 
-/** The answer to a call whose request nobody decided yet: it has not run, and how to get its outcome. */
-function pendingAnswer(req: ApprovalRequest): CallToolResult {
-  return {
-    content: [
-      {
-        type: 'text',
-        text: `This action awaits approval by a ${req.role} (request ${req.id}, ${req.reason}); it has not run. Call the tool again with the same arguments after the decision to get its outcome (the request expires ${new Date(req.expiresAt).toISOString()}).`,
-      },
-    ],
-    structuredContent: {
-      status: 'awaiting_approval',
-      requestId: req.id,
-      role: req.role,
-      expiresAt: new Date(req.expiresAt).toISOString(),
-    },
-    isError: false,
-  };
-}
-
-/** Wait up to `holdMs` for a decision on the call, sending progress when the client asked for it. */
-async function hold(
-  ctx: GatewayContext,
-  call: AdapterCall,
-  progress: (() => Promise<void>) | undefined,
-): Promise<CallCheck> {
+/**
+ * Wait up to `holdMs` for a decision on the call, sending progress when the client asked for it. A
+ * decision made in this process wakes it at once; one made in another (the service, a second gateway)
+ * is seen within a second. The client's cancellation ends the wait.
+ */
+async function hold(ctx: GatewayContext, call: AdapterCall, site: CallSite, extra: CallExtra): Promise<CallCheck> {
   const { gate, il } = ctx;
   const until = Date.now() + ctx.holdMs;
   let c = await gate.check(call);
-  while (c.kind === 'wait' && Date.now() < until) {
+  while (c.kind === 'wait' && Date.now() < until && !extra.signal.aborted) {
     await new Promise<void>((resolve) => {
       const timer = setTimeout(done, Math.min(1000, Math.max(0, until - Date.now())));
       const off = il.on((e) => {
         if (e.type === 'approval.decided' || e.type === 'approval.expired') done();
       });
+      extra.signal.addEventListener('abort', done, { once: true });
       function done() {
         clearTimeout(timer);
         off();
+        extra.signal.removeEventListener('abort', done);
         resolve();
       }
     });
-    await progress?.();
+    if (extra.signal.aborted) break;
+    await site.progress?.();
     c = await gate.check(call);
   }
   return c;
 }
 
-/** The call's answer by where its request stands; a decided outcome is answered once by this process. */
-async function answer(ctx: GatewayContext, route: Route, call: AdapterCall, c: CallCheck): Promise<CallToolResult> {
-  switch (c.kind) {
-    case 'wait':
-      return pendingAnswer(c.outcome.request);
-    case 'approved':
-      ctx.answered.add(c.outcome.request.id);
-      return forward(ctx, route, call, c);
-    case 'not_run':
-      ctx.answered.add(c.outcome.request.id);
-      return text(c.message, !c.answered);
-    default:
-      return text('Not run.', true);
+/**
+ * The call's answer by where its request stands. A decided outcome is answered once: it counts as
+ * delivered when the answer goes to a client that is still waiting for it (not cancelled, still
+ * connected), recorded in the audit for every process. A cancelled call is not run: its approval stays
+ * for a later repeat to collect.
+ */
+async function answer(
+  ctx: GatewayContext,
+  route: Route,
+  call: AdapterCall,
+  c: CallCheck,
+  extra: CallExtra,
+): Promise<CallToolResult> {
+  const outputSchema = route.tool.outputSchema !== undefined;
+  if (c.kind === 'wait') return pendingAnswer(c.outcome.request, outputSchema);
+  if (extra.signal.aborted) return text('The call was cancelled; nothing ran.', true);
+  if (c.kind === 'approved') {
+    const result = await forward(ctx, route, call, c, extra);
+    await delivered(ctx, c.outcome.request, extra);
+    return result;
   }
+  if (c.kind === 'not_run') {
+    await delivered(ctx, c.outcome.request, extra);
+    return notRunAnswer(c.message, c.answered, outputSchema);
+  }
+  return text('Not run.', true);
 }
 
-/**
- * Ask the client's own user to confirm (MCP elicitation) and record their answer as a decision of
- * the user role, like any other: accepted with the box ticked approves, anything else rejects.
- */
-async function confirmByUser(
-  ctx: GatewayContext,
-  server: Server,
-  req: ApprovalRequest,
-  principal: string,
-): Promise<void> {
-  let approved = false;
-  let why = 'declined by the user';
-  try {
-    const r = await server.elicitInput({
-      mode: 'form',
-      message: `Run ${req.tool} with ${JSON.stringify(req.args)}? (${req.reason})`,
-      requestedSchema: {
-        type: 'object',
-        properties: { confirm: { type: 'boolean', title: 'Run it', description: `Let ${req.tool} run once` } },
-        required: ['confirm'],
-      },
-    });
-    approved = r.action === 'accept' && r.content?.confirm === true;
-    if (r.action === 'cancel') why = 'cancelled by the user';
-  } catch (err) {
-    why = `the user could not be asked: ${err instanceof Error ? err.message : String(err)}`;
-  }
-  const reviewer = { id: `${ctx.userRole}:${principal}`, roles: [ctx.userRole] };
-  const guard = { expectedVersion: req.version, actionHash: req.actionHash };
-  await ctx.il.decide(
-    req.id,
-    approved ? { type: 'approve', ...guard } : { type: 'reject', ...guard, message: why },
-    reviewer,
-  );
+/** Record that a decided call's outcome reached its client, unless the client stopped waiting. */
+async function delivered(ctx: GatewayContext, req: ApprovalRequest, extra: CallExtra): Promise<void> {
+  if (extra.signal.aborted || !req.id) return;
+  ctx.answered.add(req.id);
+  await ctx.il.audit.record([
+    auditEvent('outcome_delivered', `agent:${ctx.name}`, extra.sessionId ? { session: extra.sessionId } : {}, {
+      threadId: req.threadId,
+      requestId: req.id,
+    }),
+  ]);
 }

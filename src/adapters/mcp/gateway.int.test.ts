@@ -219,7 +219,7 @@ for (const backend of allBackends()) {
       const { server } = await createMcpGateway({
         interlock: bare,
         upstreams: { files: await connectInMemory(up.server, 'gw4') },
-        hints: { readOnly: 'auto', other: 'approve', role: 'supervisor' },
+        hints: { readOnly: 'auto', other: 'approve', role: 'supervisor', trustAnnotationsOf: ['files'] },
         holdMs: 50,
       });
       const hc = await connectInMemory(server, 'agent4');

@@ -1,4 +1,5 @@
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { CallToolRequest, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { actionHash } from '../../core/index.ts';
 import type { GatewayContext } from './types.ts';
@@ -15,22 +16,40 @@ export interface CallSite {
    * action's hash (the same tool with the same arguments is the same call until it is answered).
    */
   base: string;
+  /** Trust grants made before this moment do not count: the client's session start, or the time box's. */
+  trustSince: number;
   /** Progress to the client while a call waits on a reviewer, when the client asked for it. */
   progress: (() => Promise<void>) | undefined;
+}
+
+/** When each protocol session (one `Server` per client connection) began: trust is scoped to it. */
+const sessionStarts = new WeakMap<Server, number>();
+
+/**
+ * Who is calling: the option's answer, else the authenticated client (`authInfo.clientId`, set by the
+ * HTTP transport from a bearer token), else `local` — the one user of a stdio connection.
+ */
+export function principalOf(ctx: GatewayContext, extra: CallExtra): string {
+  return ctx.o.principal?.(extra) ?? extra.authInfo?.clientId ?? 'local';
 }
 
 /** Requests of different principals are apart: each has a thread of its own on this gateway. */
 export function callSite(
   ctx: GatewayContext,
+  server: Server,
   params: CallToolRequest['params'],
   tool: string,
   extra: CallExtra,
 ): CallSite {
-  const principal = ctx.o.principal?.(extra) ?? 'local';
+  const principal = principalOf(ctx, extra);
   const threadId = `mcp:${ctx.name}:${principal}`;
   const args = params.arguments ?? {};
   const meta = params._meta as { callId?: unknown; progressToken?: string | number } | undefined;
   const base = typeof meta?.callId === 'string' && meta.callId ? `c:${meta.callId}` : `h:${actionHash(tool, args)}`;
+  const now = ctx.il.now();
+  let started = sessionStarts.get(server);
+  if (started === undefined) sessionStarts.set(server, (started = now));
+  const trustSince = Math.max(started, now - ctx.trustTtlMs);
   const progressToken = meta?.progressToken;
   let ticks = 0;
   const progress =
@@ -41,5 +60,5 @@ export function callSite(
             method: 'notifications/progress',
             params: { progressToken, progress: ++ticks, message: 'waiting for a reviewer' },
           });
-  return { principal, threadId, base, progress };
+  return { principal, threadId, base, trustSince, progress };
 }

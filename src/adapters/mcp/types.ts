@@ -18,14 +18,20 @@ export interface McpGatewayOptions extends Omit<CallGateOptions, 'interlock' | '
    */
   holdMs?: number;
   /**
-   * Verdicts for upstream tools the policy has no rules for, from the tool's own annotations: a
-   * `readOnlyHint` tool gets `readOnly`, any other `other` (with `role` for a tier that pauses). Without
-   * this option such tools are blocked: nothing without a verdict runs. Rules always win over hints.
+   * Verdicts for upstream tools the policy has no rules for, from the tool's own annotations (see
+   * `hintedTier`): a `readOnlyHint` tool of an upstream listed in `trustAnnotationsOf` gets `readOnly`;
+   * every other unnamed tool gets `other` (with `role` for a tier that pauses). Without this option
+   * such tools are blocked: nothing without a verdict runs. Rules always win over hints.
    */
   hints?: {
     readOnly?: 'auto' | 'notify' | 'approve' | 'block';
     other?: 'auto' | 'notify' | 'approve' | 'block';
     role?: string;
+    /**
+     * Upstreams whose `readOnlyHint` the operator trusts (their annotations are the server's claims).
+     * A read-only hint of any other upstream counts for nothing: the tool gets `other`.
+     */
+    trustAnnotationsOf?: string[];
   };
   /**
    * The role of the MCP client's own user (default `mcp-user`). A rule whose role is this one may be
@@ -34,10 +40,16 @@ export interface McpGatewayOptions extends Omit<CallGateOptions, 'interlock' | '
    */
   userRole?: string;
   /**
-   * How long a decided outcome is answered to a repeat of the same call after a gateway restart (its
-   * answered-once memory is per process), in ms (default 10 minutes).
+   * How long after its decision a decided call can be collected by a repeat, in ms. By default, until
+   * the request's own expiry (its rule's timeout from when it opened): an approval made for a call
+   * stays collectable as long as the request was open to a decision, and no longer.
    */
   repeatWindowMs?: number;
+  /**
+   * How long an "approve and trust" lasts, in ms (default 1 hour), and never beyond the client's
+   * session: a grant made in another session, or longer ago, does not lower a call's tier.
+   */
+  trustTtlMs?: number;
 }
 
 /** An exposed tool and the upstream that serves it: its client, its own listing, and the name the gateway lists it by. */
@@ -55,10 +67,15 @@ export interface GatewayContext {
   /** Threads and audit name the gateway by this. */
   name: string;
   holdMs: number;
-  repeatWindowMs: number;
+  /** See {@link McpGatewayOptions.repeatWindowMs}; undefined: until the request's expiry. */
+  repeatWindowMs: number | undefined;
+  trustTtlMs: number;
   userRole: string;
   gate: CallGate;
   routes: Map<string, Route>;
-  /** Outcomes already answered by this process (a repeat after that is a new call). */
+  /**
+   * Requests whose outcome this process answered to a client (a repeat after that is a new call);
+   * recorded in the audit too (`outcome_delivered`), for other processes and restarts.
+   */
   answered: Set<string>;
 }
