@@ -28,8 +28,12 @@ usage: interlock <command> [options]
                                                    oversight figures: per tool, tier and agent; autonomous
                                                    completion; queue flow; planted checks; reviewers' pace
   mcp [--config FILE] [--upstream NAME=COMMAND|URL]… [--http PORT] [--hold-ms N]
-                                                   an MCP server that serves upstream MCP servers' tools
-                                                   through the policy (stdio; Streamable HTTP with --http)
+      [--host ADDR] [--session-idle-ms N]          an MCP server that serves upstream MCP servers' tools
+                                                   through the policy (stdio; Streamable HTTP with --http:
+                                                   sessions, bearer tokens from mcp.http.tokens, Host/Origin
+                                                   checks; without tokens 127.0.0.1 only, one principal)
+  mcp token NAME                                   a bearer token for principal NAME's MCP client, and the
+                                                   mcp.http.tokens line holding its hash
 
 Database: DATABASE_URL=postgres://… or the embedded SQLite under INTERLOCK_DATA_DIR (./data).
 Exit codes: 0 ok, 1 check failed, 2 usage error, 3 refused, 4 system error.`;

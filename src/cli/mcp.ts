@@ -3,7 +3,7 @@ import { createInterlock } from '../engine/index.ts';
 import { openStore } from '../store/index.ts';
 import { createMcpGateway } from '../adapters/mcp/gateway.ts';
 import { loadConfig, type McpUpstream } from '../service/index.ts';
-import { serveHttp } from './mcp-http.ts';
+import { HTTP_FLAGS, httpOptions, mcpToken, serveHttp } from './mcp-http.ts';
 import { connect, parseUpstream } from './mcp-upstreams.ts';
 import { EXIT, UsageError, type Output } from './output.ts';
 import { flags } from './shared.ts';
@@ -13,10 +13,11 @@ import { flags } from './shared.ts';
  * over stdio (default; stdout is the protocol, logs go to stderr) or Streamable HTTP (`--http PORT`).
  */
 export async function mcp(argv: string[], io: Output): Promise<number> {
+  if (argv[0] === 'token') return mcpToken(argv.slice(1), io);
   const { values } = flags(argv, {
     config: { type: 'string' },
     upstream: { type: 'string', multiple: true },
-    http: { type: 'string' },
+    ...HTTP_FLAGS,
     'hold-ms': { type: 'string' },
     principal: { type: 'string' },
   });
@@ -31,6 +32,11 @@ export async function mcp(argv: string[], io: Output): Promise<number> {
   const holdMs = values['hold-ms'] === undefined ? config.mcp?.holdMs : Number(values['hold-ms']);
   if (holdMs !== undefined && (!Number.isInteger(holdMs) || holdMs < 0))
     throw new UsageError('--hold-ms must be a whole number of milliseconds');
+  const http = httpOptions(values, config.mcp?.http);
+  if (http?.tokens && values.principal !== undefined)
+    throw new UsageError(
+      '--principal is for a gateway without tokens: with mcp.http.tokens, each token names its principal',
+    );
   const store = await openStore(io.env.DATABASE_URL);
   const interlock = createInterlock({ store, policy: config.policy });
   const clients = Object.fromEntries(
@@ -50,8 +56,8 @@ export async function mcp(argv: string[], io: Output): Promise<number> {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
-  if (values.http !== undefined) {
-    await serveHttp(gateway.newServer, Number(values.http), log, stop);
+  if (http) {
+    await serveHttp(gateway.newServer, http, log, stop);
   } else {
     const transport = new StdioServerTransport();
     await gateway.server.connect(transport);

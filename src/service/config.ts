@@ -61,6 +61,23 @@ export interface InterlockConfig {
       readOnly?: 'auto' | 'notify' | 'approve' | 'block';
       other?: 'auto' | 'notify' | 'approve' | 'block';
       role?: string;
+      /** Upstreams whose `readOnlyHint` is trusted; any other upstream's tools get `other`. */
+      trustAnnotationsOf?: string[];
+    };
+    /**
+     * `interlock mcp --http`: who may connect and how long sessions live (docs/adapters/mcp.md, "Over HTTP").
+     * @example
+     * http: { tokens: [{ principal: 'alice', sha256: '3f5c…' }], allowedHosts: ['gateway.example.com:8931'] }
+     */
+    http?: {
+      /** Bearer tokens by principal, as `interlock mcp token NAME` prints them; with none, only this machine may connect. */
+      tokens?: Array<{ principal: string; sha256: string }>;
+      /** Host header values answered (`name:port`, or a name for any port); default the loopback names with the port. */
+      allowedHosts?: string[];
+      /** Origin header values answered (browser clients); default the loopback origins of the port. */
+      allowedOrigins?: string[];
+      /** A session with no open request for this long is closed (ms; default 30 minutes). */
+      sessionIdleMs?: number;
     };
   };
 }
@@ -131,6 +148,24 @@ const configSchema = z.object({
           readOnly: z.enum(['auto', 'notify', 'approve', 'block']).optional(),
           other: z.enum(['auto', 'notify', 'approve', 'block']).optional(),
           role: z.string().min(1).optional(),
+          trustAnnotationsOf: z.array(z.string().min(1)).optional(),
+        })
+        .optional(),
+      http: z
+        .strictObject({
+          tokens: z
+            .array(
+              z.strictObject({
+                principal: z.string().min(1),
+                sha256: z
+                  .string()
+                  .regex(/^[0-9a-f]{64}$/i, 'the 64 hex digits `interlock mcp token NAME` prints (never the token)'),
+              }),
+            )
+            .optional(),
+          allowedHosts: z.array(z.string().min(1)).optional(),
+          allowedOrigins: z.array(z.string().min(1)).optional(),
+          sessionIdleMs: z.number().int().min(1).optional(),
         })
         .optional(),
     })
