@@ -34,6 +34,7 @@ const STATUS: Record<string, string> = {
   '409': '`stale_version`, `action_hash_mismatch` or `already_resolved`',
   '410': '`request_expired`: the timeout default applies',
   '413': 'body too large',
+  '422': '`reason_required`: the request’s rule needs a reason to reject (send it as `message`)',
   '429': 'too many decisions; retry after `Retry-After` seconds',
   '501': 'no threads adapter configured',
   '503': 'the store does not answer',

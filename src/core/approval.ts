@@ -1,9 +1,10 @@
-import type { Tier, TimeoutDecision } from './policy.ts';
+import type { RejectReasons, Tier, TimeoutDecision } from './policy.ts';
 import { aRole } from './role-text.ts';
 import {
   ActionHashMismatchError,
   AlreadyResolvedError,
   ForbiddenError,
+  ReasonRequiredError,
   RequestExpiredError,
   StaleVersionError,
   ValidationError,
@@ -83,6 +84,8 @@ export interface ApprovalRequest {
   trustable: boolean;
   /** The decisions its rule allows (see the rule's `decisions`); absent: all four. */
   decisions?: DecisionType[];
+  /** Its rule's reject reasons (see the rule's `rejectReasons`); absent: a reason is optional. */
+  rejectReasons?: RejectReasons;
   /** The decision that resolved it (or the timeout default applied). */
   resolution: Resolution | null;
   parentId: string | null;
@@ -225,6 +228,9 @@ export function checkDecision(
       [{ path: 'message', message: `text, at most ${MAX_DECISION_MESSAGE} characters` }],
     );
   }
+  // Checked here, in the one decision check, so it holds at every door (API, CLI, Slack, web, batch).
+  if (decision.type === 'reject' && req.rejectReasons?.required && !(typeof message === 'string' && message.trim()))
+    throw new ReasonRequiredError(req.id, req.ruleId, req.rejectReasons.choices);
   if (decision.type === 'respond' && typeof decision.message !== 'string') {
     throw new ValidationError('A respond decision needs "message": the text the agent receives as the tool result.', [
       { path: 'message', message: 'required for respond' },

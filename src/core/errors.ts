@@ -34,6 +34,8 @@ export const ERROR_CODES = [
   'self_approval',
   'duplicate_reviewer',
   'decision_not_allowed',
+  /** A reject without a reason, on a rule whose `rejectReasons` say one is required. */
+  'reason_required',
   'forbidden',
   'policy_blocked',
   'rate_limited',
@@ -112,6 +114,24 @@ export class UnknownFieldError extends InterlockUsageError {
       { details: { tool, fields: fields.map((f) => `args.${f}`) } },
     );
     this.fields = fields;
+  }
+}
+
+/** A reject without a reason, where the request's rule requires one (its `rejectReasons.required`); nothing changed. */
+export class ReasonRequiredError extends InterlockUsageError {
+  constructor(requestId: string, ruleId: string, choices: readonly string[]) {
+    super(
+      'reason_required',
+      `Rejecting request ${requestId} needs a reason (its rule "${ruleId}" requires one): send it as the decision's message${choices.length ? `, e.g. one of: ${choices.map((c) => `"${c}"`).join(', ')}` : ''}. The agent reads it.`,
+      {
+        details: {
+          requestId,
+          ruleId,
+          choices: [...choices],
+          issues: [{ path: 'message', message: 'required for reject' }],
+        },
+      },
+    );
   }
 }
 

@@ -29,6 +29,16 @@ const ruleSchema = z
       .array(z.enum(['approve', 'edit', 'reject', 'respond']))
       .refine((d) => d.includes('approve') && d.includes('reject'), 'must include "approve" and "reject"')
       .optional(),
+    rejectReasons: z
+      .object({
+        required: z.boolean().optional(),
+        choices: z
+          .array(z.string().trim().min(1, 'a reject reason must not be blank').max(200))
+          .max(20, 'offer at most 20 reject reasons')
+          .optional(),
+      })
+      .strict()
+      .optional(),
     plant: z
       .object({ rate: z.number().min(0).max(1), template: fn })
       .strict()

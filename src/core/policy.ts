@@ -1,6 +1,13 @@
 import { ConfigError } from './errors.ts';
 import { toMs, type Duration } from './duration.ts';
-import { tierRank, isInterrupting, type Tier, type TimeoutDecision, type Verdict } from './tiers.ts';
+import {
+  tierRank,
+  isInterrupting,
+  type Tier,
+  type TimeoutDecision,
+  type Verdict,
+  type RejectReasons,
+} from './tiers.ts';
 import { policySchema } from './policy-schema.ts';
 import { applyHiddenCharacters, type HiddenCharactersMode } from './policy-hidden.ts';
 
@@ -15,6 +22,7 @@ export {
   type Tier,
   type TimeoutDecision,
   type Verdict,
+  type RejectReasons,
 } from './tiers.ts';
 
 /** A proposed tool call. */
@@ -98,6 +106,13 @@ export interface Rule<A extends Record<string, unknown> = Record<string, unknown
    * reviewer should rewrite.
    */
   decisions?: Array<'approve' | 'edit' | 'reject' | 'respond'>;
+  /**
+   * What a reviewer says when rejecting this rule's requests. `required: true`: a reject without a
+   * reason is refused at every door (`reason_required`: the API, the CLI, Slack, the web card).
+   * `choices`: canned reasons the card offers beside free text (the reason is the message the agent
+   * reads). E.g. `{ required: true, choices: ['Duplicate request', 'Amount over the order total'] }`.
+   */
+  rejectReasons?: { required?: boolean; choices?: string[] };
   /**
    * Planted checks (off by default; `approve` and `escalate` rules only): when this rule pauses a real
    * call, at `rate` Interlock also places a synthetic request built by `template` in the same queue —
@@ -301,8 +316,14 @@ function evaluateRules(tools: Policy['tools'], call: ToolCall, ctx: PolicyContex
       : null,
     trustable: best.tier === 'approve' && best.trustable !== false,
     ...(best.decisions ? { decisions: [...new Set(best.decisions)] } : {}),
+    ...(best.rejectReasons ? { rejectReasons: rejectReasonsOf(best.rejectReasons) } : {}),
     matched: matched.map((r) => r.id),
   };
+}
+
+/** A rule's reject reasons as requests keep them: both fields present, choices trimmed and each once. */
+function rejectReasonsOf(r: NonNullable<Rule['rejectReasons']>): RejectReasons {
+  return { required: r.required === true, choices: [...new Set((r.choices ?? []).map((c) => c.trim()))] };
 }
 
 /** A block verdict of no rule of the policy's own (no policy for the tool, a refusal before the rules). */

@@ -23,6 +23,16 @@ export function isInterrupting(t: Tier): boolean {
   return t === 'approve' || t === 'escalate';
 }
 
+/**
+ * The reasons a reviewer gives when rejecting a rule's requests: whether one is `required` (a reject
+ * without a message is refused, `reason_required`) and the canned `choices` a reviewer is offered
+ * beside free text.
+ */
+export interface RejectReasons {
+  required: boolean;
+  choices: string[];
+}
+
 /** The outcome of evaluating one call. */
 export interface Verdict {
   tier: Tier;
@@ -39,6 +49,8 @@ export interface Verdict {
    * absent: all four.
    */
   decisions?: Array<'approve' | 'edit' | 'reject' | 'respond'>;
+  /** The rule's reject reasons (see the rule's `rejectReasons`); absent: a reason is optional, none offered. */
+  rejectReasons?: RejectReasons;
   /** Ids of every rule that matched, most restrictive first. */
   matched: string[];
   /** Set when a triage evaluator raised the tier. */

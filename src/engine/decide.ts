@@ -123,6 +123,7 @@ function verdictOf(r: ApprovalRequest): Awaited<ReturnType<typeof gate>> {
     escalateTo: r.escalateTo,
     trustable: r.trustable,
     ...(r.decisions ? { decisions: r.decisions } : {}),
+    ...(r.rejectReasons ? { rejectReasons: r.rejectReasons } : {}),
     matched: [r.ruleId],
   };
 }

@@ -131,6 +131,7 @@ function escalation(
         escalateTo: null,
         trustable: false,
         ...(req.decisions ? { decisions: req.decisions } : {}),
+        ...(req.rejectReasons ? { rejectReasons: req.rejectReasons } : {}),
         matched: [req.ruleId],
       },
       evidence: req.evidence,

@@ -1,5 +1,5 @@
 export { createInterlock, DEFAULT_LEASE_MS, type Interlock, type InterlockOptions } from './interlock.ts';
-export type { EngineEvent, EngineEventBody, ToolSchemaEntry } from './context.ts';
+export type { ClaimEventView, EngineEvent, EngineEventBody, ToolSchemaEntry } from './context.ts';
 export type { PublishedTool } from './tool-schemas.ts';
 export type { GateContext, GateVerdict } from './gate.ts';
 export type { CheckpointInput, PauseItem, PauseResult, ThreadRef } from './pause.ts';
@@ -24,3 +24,5 @@ export {
 export type { ThreadRunner, RunnerResult, RunnerInterrupt } from './runner.ts';
 export { auditEvent } from './audit-events.ts';
 export type { FactsView, SubjectView } from './related.ts';
+export { DEFAULT_CLAIM_MS, type Claim, type ClaimOps } from './claims.ts';
+export { MAX_NOTE_LENGTH, type Note, type NoteOps } from './notes.ts';

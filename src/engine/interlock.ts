@@ -47,6 +47,8 @@ import { currentFacts, relatedRequests, type FactsView, type SubjectView } from 
 import { publishedInputSchema, publishToolSchemas, type PublishedTool } from './tool-schemas.ts';
 import type { ThreadStatus } from '../store/types.ts';
 import type { AuditEventInput } from '../core/index.ts';
+import { claimOps, claimTimeout, type ClaimOps } from './claims.ts';
+import { noteOps, type NoteOps } from './notes.ts';
 
 /** Options of {@link createInterlock}. */
 export interface InterlockOptions {
@@ -70,6 +72,8 @@ export interface InterlockOptions {
    * that died. Leases are renewed every third of it while work goes on.
    */
   leaseMs?: number;
+  /** How long a reviewer's claim on a request lasts unless renewed, in ms (default 10 minutes; see {@link Interlock.claims}). */
+  claimMs?: number;
 }
 
 /** Default of {@link InterlockOptions.leaseMs}. */
@@ -94,6 +98,10 @@ export interface Interlock {
   readonly sessions: SessionOps;
   /** Request reads beyond get/list: quorum voters, pending counts by role. */
   readonly requests: RequestReads;
+  /** Who is looking at a request: advisory, timed claims, each change a live event. */
+  readonly claims: ClaimOps;
+  /** Reviewers' internal notes on requests (audited; never sent to the agent). */
+  readonly notes: NoteOps;
   /** The engine's clock (epoch ms). */
   now(): number;
   /** Lease owner name of this process. */
@@ -222,6 +230,7 @@ export function createInterlock(options: InterlockOptions): Interlock {
       `createInterlock: "leaseMs" must be a whole number of milliseconds, at least 100 (e.g. 60000), not ${String(options.leaseMs)}.`,
     );
   }
+  const claimMs = claimTimeout(options.claimMs);
   const policy: Policy = 'evaluate' in options.policy ? options.policy : definePolicy(options.policy);
   const tools = new Map(Object.entries(options.tools ?? {}));
   const owner = options.owner ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
@@ -244,6 +253,8 @@ export function createInterlock(options: InterlockOptions): Interlock {
     jobs: jobOps(ctx),
     audit: auditOps(ctx),
     ...direct,
+    claims: claimOps(ctx, claimMs),
+    notes: noteOps(ctx),
     now: () => ctx.now(),
     owner,
     leaseMs: ctx.leaseMs,

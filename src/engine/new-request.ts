@@ -51,6 +51,7 @@ export function newRequest(
     escalateTo: v.escalateTo,
     trustable: v.trustable,
     ...(v.decisions ? { decisions: v.decisions } : {}),
+    ...(v.rejectReasons ? { rejectReasons: v.rejectReasons } : {}),
     resolution: null,
     parentId: input.parentId ?? null,
     supersededBy: null,

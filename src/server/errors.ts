@@ -36,6 +36,7 @@ export const HTTP_STATUS: Readonly<Record<Exclude<ErrorCode, `${string}_not_foun
   self_approval: 403,
   duplicate_reviewer: 403,
   decision_not_allowed: 403,
+  reason_required: 422,
   forbidden: 403,
   policy_blocked: 403,
   rate_limited: 429,

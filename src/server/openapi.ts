@@ -1,4 +1,5 @@
 import { relatedPaths } from './openapi-related.ts';
+import { claimNotePaths } from './openapi-claims.ts';
 import { z } from 'zod';
 import { DECISION_TYPES } from '../core/index.ts';
 import { auditQuery, decisionBody, requestSummarySchema, startThreadBody, threadQuery } from './schemas.ts';
@@ -55,6 +56,7 @@ const ERROR_HINT: Record<number, string> = {
   409: 'reload and review again (stale_version, action_hash_mismatch, already_resolved); thread_exists: start a new thread.',
   410: 'the request expired: its timeout default applies.',
   413: 'bodies are limited to 64 KiB.',
+  422: "reason_required: the request's rule needs a reason to reject; send it as message (details.choices lists the rule's canned reasons).",
   429: 'wait Retry-After seconds.',
   501: 'the server runs without that part (e.g. a threads adapter).',
   503: 'the database does not answer: retry after the Retry-After seconds.',
@@ -174,7 +176,7 @@ function requestPaths(): Json {
             },
             'The decision was recorded.',
           ),
-          ...errors(400, 401, 403, 404, 409, 410, 413, 429),
+          ...errors(400, 401, 403, 404, 409, 410, 413, 422, 429),
         },
       },
     },
@@ -263,7 +265,7 @@ function operationPaths(): Json {
     '/api/v1/events': {
       get: {
         summary:
-          'Live events (Server-Sent Events): ready, approval.created, approval.decided, approval.expired, thread.status, execution.finished',
+          'Live events (Server-Sent Events): ready, approval.created, approval.decided, approval.expired, approval.claim (who is looking at a request; claim null when given back), approval.noted (an internal note was added; read it from the notes route), thread.status, execution.finished',
         responses: {
           200: {
             description: 'An event stream with a heartbeat comment every 15 s.',
@@ -360,6 +362,7 @@ export function openApiDocument(opts: { baseUrl?: string; version?: string } = {
       ...queuePaths({ queryParams, plantedCheck: plantedCheckSchema }),
       ...requestPaths(),
       ...relatedPaths(),
+      ...claimNotePaths(),
       ...threadPaths(),
       ...operationPaths(),
     },

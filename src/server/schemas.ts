@@ -159,5 +159,11 @@ export const requestSummarySchema = z.object({
     .array(z.string())
     .nullable()
     .describe('Inside a tree of agents: the agents (or graph and node) from the root down to the one that asked.'),
+  rejectReasons: z
+    .object({ required: z.boolean(), choices: z.array(z.string()) })
+    .nullable()
+    .describe(
+      "Its rule's reject reasons: whether a reject must carry a message (else 422 reason_required) and the canned choices to offer; null: optional, none offered.",
+    ),
 });
 export type RequestSummary = z.infer<typeof requestSummarySchema>;

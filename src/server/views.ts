@@ -52,6 +52,7 @@ export function requestSummary(req: ApprovalRequest): RequestSummary {
     parentId: req.parentId,
     supersededBy: req.supersededBy,
     agentPath: Array.isArray(req.context.agentPath) ? (req.context.agentPath as unknown[]).map(String) : null,
+    rejectReasons: req.rejectReasons ?? null,
   };
 }
 

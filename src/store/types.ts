@@ -1,6 +1,8 @@
 import type { ApprovalRequest, RequestStatus, AuditEvent, AuditEventInput, ChainHead } from '../core/index.ts';
 
 export * from './rows.ts';
+export * from './claim-note-types.ts';
+import type { ClaimStoreOps, NoteStoreOps } from './claim-note-types.ts';
 import type {
   AggregateQuery,
   CheckpointRow,
@@ -311,7 +313,9 @@ export interface StoreTx
     SessionStoreOps,
     OversightStoreOps,
     SubjectStoreOps,
-    ToolSchemaStoreOps {}
+    ToolSchemaStoreOps,
+    ClaimStoreOps,
+    NoteStoreOps {}
 
 /** Named differences between backends, so callers never test `if (postgres)`. */
 export interface StoreCapabilities {

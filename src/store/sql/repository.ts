@@ -10,6 +10,8 @@ import { threadOps, threadShapes } from './threads.ts';
 import { oversightOps, oversightShapes } from './oversight.ts';
 import { subjectOps, subjectShapes } from './subjects.ts';
 import { toolSchemaOps, toolSchemaShapes } from './tool-schemas.ts';
+import { claimOps, claimShapes } from './claims.ts';
+import { noteOps, noteShapes } from './notes.ts';
 
 /** All store operations over one executor: a transaction's, or the plain path {@link standaloneOps} wraps. */
 export function sqlOps(db: SqlExecutor, d: Dialect): StoreTx {
@@ -24,6 +26,8 @@ export function sqlOps(db: SqlExecutor, d: Dialect): StoreTx {
     ...oversightOps(db),
     ...subjectOps(db),
     ...toolSchemaOps(db),
+    ...claimOps(db),
+    ...noteOps(db),
   };
 }
 
@@ -39,6 +43,8 @@ const SHAPES: { [K in keyof StoreTx]: OpShape } = {
   ...oversightShapes,
   ...subjectShapes,
   ...toolSchemaShapes,
+  ...claimShapes,
+  ...noteShapes,
 };
 
 type Op = (...args: unknown[]) => Promise<unknown>;

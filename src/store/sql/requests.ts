@@ -1,4 +1,4 @@
-import type { ApprovalRequest } from '../../core/index.ts';
+import type { ApprovalRequest, RejectReasons } from '../../core/index.ts';
 import { ValidationError } from '../../core/index.ts';
 import type { RequestQuery, RequestStoreOps } from '../types.ts';
 import {
@@ -48,6 +48,7 @@ export function toRequest(r: Row): ApprovalRequest {
     ...(typeof r.decisions === 'string'
       ? { decisions: fromJson<ApprovalRequest['decisions'] & object>(r.decisions) }
       : {}),
+    ...(typeof r.reject_reasons === 'string' ? { rejectReasons: fromJson<RejectReasons>(r.reject_reasons) } : {}),
   };
 }
 
@@ -191,8 +192,8 @@ function updateParams(r: ApprovalRequest, expectedVersion: number): unknown[] {
 
 const INSERT_REQUEST = `INSERT INTO il_requests (id, thread_id, checkpoint_id, tool_call_id, tool, args, action_hash, reason, rule_id, tier, role,
     approvals_required, approvals_received, version, status, proposer, evidence, context, on_timeout, escalate_to, trustable,
-    resolution, parent_id, superseded_by, created_at, expires_at, updated_at, resolved_at, planted, decisions)
-  VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,$28,$29,$30)`;
+    resolution, parent_id, superseded_by, created_at, expires_at, updated_at, resolved_at, planted, decisions, reject_reasons)
+  VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,$28,$29,$30,$31)`;
 
 function insertParams(r: ApprovalRequest): unknown[] {
   return [
@@ -226,6 +227,7 @@ function insertParams(r: ApprovalRequest): unknown[] {
     r.resolvedAt,
     r.planted ? 1 : 0,
     r.decisions ? JSON.stringify(r.decisions) : null,
+    r.rejectReasons ? JSON.stringify(r.rejectReasons) : null,
   ];
 }
 

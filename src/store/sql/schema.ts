@@ -264,4 +264,23 @@ export const MIGRATIONS: readonly Migration[] = [
         updated_at BIGINT NOT NULL)`,
     ],
   },
+  {
+    id: 12,
+    name: 'claims, internal notes and reject reasons of requests',
+    statements: [
+      // The rule's reject reasons ({ required, choices } as JSON), kept with the request as `decisions` is;
+      // NULL: a reason is optional (every request made before this migration).
+      `ALTER TABLE il_requests ADD COLUMN reject_reasons TEXT`,
+      // Who is looking at a request: one holder at a time, until `expires_at` unless renewed. Advisory:
+      // no decision reads it. A row outlives its request's decision; readers join the pending requests.
+      `CREATE TABLE il_claims (
+        request_id TEXT PRIMARY KEY, reviewer TEXT NOT NULL, reviewer_name TEXT NOT NULL,
+        since BIGINT NOT NULL, expires_at BIGINT NOT NULL, auto INTEGER NOT NULL)`,
+      // Reviewers' internal notes on a request: never part of a decision or of anything the agent reads.
+      `CREATE TABLE il_notes (
+        id TEXT PRIMARY KEY, request_id TEXT NOT NULL, author TEXT NOT NULL, author_name TEXT NOT NULL,
+        text TEXT NOT NULL, created_at BIGINT NOT NULL)`,
+      `CREATE INDEX il_notes_request ON il_notes (request_id, created_at)`,
+    ],
+  },
 ];
