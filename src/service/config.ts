@@ -56,6 +56,10 @@ export interface InterlockConfig {
     upstreams: Record<string, McpUpstream>;
     /** How long a gated call is held open for a decision (ms; default 20 000, keep it under the client's timeout). */
     holdMs?: number;
+    /** How long a decided call stays collectable by a repeat after its decision (ms; default: until the request's expiry). */
+    repeatWindowMs?: number;
+    /** How long an "approve and trust" lasts within a client's session (ms; default 1 hour). */
+    trustTtlMs?: number;
     /** Verdicts for tools the policy has no rules for, from their annotations (see `createMcpGateway`). */
     hints?: {
       readOnly?: 'auto' | 'notify' | 'approve' | 'block';
@@ -143,6 +147,8 @@ const configSchema = z.object({
         ]),
       ),
       holdMs: z.number().int().min(0).max(600_000).optional(),
+      repeatWindowMs: z.number().int().min(0).optional(),
+      trustTtlMs: z.number().int().min(0).optional(),
       hints: z
         .strictObject({
           readOnly: z.enum(['auto', 'notify', 'approve', 'block']).optional(),
