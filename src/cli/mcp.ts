@@ -48,6 +48,8 @@ export async function mcp(argv: string[], io: Output): Promise<number> {
     upstreams: clients,
     ...(holdMs === undefined ? {} : { holdMs }),
     ...(config.mcp?.hints ? { hints: config.mcp.hints } : {}),
+    ...(config.mcp?.repeatWindowMs === undefined ? {} : { repeatWindowMs: config.mcp.repeatWindowMs }),
+    ...(config.mcp?.trustTtlMs === undefined ? {} : { trustTtlMs: config.mcp.trustTtlMs }),
     ...(principal ? { principal: () => principal } : {}),
   });
   const log = (line: string) => process.stderr.write(`${line}\n`);
