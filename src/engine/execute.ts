@@ -10,6 +10,7 @@ import {
 import type { ExecutionRow, StoreTx, ThreadRow, ThreadStatus } from '../store/types.ts';
 import type { EngineContext } from './context.ts';
 import { writeCheckpoint, type CheckpointInput, type ThreadRef } from './pause.ts';
+import { runUnclaimed } from './unclaimed.ts';
 
 /** What an execution under the ledger came to. */
 export type ExecutionOutcome<T> =
@@ -55,6 +56,14 @@ export interface ExecuteOptions {
    * instead of asking the database again right after the commit.
    */
   readThread?: boolean;
+  /**
+   * The key was minted for this call alone, so no retry can name it (the MCP gateway's automatic
+   * call without a client call id): nothing is claimed before `fn` runs, and the finished ledger row
+   * and its audit event are written after it, in one commit shared with other such calls
+   * (src/engine/unclaimed.ts). Automatic calls only: an execution under a request is refused. A
+   * `notify` call (its job) or one with `checkpoint` is claimed as usual.
+   */
+  unclaimed?: boolean;
 }
 
 /** The key binding an execution to one request and one exact action. */
@@ -93,6 +102,8 @@ export async function executeOnce<T>(
   fn: (run: { idempotencyKey: string; attempt: number }) => Promise<T>,
   opts: ExecuteOptions = {},
 ): Promise<ExecutionOutcome<T>> {
+  // A `notify` call's job and a caller's checkpoint commit with a claim: those keep the claimed path.
+  if (opts.unclaimed && !input.notifyRole && !opts.checkpoint) return executeUnclaimed(ctx, input, fn, opts);
   const leaseMs = opts.leaseMs ?? ctx.leaseMs;
   const hash = actionHash(input.tool, input.args);
   const now = ctx.now();
@@ -129,6 +140,34 @@ export async function executeOnce<T>(
   return outcome.status === 'succeeded'
     ? { status: 'succeeded', result: outcome.result, replayed: false, key: input.key, ...thread }
     : { status: 'failed', error: outcome.error, replayed: false, key: input.key, ...thread };
+}
+
+/** An automatic call with a key of its own: run, then recorded with others' in one commit; told after it. */
+async function executeUnclaimed<T>(
+  ctx: EngineContext,
+  input: ExecutionInput,
+  fn: (run: { idempotencyKey: string; attempt: number }) => Promise<T>,
+  opts: ExecuteOptions,
+): Promise<ExecutionOutcome<T>> {
+  const outcome = await runUnclaimed(
+    ctx,
+    input,
+    autoTier(input),
+    fn,
+    (o, hash) => outcomeAudit(ctx, input, hash, o, 1),
+    opts.abandonIf,
+  );
+  ctx.emit({
+    type: 'execution.finished',
+    requestId: null,
+    threadId: input.threadId ?? null,
+    tool: input.tool,
+    status: outcome.status,
+    tier: autoTier(input),
+  });
+  return outcome.status === 'succeeded'
+    ? { status: 'succeeded', result: outcome.result, replayed: false, key: input.key }
+    : { status: 'failed', error: outcome.error, replayed: false, key: input.key };
 }
 
 /** The tier an automatic call ran at, so every call is counted (the interrupt rate); from the caller's "why". */

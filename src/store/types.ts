@@ -142,6 +142,12 @@ export interface RequestStoreOps {
 }
 
 /** The execute-once ledger and its aggregates (src/store/sql/ledger.ts). */
+/** An execution that already finished when it is recorded ({@link LedgerStoreOps.recordExecutions}). */
+export type FinishedExecution = Pick<
+  ExecutionRow,
+  'key' | 'threadId' | 'tool' | 'args' | 'actionHash' | 'result' | 'error' | 'createdAt' | 'updatedAt'
+> & { status: 'succeeded' | 'failed' | 'abandoned'; tier: string | null };
+
 export interface LedgerStoreOps {
   // execute-once ledger
   /**
@@ -161,6 +167,12 @@ export interface LedgerStoreOps {
     now: number,
   ): Promise<boolean>;
   getExecution(key: string): Promise<ExecutionRow | undefined>;
+  /**
+   * Record finished executions that ran without a claim, in one statement: calls whose keys were
+   * new to them (nothing can repeat them), recorded after they ran (src/engine/unclaimed.ts). A key
+   * already present is left as it is.
+   */
+  recordExecutions(rows: ReadonlyArray<FinishedExecution>): Promise<void>;
   listExecutionsForRequest(requestId: string): Promise<ExecutionRow[]>;
   aggregate(q: AggregateQuery): Promise<number>;
 }

@@ -102,7 +102,7 @@ async function runOnce<T>(
   if ('status' in grant) return grant;
   const { input, edited, by } = grant;
   const args = input.args;
-  const out = await executeWaiting(ctx.il, input, (run) => fn(args, run));
+  const out = await executeWaiting(ctx.il, input, (run) => fn(args, run), c.kind === 'run' && c.fresh === true);
   if (out.status === 'in_progress') {
     return {
       status: 'refused',
@@ -204,7 +204,10 @@ async function executeWaiting<T>(
   il: Interlock,
   input: ExecutionInput,
   fn: (run: { idempotencyKey: string; attempt: number }) => Promise<T>,
+  fresh: boolean,
 ): Promise<ExecutionOutcome<T>> {
+  // A fresh key is nobody else's: nothing to wait for, and no claim to commit before it runs.
+  if (fresh) return il.executeOnce(input, fn, { unclaimed: true });
   let out = await il.executeOnce(input, fn);
   const until = il.now() + 3 * il.leaseMs;
   while (out.status === 'in_progress' && il.now() < until) {

@@ -26,9 +26,12 @@ export interface AdapterCall {
 export type CallCheck =
   /**
    * Runs without a person. `key` is its idempotency key when the run derived one from what was saved
-   * (see {@link CallGate.forRun}); otherwise thread + call id.
+   * (see {@link CallGate.forRun}); otherwise thread + call id. `fresh`: the key was minted for this
+   * call alone and no repeat can name it (the MCP gateway's automatic call without a client call id),
+   * so nothing is claimed before it runs: its ledger row and audit event are written after it, in one
+   * commit shared with concurrent calls' (`ExecuteOptions.unclaimed`).
    */
-  | { kind: 'run'; verdict: GateVerdict; key?: string }
+  | { kind: 'run'; verdict: GateVerdict; key?: string; fresh?: boolean }
   /**
    * Refused before anything runs: by the policy (`blocked`), or because the step proposed two calls
    * under one call id (`duplicate_call_id`) — the framework keys results and approvals by that id, so

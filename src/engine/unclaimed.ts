@@ -1,0 +1,143 @@
+import { actionHash, InterlockUsageError, type AuditEventInput } from '../core/index.ts';
+import type { FinishedExecution, Store } from '../store/types.ts';
+import type { EngineContext } from './context.ts';
+
+/**
+ * Automatic calls whose key nothing can repeat, recorded after they ran.
+ *
+ * A claim committed before a side effect is what lets a retry under the same key find it and not run
+ * it again. A call whose key was minted for it alone (the MCP gateway's automatic call without a
+ * client call id: every such call is forwarded anyway) has no retry that could find it, so its claim
+ * would buy nothing but a commit. It runs first; then its finished ledger row and its audit event are
+ * written in one transaction, shared with the other such calls that finished meanwhile (one commit for
+ * all of them: a group commit at the engine, on both backends). Its caller hears back only after that
+ * commit, so no answer is given for a call that is not recorded. What it gives up: a crash while the
+ * call runs leaves no `running` row behind (nobody could have taken that row over: its key was new).
+ */
+
+/** Rows one transaction records at most (bounds the statement's size and the first caller's wait). */
+const MAX_BATCH = 64;
+
+interface Pending {
+  row: FinishedExecution;
+  audit: AuditEventInput | undefined;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+/** One queue per store: calls of every Interlock over one store share its commits. */
+const queues = new WeakMap<Store, { pending: Pending[]; flushing: boolean }>();
+
+/**
+ * Record a finished execution (and its audit event) in the next shared transaction; resolves once it
+ * committed. The first call starts a transaction at once; calls that finish while it runs wait for
+ * it and go together in the next one.
+ */
+export function recordFinished(
+  store: Store,
+  row: FinishedExecution,
+  audit: AuditEventInput | undefined,
+  now: () => number,
+): Promise<void> {
+  let q = queues.get(store);
+  if (!q) queues.set(store, (q = { pending: [], flushing: false }));
+  const queue = q;
+  return new Promise<void>((resolve, reject) => {
+    queue.pending.push({ row, audit, resolve, reject });
+    if (!queue.flushing) void flush(store, queue, now);
+  });
+}
+
+async function flush(store: Store, q: { pending: Pending[]; flushing: boolean }, now: () => number): Promise<void> {
+  q.flushing = true;
+  try {
+    while (q.pending.length > 0) {
+      const batch = q.pending.splice(0, MAX_BATCH);
+      const events = batch.flatMap((p) => (p.audit ? [p.audit] : []));
+      try {
+        await store.transaction(async (tx) => {
+          await tx.recordExecutions(batch.map((p) => p.row));
+          if (events.length) await tx.appendAudit(events, now());
+        });
+        for (const p of batch) p.resolve();
+      } catch (err) {
+        // The batch did not commit: every call in it hears why (none of them is recorded).
+        for (const p of batch) p.reject(err);
+      }
+    }
+  } finally {
+    q.flushing = false;
+  }
+}
+
+/** What `fn` came to. */
+export type UnclaimedOutcome<T> = { status: 'succeeded'; result: T } | { status: 'failed'; error: string };
+
+/**
+ * Run an automatic call with no claim before it, then record its outcome (grouped). `audit` builds
+ * its event from the outcome; `abandonIf` names errors that stopped before any side effect (recorded
+ * as `abandoned`, without an event, and rethrown).
+ */
+export async function runUnclaimed<T>(
+  ctx: EngineContext,
+  input: {
+    key: string;
+    tool: string;
+    args: Record<string, unknown>;
+    threadId?: string | null;
+    requestId?: string | null;
+  },
+  tier: string,
+  fn: (run: { idempotencyKey: string; attempt: number }) => Promise<T>,
+  audit: (outcome: UnclaimedOutcome<T>, hash: string) => AuditEventInput,
+  abandonIf?: (err: unknown) => boolean,
+): Promise<UnclaimedOutcome<T>> {
+  if (input.requestId)
+    throw new InterlockUsageError(
+      'invalid_input',
+      `Execution ${input.key} names request ${input.requestId}: an approved action runs only under its claim. Leave out "unclaimed".`,
+      { details: { key: input.key, requestId: input.requestId } },
+    );
+  const hash = actionHash(input.tool, input.args);
+  const started = ctx.now();
+  let outcome: UnclaimedOutcome<T>;
+  try {
+    outcome = { status: 'succeeded', result: await fn({ idempotencyKey: input.key, attempt: 1 }) };
+  } catch (err) {
+    if (abandonIf?.(err)) {
+      await recordFinished(ctx.store, row(input, hash, tier, started, ctx.now(), 'abandoned'), undefined, ctx.now);
+      throw err;
+    }
+    outcome = { status: 'failed', error: err instanceof Error ? err.message : String(err) };
+  }
+  const done = ctx.now();
+  const finished =
+    outcome.status === 'succeeded'
+      ? { ...row(input, hash, tier, started, done, 'succeeded'), result: outcome.result ?? null }
+      : { ...row(input, hash, tier, started, done, 'failed'), error: outcome.error };
+  await recordFinished(ctx.store, finished, audit(outcome, hash), ctx.now);
+  return outcome;
+}
+
+function row(
+  input: { key: string; tool: string; args: Record<string, unknown>; threadId?: string | null },
+  hash: string,
+  tier: string,
+  createdAt: number,
+  updatedAt: number,
+  status: FinishedExecution['status'],
+): FinishedExecution {
+  return {
+    key: input.key,
+    threadId: input.threadId ?? null,
+    tool: input.tool,
+    args: input.args,
+    actionHash: hash,
+    status,
+    result: undefined,
+    error: null,
+    createdAt,
+    updatedAt,
+    tier,
+  };
+}
