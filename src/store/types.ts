@@ -141,13 +141,13 @@ export interface RequestStoreOps {
   ): Promise<{ reviewer: string; requestId: string; createdAt: number } | undefined>;
 }
 
-/** The execute-once ledger and its aggregates (src/store/sql/ledger.ts). */
 /** An execution that already finished when it is recorded ({@link LedgerStoreOps.recordExecutions}). */
 export type FinishedExecution = Pick<
   ExecutionRow,
   'key' | 'threadId' | 'tool' | 'args' | 'actionHash' | 'result' | 'error' | 'createdAt' | 'updatedAt'
 > & { status: 'succeeded' | 'failed' | 'abandoned'; tier: string | null };
 
+/** The execute-once ledger and its aggregates (src/store/sql/ledger.ts). */
 export interface LedgerStoreOps {
   // execute-once ledger
   /**
