@@ -72,5 +72,16 @@ for (const backend of allBackends()) {
       assert.equal((await store.getRequest(req.id))?.status, 'executed');
       assert.equal(log.runs.filter((x) => x.args.orderId === t).length, 1);
     });
+
+    it('a resume job given up for any reason fails no integration thread and cancels no approval', async () => {
+      const { t, req } = await approved();
+      const [job] = await store.claimJobs(['resume'], 'w9', clock.now(), clock.now() + 60_000, 50);
+      assert.ok(job);
+      await il.jobs.giveUpResume({ ...job, threadId: t }, 'w9', 'attempts exhausted');
+      assert.equal((await store.getThread(t))?.status, 'interrupted', 'not failed');
+      assert.equal((await store.getRequest(req.id))?.status, 'authorized', 'not cancelled');
+      assert.equal((await app.resume(t)).stopReason, 'end_turn');
+      assert.equal((await store.getRequest(req.id))?.status, 'executed');
+    });
   });
 }

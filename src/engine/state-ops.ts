@@ -285,7 +285,10 @@ export function jobOps(ctx: EngineContext): JobOps {
         // A thread another run holds a live lease on is that run's: it is not marked failed under it.
         const thread = job.threadId ? await tx.getThread(job.threadId) : undefined;
         const heldElsewhere = thread?.leaseOwner && (thread.leaseUntil ?? 0) > at;
-        if (job.threadId && !heldElsewhere) {
+        // A framework integration's thread (an MCP gateway's, an adapter's) is run by the app that
+        // wrote it: a worker giving up its job fails nothing there, and cancels no approval.
+        const integration = typeof thread?.metadata.integration === 'string';
+        if (job.threadId && !heldElsewhere && !integration) {
           // Its open requests are cancelled with it: none stays decidable, none stays authorized with no run to come.
           await endThread(
             tx,
