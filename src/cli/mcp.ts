@@ -39,9 +39,8 @@ export async function mcp(argv: string[], io: Output): Promise<number> {
     );
   const store = await openStore(io.env.DATABASE_URL);
   const interlock = createInterlock({ store, policy: config.policy });
-  const clients = Object.fromEntries(
-    await Promise.all(Object.entries(upstreams).map(async ([n, u]) => [n, await connect(n, u)] as const)),
-  );
+  // Connections the gateway opens itself, so it can open them again when an upstream dies.
+  const clients = Object.fromEntries(Object.entries(upstreams).map(([n, u]) => [n, () => connect(n, u)] as const));
   const principal = values.principal as string | undefined;
   const gateway = await createMcpGateway({
     interlock,
@@ -63,9 +62,17 @@ export async function mcp(argv: string[], io: Output): Promise<number> {
   } else {
     const transport = new StdioServerTransport();
     await gateway.server.connect(transport);
-    await Promise.race([stop, new Promise<void>((resolve) => (transport.onclose = resolve))]);
+    // The client went away when stdin ends: an MCP host that quits closes it, and the gateway (with
+    // its upstream processes) must not outlive it.
+    const gone = new Promise<void>((resolve) => {
+      transport.onclose = resolve;
+      process.stdin.once('end', resolve);
+      process.stdin.once('close', resolve);
+    });
+    await Promise.race([stop, gone]);
+    await transport.close().catch(() => undefined);
   }
-  await Promise.all(Object.values(clients).map((c) => c.close().catch(() => undefined)));
+  await gateway.close();
   await store.close();
   return EXIT.ok;
 }
