@@ -133,9 +133,8 @@ describe('serveMcpGatewayHttp: options are checked before anything listens', () 
 describe('serveMcpGatewayHttp without tokens (this machine only)', () => {
   const gw = fakeGateway();
   let http: McpHttpServer;
-  const lines: string[] = [];
   before(async () => {
-    http = await serveMcpGatewayHttp(gw, { port: 0, sessionIdleMs: 50, log: (l) => lines.push(l) });
+    http = await serveMcpGatewayHttp(gw, { port: 0 });
   });
   after(() => http.close());
 
@@ -217,13 +216,23 @@ describe('serveMcpGatewayHttp without tokens (this machine only)', () => {
   });
 
   it('a session with no open request is closed after sessionIdleMs, and its id is then unknown', async () => {
-    const r = await raw(http.url, { body: initialize });
-    const sid = String(r.headers['mcp-session-id']);
-    assert.equal(r.status, 200);
-    while (!lines.some((l) => l.includes(`session ${sid} closed after 50 ms idle`)))
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    const after = await raw(http.url, { headers: { 'mcp-session-id': sid }, body: whoami });
-    assert.equal(after.status, 404);
+    const lines: string[] = [];
+    const idle = fakeGateway();
+    // Its own listener: a short idle time would close the other tests' sessions between their requests.
+    const short = await serveMcpGatewayHttp(idle, { port: 0, sessionIdleMs: 50, log: (l) => lines.push(l) });
+    try {
+      const r = await raw(short.url, { body: initialize });
+      const sid = String(r.headers['mcp-session-id']);
+      assert.equal(r.status, 200);
+      while (!lines.some((l) => l.includes(`session ${sid} closed after 50 ms idle`)))
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.equal(short.sessions(), 0);
+      assert.equal(idle.counts.closed, 1);
+      const after = await raw(short.url, { headers: { 'mcp-session-id': sid }, body: whoami });
+      assert.equal(after.status, 404);
+    } finally {
+      await short.close();
+    }
   });
 });
 
