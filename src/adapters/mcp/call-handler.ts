@@ -108,7 +108,7 @@ async function gateNew(
     });
     // A rule of the client's own user: that user confirms, in the client, when it can ask them.
     if (requests[0]?.role === ctx.userRole && server.getClientCapabilities()?.elicitation) {
-      await confirmByUser(ctx, server, requests[0], site.principal, extra.signal);
+      await confirmByUser(ctx, server, requests[0], site.principal, extra);
       return answer(ctx, route, call, await gate.check(call), extra);
     }
     return answer(ctx, route, call, await hold(ctx, call, site, extra), extra);

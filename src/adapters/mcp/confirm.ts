@@ -35,7 +35,7 @@ export async function confirmByUser(
   server: Server,
   req: ApprovalRequest,
   principal: string,
-  signal: AbortSignal,
+  call: { signal: AbortSignal; requestId: string | number },
 ): Promise<void> {
   let approved = false;
   let why = 'declined by the user';
@@ -50,7 +50,8 @@ export async function confirmByUser(
           required: ['confirm'],
         },
       },
-      { signal },
+      // Sent on the call's own response stream: over HTTP, a client need not hold a GET stream open.
+      { signal: call.signal, relatedRequestId: call.requestId },
     );
     approved = r.action === 'accept' && r.content?.confirm === true;
     if (r.action === 'cancel') why = 'cancelled by the user';
