@@ -79,7 +79,7 @@ function batchApiPaths(): Record<string, unknown> {
         requestBody: { required: true, content: { 'application/json': { schema: schema(batchBody) } } },
         responses: {
           200: ok(
-            'Per-item results: { id, ok, outcome, status, approvalsReceived, approvalsRequired } or { id, ok: false, error: { code, message, status } }; skipped lists the ids left undecided.',
+            'Per-item results: { id, ok, outcome, status, approvalsReceived, approvalsRequired } or { id, ok: false, error: { code, message, status, details? } }; skipped lists the ids left undecided.',
             {
               type: 'object',
               properties: {

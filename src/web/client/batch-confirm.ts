@@ -71,7 +71,9 @@ function confirmBody(b: Batch, chosen: readonly RequestSummary[]): Child {
     h('p', { id: 'confirm-count' }, toolsLine(chosen)),
     amountLine(b, chosen),
     escalateLine(chosen),
-    warnings.length ? h('ul', { class: 'confirm-warnings', id: 'confirm-warnings', role: 'note' }, warnings) : null,
+    warnings.length
+      ? h('ul', { class: 'confirm-warnings', id: 'confirm-warnings', 'aria-label': 'Warnings' }, warnings)
+      : null,
     left
       ? h('p', { class: 'muted small' }, `${left} not ticked: ${left === 1 ? 'it stays' : 'they stay'} pending.`)
       : null,

@@ -125,7 +125,7 @@ export function itemCard(s: BatchState, b: Batch, r: RequestSummary, x: PageInde
     warnings.length && !out
       ? h(
           'ul',
-          { class: 'item-warnings', role: 'note' },
+          { class: 'item-warnings', 'aria-label': `Warnings about item ${no}` },
           warnings.map((w) => h('li', { class: `warn-${w.kind.replace('_', '-')}` }, `⚠ ${warningText(w, x)}`)),
         )
       : null,

@@ -12,7 +12,12 @@ export type Batch = BatchAnswerBase & { items: RequestSummary[] };
 /** One item of POST /api/v1/batch/decision's answer. */
 export type ItemResult =
   | { id: string; ok: true; outcome: string; status: string; approvalsReceived: number; approvalsRequired: number }
-  | { id: string; ok: false; error: { code: string; message: string; status: number } };
+  | {
+      id: string;
+      ok: false;
+      /** The refusal; `details.status` is where the request stands now (an `already_resolved` refusal). */
+      error: { code: string; message: string; status: number; details?: Record<string, unknown> };
+    };
 
 /** POST /api/v1/batch/decision. */
 export interface BatchResult {

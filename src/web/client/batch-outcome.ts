@@ -75,7 +75,13 @@ export function outcomeLine(s: BatchState, r: RequestSummary): OutcomeLine | und
   const res = result.results.find((x) => x.id === r.id);
   if (!res) return undefined;
   if (!res.ok) {
-    const why = refusalReason(new ApiError(res.error.status, res.error.code, res.error.message), r);
+    // The refusal's own details say where the request stands now; the page's copy of it is from
+    // before (still "pending"), so only its expiry and timeout default are lent to the wording.
+    const e = res.error;
+    const why = refusalReason(new ApiError(e.status, e.code, e.message, e.details ?? {}), {
+      expiresAt: r.expiresAt,
+      onTimeout: r.onTimeout,
+    });
     return { kind: 'failed', mark: '✖', text: `refused: ${why}` };
   }
   const line = stageLine(s.outcomes.get(r.id) ?? fromAnswer(res));

@@ -19,9 +19,34 @@ export interface BarRow {
 }
 
 const ROW = 30;
-const LABEL_W = 190;
 const VALUE_W = 70;
-const WIDTH = 640;
+/** Height of a row's label line when labels sit above their bars (narrow charts). */
+const LABEL_LINE = 18;
+
+/**
+ * The charts' drawing width in SVG units. The page sets it to the width a chart is drawn at
+ * ({@link setChartWidth}), so one unit is about one CSS pixel and a 12-unit label reads as 12 px
+ * on a phone as on a desktop, rather than shrinking with a fixed viewBox.
+ */
+let WIDTH = 640;
+/** Below this width a row's label goes on its own line above the bars: a label column would leave no room. */
+const NARROW = 480;
+
+/** Width of the label column (0 when labels sit above their bars). */
+const labelW = () => (WIDTH < NARROW ? 0 : 190);
+/** Extra height per row for a label above its bars. */
+const labelLine = () => (WIDTH < NARROW ? LABEL_LINE : 0);
+
+/**
+ * Draw the next charts `px` units wide (the CSS width they will take). Answers whether that changed
+ * the width, so the page knows to draw them again.
+ */
+export function setChartWidth(px: number): boolean {
+  const w = Math.round(Math.min(900, Math.max(260, px)));
+  if (Math.abs(w - WIDTH) < 4) return false;
+  WIDTH = w;
+  return true;
+}
 
 let uid = 0;
 
@@ -83,12 +108,20 @@ function legend(segments: readonly { name: string; cls: string }[]): HTMLElement
   );
 }
 
-/** A row label that fits the label column; the whole name is in its tooltip and the data table. */
-function rowLabel(label: string, x: number, y: number): SVGTextElement {
-  const fits = label.length <= 24 ? label : `${label.slice(0, 23)}…`;
+/**
+ * A row's label: right-aligned in the label column, or on its own line above the bars of a narrow
+ * chart (`y` is then the row's top). Cut to fit; the whole name is in its tooltip and the data table.
+ */
+function rowLabel(label: string, y: number): SVGTextElement {
+  const above = labelW() === 0;
+  // About 7.3 units per character of the 12-unit monospace label.
+  const room = above ? Math.floor((WIDTH - VALUE_W) / 7.3) : 24;
+  const fits = label.length <= room ? label : `${label.slice(0, room - 1)}…`;
   return s(
     'text',
-    { x, y, class: 'axis-label', 'text-anchor': 'end', 'dominant-baseline': 'middle' },
+    above
+      ? { x: 0, y: y + LABEL_LINE / 2, class: 'axis-label', 'text-anchor': 'start', 'dominant-baseline': 'middle' }
+      : { x: labelW() - 8, y, class: 'axis-label', 'text-anchor': 'end', 'dominant-baseline': 'middle' },
     s('title', null, label),
     fits,
   );
@@ -101,11 +134,13 @@ export function stackedBars(
   format: (total: number) => string = String,
 ): HTMLElement {
   const max = Math.max(1, ...rows.map((r) => r.segments.reduce((a, x) => a + x.value, 0)));
-  const plot = WIDTH - LABEL_W - VALUE_W;
-  const height = Math.max(1, rows.length) * ROW + 8;
+  const plot = WIDTH - labelW() - VALUE_W;
+  const rowH = ROW + labelLine();
+  const height = Math.max(1, rows.length) * rowH + 8;
   const bars = rows.map((r, i) => {
-    const y = i * ROW + 4;
-    let x = LABEL_W;
+    const top = i * rowH + 4;
+    const y = top + labelLine();
+    let x = labelW();
     const total = r.segments.reduce((a, seg) => a + seg.value, 0);
     const rects = r.segments
       .filter((seg) => seg.value > 0)
@@ -122,7 +157,7 @@ export function stackedBars(
     return s(
       'g',
       null,
-      rowLabel(r.label, LABEL_W - 8, y + (ROW - 10) / 2),
+      rowLabel(r.label, labelW() ? y + (ROW - 10) / 2 : top),
       ...rects,
       s(
         'text',
@@ -154,29 +189,32 @@ export function rateBars(
 ): HTMLElement {
   const n = Math.max(1, rows[0]?.rates.length ?? 1);
   const barH = 12;
-  const rowH = n * (barH + 4) + 10;
-  const plot = WIDTH - LABEL_W - VALUE_W;
+  const barsH = n * (barH + 4) + 10;
+  const rowH = barsH + labelLine();
+  const x0 = labelW();
+  const plot = WIDTH - x0 - VALUE_W;
   const height = Math.max(1, rows.length) * rowH + 8;
   const pct = (v: number | null) => (v === null ? '—' : `${Math.round(v * 100)}%`);
   const groups = rows.map((r, i) => {
-    const y0 = i * rowH + 4;
+    const top = i * rowH + 4;
+    const y0 = top + labelLine();
     return s(
       'g',
       null,
-      rowLabel(r.label, LABEL_W - 8, y0 + (rowH - 10) / 2),
+      rowLabel(r.label, x0 ? y0 + (barsH - 10) / 2 : top),
       ...r.rates.flatMap((rate, j) => {
         const y = y0 + j * (barH + 4);
         const w = (rate.value ?? 0) * plot;
         return [
-          s('rect', { x: LABEL_W, y, width: plot, height: barH, class: 'track', rx: 2 }),
+          s('rect', { x: x0, y, width: plot, height: barH, class: 'track', rx: 2 }),
           s(
             'rect',
-            { x: LABEL_W, y, width: Math.max(w, rate.value ? 1 : 0).toFixed(1), height: barH, class: rate.cls, rx: 2 },
+            { x: x0, y, width: Math.max(w, rate.value ? 1 : 0).toFixed(1), height: barH, class: rate.cls, rx: 2 },
             s('title', null, `${r.label}: ${rate.name} ${pct(rate.value)}`),
           ),
           s(
             'text',
-            { x: LABEL_W + plot + 6, y: y + barH / 2, class: 'value-label', 'dominant-baseline': 'middle' },
+            { x: x0 + plot + 6, y: y + barH / 2, class: 'value-label', 'dominant-baseline': 'middle' },
             pct(rate.value),
           ),
         ];

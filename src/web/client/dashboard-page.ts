@@ -1,5 +1,5 @@
 import { api, ApiError } from './api.ts';
-import { rateBars, stackedBars, timeLine } from './charts.ts';
+import { rateBars, setChartWidth, stackedBars, timeLine } from './charts.ts';
 import { byId, debounce, h, put } from './dom.ts';
 import { live } from './live.ts';
 import { startShell } from './shell.ts';
@@ -227,7 +227,21 @@ function charts(d: Dashboard): HTMLElement {
   );
 }
 
+let shown: Dashboard | undefined;
+
+/**
+ * Draw the charts at the width their boxes take, so their labels keep their size on a phone: after a
+ * render (and when the page's width changes) measure a chart box, and draw again if it differs.
+ */
+function fit(): void {
+  const box = root.querySelector<HTMLElement>('.chart-box');
+  if (!box || !shown) return;
+  const cs = getComputedStyle(box);
+  if (setChartWidth(box.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight))) render(shown);
+}
+
 function render(d: Dashboard): void {
+  shown = d;
   put(
     root,
     kpis(d),
@@ -241,6 +255,7 @@ function render(d: Dashboard): void {
       '.',
     ),
   );
+  fit();
 }
 
 async function load(): Promise<void> {
@@ -264,6 +279,7 @@ select.addEventListener('change', () => {
 });
 byId<HTMLFormElement>('window-form').addEventListener('submit', (e) => e.preventDefault());
 startShell();
+new ResizeObserver(debounce(fit, 150)).observe(root);
 const refresh = debounce(() => void load(), 1500);
 live().on((e) => {
   if (e.type.startsWith('approval.')) refresh();

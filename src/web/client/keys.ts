@@ -11,9 +11,13 @@ export interface Shortcut {
 
 const shortcuts: Shortcut[] = [];
 
+/** Inputs that take no typed text: a letter pressed on a tick box is a shortcut, not input. */
+const KEYLESS_INPUTS: ReadonlySet<string> = new Set(['checkbox', 'radio', 'button', 'submit', 'reset']);
+
 function typing(target: EventTarget | null): boolean {
   if (!(target instanceof HTMLElement)) return false;
-  return target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName);
+  if (target instanceof HTMLInputElement) return !KEYLESS_INPUTS.has(target.type);
+  return target.isContentEditable || ['TEXTAREA', 'SELECT'].includes(target.tagName);
 }
 
 function renderHelp(): void {
@@ -32,7 +36,7 @@ let installed = false;
 
 /**
  * Add page shortcuts. Single keys without modifiers, ignored while typing in a
- * field or while a dialog is open; "?" lists them. Shortcuts that decide open
+ * field (except Escape) or while a dialog is open; "?" lists them. Shortcuts that decide open
  * a confirm step (see confirm.ts), they never decide on one key press.
  */
 export function addShortcuts(list: Shortcut[]): void {
@@ -41,7 +45,8 @@ export function addShortcuts(list: Shortcut[]): void {
   if (installed) return;
   installed = true;
   document.addEventListener('keydown', (e) => {
-    if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || typing(e.target)) return;
+    // Escape still works from a field: it closes the panel the field is in (what was typed is kept, drafts.ts).
+    if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || (typing(e.target) && e.key !== 'Escape')) return;
     if (document.querySelector('dialog[open]')) return;
     if (e.key === '?') {
       e.preventDefault();

@@ -1,9 +1,13 @@
 import { api, ApiError } from './api.ts';
 import { confirmStep } from './confirm.ts';
 import { relatedFactsPanel } from './related-facts.ts';
+import { cardClaim } from './claims.ts';
+import { notesPanel } from './notes.ts';
+import { rejectReasonField } from './reject-reasons.ts';
 import { diffArgs, diffTable } from './diff.ts';
 import { decisionSection } from './decision-section.ts';
 import { byId, h, put } from './dom.ts';
+import { draftsFor } from './drafts.ts';
 import { evidenceColumn } from './evidence.ts';
 import { exactJson } from './format.ts';
 import { addShortcuts } from './keys.ts';
@@ -48,6 +52,9 @@ const panels = new Map<string, HTMLElement>();
 const relatedFacts = h('div', { id: 'related-facts', class: 'related-facts' });
 /** Related requests and current facts, read once when the card opens, and again before a decision. */
 const facts = relatedFactsPanel(relatedFacts, requestId);
+/** Who is looking at this request, and internal notes: mounted once, kept across renders. */
+const claim = cardClaim(requestId, myself);
+const notes = notesPanel(requestId, myself);
 let focusedHeading = false;
 
 /** The open confirm dialog's way to learn that its decision no longer applies. */
@@ -88,11 +95,16 @@ function cachedPanel(p: ReviewPacket, which: Exclude<Panel, null>): HTMLElement 
   let el = panels.get(key);
   if (!el) {
     panels.clear();
-    const ctx = { busy: () => busy, cancel: () => openPanel(null) };
+    const ctx = { busy: () => busy, cancel: () => openPanel(null), drafts: draftsFor(p.id, p.actionHash) };
     el =
       which === 'edit'
         ? ui.editPanel(p, { ...ctx, onForm: (form) => (editForm = form), submit: () => void submitEdit() })
-        : ui.messagePanel(which, p.tool, { ...ctx, decide: (step, body) => void decideWithConfirm(step, body) });
+        : ui.messagePanel(
+            which,
+            p.tool,
+            { ...ctx, decide: (step, body) => void decideWithConfirm(step, body) },
+            which === 'reject' ? rejectReasonField(p) : undefined,
+          );
     panels.set(key, el);
   }
   return el;
@@ -119,12 +131,13 @@ function render(): void {
       reviewHeader(p, outcome),
       ui.bannerEl(banner),
       outcomeEl(outcome, replaced),
-      // On a phone the columns stack in this order: the action, the evidence, then the decision.
+      // The action, then the decision right beside it (on a wide screen, the top of the right column,
+      // in view without scrolling; on a phone, its buttons in a bar fixed at the bottom), then the
+      // evidence. Reading and Tab order follow what the reviewer sees.
       h(
         'div',
         { class: 'review-grid' },
         actionSection(p, myself, onExpired, relatedFacts),
-        evidenceColumn(p),
         decisionSection(p, myself, {
           busy,
           panel,
@@ -132,10 +145,14 @@ function render(): void {
           approve: () => void approve(),
           open: (which) => openPanel(which),
           next: () => void goNext(),
+          claim: claim.element,
         }),
+        evidenceColumn(p),
       ),
+      notes,
     ),
   );
+  claim.update(p);
   if (focusId) document.getElementById(focusId)?.focus();
   else if (!focusedHeading) document.getElementById('review-title')?.focus();
   // The card opens with focus on its heading (not <body>): the next Tab reaches the card's controls.
@@ -233,7 +250,7 @@ async function decideWithConfirm(step: Parameters<typeof confirmStep>[0], body: 
         ],
       }
     : step;
-  const yes = await confirmStep({ ...warned, signal: ctl.signal });
+  const yes = await confirmStep({ ...claim.warn(warned), signal: ctl.signal });
   if (confirming === ctl) confirming = undefined;
   if (!yes) return;
   await submit(body);
@@ -315,6 +332,7 @@ async function submit(body: ui.DecisionBody): Promise<void> {
       actionHash: p.actionHash,
     });
     ownUntil = Date.now() + 3000;
+    draftsFor(p.id, p.actionHash).clear();
     panel = null;
     panels.clear();
     // The request's fate from here on is the status statement's (it follows the request live); the
@@ -382,7 +400,8 @@ live().on((e) => {
           : `Another reviewer just decided this request (${e.decision ?? 'decided'}).`;
     staleConfirm(text);
     banner = { kind: 'warn', text: `${text} The card has been refreshed.` };
-    panel = null;
+    // A quorum vote leaves the request open: the reviewer's open panel (and its draft) stays.
+    if (e.type === 'approval.expired' || e.status !== 'pending') panel = null;
     void load();
   } else if (e.type === 'execution.finished') {
     void load();

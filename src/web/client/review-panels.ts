@@ -1,7 +1,9 @@
 import type { confirmStep } from './confirm.ts';
 import { diffArgs, diffTable } from './diff.ts';
 import { byId, h, put, type Child } from './dom.ts';
+import type { Drafts } from './drafts.ts';
 import { schemaForm, type SchemaForm } from './schema-form.ts';
+import type { ReasonField } from './reject-reasons.ts';
 import type { Args, ReviewPacket } from './types.ts';
 
 /**
@@ -28,6 +30,18 @@ export interface PanelContext {
   busy: () => boolean;
   /** Close the panel. */
   cancel: () => void;
+  /** The request's unsent text, kept across closing the panel and live re-renders. */
+  drafts: Drafts;
+}
+
+/** The edit draft's arguments, if one is kept and still reads as an object. */
+function draftArgs(drafts: Drafts): Args | undefined {
+  try {
+    const v: unknown = JSON.parse(drafts.read('edit') ?? 'null');
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Args) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The edit panel: a form from the tool's schema, the difference from the proposal, and a submit once something changed. */
@@ -45,13 +59,15 @@ export function editPanel(
     const { args, problems } = editForm.read();
     const changes = diffArgs(p.args, args);
     editForm.showIssues(problems);
+    ctx.drafts.write('edit', changes.length ? JSON.stringify(args) : undefined);
     put(diffBox, diffTable(changes));
     submit.disabled = ctx.busy() || problems.length > 0 || changes.length === 0;
     submit.textContent = changes.length
       ? `Review edit (${changes.length} change${changes.length === 1 ? '' : 's'})…`
       : 'Review edit…';
   };
-  const editForm = schemaForm(p.argsSchema, p.args, update);
+  // The form starts from the reviewer's unsent edit, if any; the difference is always from the proposal.
+  const editForm = schemaForm(p.argsSchema, draftArgs(ctx.drafts) ?? p.args, update);
   ctx.onForm(editForm);
   const form = h(
     'form',
@@ -85,6 +101,7 @@ export function messagePanel(
   type: 'reject' | 'respond',
   tool: string,
   ctx: PanelContext & { decide: (step: ConfirmStep, body: DecisionBody) => void },
+  reasons?: ReasonField,
 ): HTMLElement {
   const id = `${type}-message`;
   const text = h('textarea', {
@@ -93,11 +110,14 @@ export function messagePanel(
     'aria-required': type === 'respond' ? 'true' : null,
     'aria-describedby': `${id}-hint`,
   });
+  text.value = ctx.drafts.read(type) ?? '';
+  text.addEventListener('input', () => ctx.drafts.write(type, text.value));
   const form = h(
     'form',
     { class: 'panel', id: `panel-${type}`, 'aria-labelledby': `h-${type}`, novalidate: true },
     h('h3', { id: `h-${type}` }, type === 'reject' ? 'Reject' : 'Respond instead of running the tool'),
-    h('label', { for: id }, type === 'reject' ? 'Message to the agent (optional)' : 'Answer'),
+    reasons?.element,
+    h('label', { for: id }, type === 'reject' ? (reasons?.textLabel ?? 'Message to the agent (optional)') : 'Answer'),
     text,
     h(
       'p',
@@ -125,7 +145,8 @@ export function messagePanel(
   );
   form.addEventListener('submit', (e) => {
     e.preventDefault();
-    const message = text.value.trim();
+    const message = reasons ? reasons.compose(text.value.trim(), byId(`${id}-error`)) : text.value.trim();
+    if (message === undefined) return;
     if (type === 'respond' && message === '') {
       byId(`${id}-error`).textContent = 'Write the answer the agent should receive.';
       text.setAttribute('aria-invalid', 'true');

@@ -2,8 +2,9 @@ import { api } from './api.ts';
 import { debounce } from './dom.ts';
 import { addShortcuts } from './keys.ts';
 import { live } from './live.ts';
+import { startNotifications } from './notifications.ts';
 import { queueCount } from './queue-api.ts';
-import type { RequestSummary } from './types.ts';
+import { me, type RequestSummary } from './types.ts';
 
 /** Most pending requests the queue reads (pages of 500). */
 export const QUEUE_LIMIT = 2000;
@@ -37,13 +38,15 @@ export function setQueueCount(n: number, more = false): void {
 
 /**
  * What every signed-in page does: keep the queue count current (unless the
- * page counts itself), and the global shortcuts.
+ * page counts itself), the global shortcuts, and desktop notifications of new
+ * requests for the reviewer who opts in.
  */
 export function startShell(opts: { countsItself?: boolean } = {}): void {
   addShortcuts([
     { key: 'g', label: 'Go to the queue', run: () => window.location.assign('/') },
     { key: 'm', label: 'Go to metrics', run: () => window.location.assign('/metrics-dashboard') },
   ]);
+  startNotifications(live(), me());
   if (opts.countsItself) return;
   // One COUNT on the server: the badge never reads the requests themselves.
   const count = () => {

@@ -130,11 +130,10 @@ async function approveItem(interlock: Interlock, item: BatchBody['items'][number
     };
   } catch (err) {
     if (!(err instanceof InterlockError)) throw err;
-    return {
-      id: item.id,
-      ok: false as const,
-      error: { code: err.code, message: err.message, status: httpStatus(err) },
-    };
+    const status = httpStatus(err);
+    // As on the single-decision route: a refusal's details (the request's status now…), never a fault's.
+    const details = status < 500 && Object.keys(err.details).length ? { details: err.details } : {};
+    return { id: item.id, ok: false as const, error: { code: err.code, message: err.message, status, ...details } };
   }
 }
 
