@@ -30,8 +30,8 @@ const queues = new WeakMap<Store, { pending: Pending[]; flushing: boolean }>();
 
 /**
  * Record a finished execution (and its audit event) in the next shared transaction; resolves once it
- * committed. The first call starts a transaction at once; calls that finish while it runs wait for
- * it and go together in the next one.
+ * committed. The first call starts a transaction after one turn of the event loop (with the calls
+ * that finished in that turn); calls that finish while it runs go together in the next one.
  */
 export function recordFinished(
   store: Store,
@@ -44,30 +44,31 @@ export function recordFinished(
   const queue = q;
   return new Promise<void>((resolve, reject) => {
     queue.pending.push({ row, audit, resolve, reject });
-    if (!queue.flushing) void flush(store, queue, now);
+    if (queue.flushing) return;
+    queue.flushing = true;
+    // One turn of the event loop first: the answers of other calls already waiting to be read (their
+    // upstream replied) are recorded in the same commit. On SQLite a commit's sync holds the thread,
+    // so what is not in this commit waits for the next one.
+    setImmediate(() => void flush(store, queue, now));
   });
 }
 
+/** Record one batch; then the next one, after another turn of the event loop, while calls wait. */
 async function flush(store: Store, q: { pending: Pending[]; flushing: boolean }, now: () => number): Promise<void> {
-  q.flushing = true;
+  const batch = q.pending.splice(0, MAX_BATCH);
+  const events = batch.flatMap((p) => (p.audit ? [p.audit] : []));
   try {
-    while (q.pending.length > 0) {
-      const batch = q.pending.splice(0, MAX_BATCH);
-      const events = batch.flatMap((p) => (p.audit ? [p.audit] : []));
-      try {
-        await store.transaction(async (tx) => {
-          await tx.recordExecutions(batch.map((p) => p.row));
-          if (events.length) await tx.appendAudit(events, now());
-        });
-        for (const p of batch) p.resolve();
-      } catch (err) {
-        // The batch did not commit: every call in it hears why (none of them is recorded).
-        for (const p of batch) p.reject(err);
-      }
-    }
-  } finally {
-    q.flushing = false;
+    await store.transaction(async (tx) => {
+      await tx.recordExecutions(batch.map((p) => p.row));
+      if (events.length) await tx.appendAudit(events, now());
+    });
+    for (const p of batch) p.resolve();
+  } catch (err) {
+    // The batch did not commit: every call in it hears why (none of them is recorded).
+    for (const p of batch) p.reject(err);
   }
+  if (q.pending.length > 0) setImmediate(() => void flush(store, q, now));
+  else q.flushing = false;
 }
 
 /** What `fn` came to. */
