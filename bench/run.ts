@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only=cycles,steps,storage,http,queue,workers,fleet] [-- --update-docs]`
+ * `npm run bench [-- --quick] [-- --only=cycles,steps,storage,http,queue,workers,fleet,mcp] [-- --update-docs]`
  *
  * Runs every suite of the benchmark in one run on this machine — Interlock,
  * LangGraph.js and the database floor side by side — and writes
@@ -34,8 +34,9 @@ import { ROLE_MIX, runQueue } from './suites/queue.ts';
 import { runWorkers } from './suites/workers.ts';
 import { interlockFleetTurn, langGraphFleetTurn, runFleet, type FleetRun } from './suites/fleet.ts';
 import { loadLangGraph, type LangGraphPeer } from './peers/langgraph.ts';
+import { mcpWork, runMcp } from './suites/mcp.ts';
 
-const SUITES = ['cycles', 'steps', 'storage', 'http', 'queue', 'workers', 'fleet'] as const;
+const SUITES = ['cycles', 'steps', 'storage', 'http', 'queue', 'workers', 'fleet', 'mcp'] as const;
 type Suite = (typeof SUITES)[number];
 
 const args = process.argv.slice(2);
@@ -69,6 +70,7 @@ const scale = quick
       queueSamples: 100,
       workerJobs: 1_000,
       fleetSeconds: 3,
+      mcpSeconds: 1.5,
     }
   : {
       cycleSeconds: 6,
@@ -85,6 +87,7 @@ const scale = quick
       queueSamples: 300,
       workerJobs: 10_000,
       fleetSeconds: 10,
+      mcpSeconds: 6,
     };
 
 /** Agents in flight in the fleet suite. */
@@ -114,6 +117,7 @@ const results: Results = {
       'worker jobs': scale.workerJobs,
       'fleet: agents in flight': FLEET_AGENTS,
       'fleet: seconds per participant': scale.fleetSeconds,
+      'MCP: seconds per participant and concurrency': scale.mcpSeconds,
     },
   },
   cycles: [],
@@ -123,6 +127,7 @@ const results: Results = {
   queue: [],
   workers: [],
   fleet: [],
+  mcp: [],
   skipped: [],
   targets: [],
 };
@@ -407,6 +412,32 @@ async function suiteFleet(): Promise<void> {
   }
 }
 
+async function suiteMcp(): Promise<void> {
+  const runs = await runMcp(scratch, {
+    seconds: scale.mcpSeconds,
+    rounds: scale.rounds,
+    minCalls: 100,
+    warmup: 300,
+    settle,
+    durability: { sqlite: SQLITE_DURABILITY('full'), postgres: PG_DURABILITY },
+  });
+  results.mcp = runs;
+  for (const r of runs)
+    log(
+      `  ${r.label} ×${r.concurrency}: ${fmt(r.callsPerSec)} calls/s, p50 ${fmt(r.latencyMs.p50)} ms, p99 ${fmt(r.latencyMs.p99)} ms`,
+    );
+  const work = [];
+  for (const backend of ['sqlite', 'postgres'] as const) {
+    const store =
+      backend === 'sqlite'
+        ? await scratch.sqliteStore('full', 'mcp-work')
+        : (await scratch.postgresStore('mcpw')).store;
+    work.push(await mcpWork(store, backend, 200));
+    await store.close();
+  }
+  results.mcpWork = work;
+}
+
 const suites: Record<Suite, [string, () => Promise<void>]> = {
   cycles: ['1. pause → decide → resume cycles', suiteCycles],
   steps: ['2. steps that do not pause', suiteSteps],
@@ -415,6 +446,7 @@ const suites: Record<Suite, [string, () => Promise<void>]> = {
   queue: ['5. queue at scale', suiteQueue],
   workers: ['6. workers on PostgreSQL', suiteWorkers],
   fleet: ['7. a fleet of agents', suiteFleet],
+  mcp: ['8. the MCP gateway', suiteMcp],
 };
 
 try {
@@ -443,6 +475,7 @@ if (merge) {
   const prev = JSON.parse(readFileSync(join(dir, `${latestName}.json`), 'utf8')) as Results;
   const titles = [...only].map((s) => suites[s][0]);
   for (const s of only) (prev[s] as unknown[]) = results[s] ?? [];
+  if (only.has('mcp')) prev.mcpWork = results.mcpWork ?? [];
   prev.skipped = [
     ...prev.skipped.filter((x) => !titles.some((t) => x.what.includes(t))),
     ...results.skipped.filter((x) => titles.some((t) => x.what.includes(t))),

@@ -13,8 +13,9 @@ import type { FleetRun } from '../suites/fleet.ts';
 import type { Machine } from './machine.ts';
 import type { PeerStatus } from '../setup.ts';
 import { fmt, ratio } from './stats.ts';
+import { mcpSection, mcpTable, mcpTargets, mcpWorkLine, type McpResults } from './report-mcp.ts';
 
-export interface Results {
+export interface Results extends McpResults {
   meta: {
     startedAt: string;
     durationSec: number;
@@ -128,6 +129,7 @@ export function judge(r: Results): Target[] {
       measured: String(doubles),
       met: doubles === 0,
     });
+  out.push(...mcpTargets(r));
   return out;
 }
 
@@ -478,6 +480,7 @@ export function markdown(r: Results): string {
     );
     out.push('');
   }
+  out.push(...mcpSection(r));
   return out.join('\n');
 }
 
@@ -533,6 +536,14 @@ export function docsSection(r: Results, compact = false): string {
     ]);
   if (rows.length) {
     out.push(table(['measure', 'participant', 'result'], rows));
+    out.push('');
+  }
+  if (!compact && r.mcp?.length) {
+    out.push(
+      `MCP gateway overhead (\`interlock mcp\` over stdio in front of server-everything's \`echo\`, an \`auto\` call, interleaved with the server alone and a bare SDK proxy; ${mcpWorkLine(r)} per call):`,
+    );
+    out.push('');
+    out.push(mcpTable(r));
     out.push('');
   }
   out.push(targetsTable(r, keepTarget));
