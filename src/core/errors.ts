@@ -122,7 +122,7 @@ export class ReasonRequiredError extends InterlockUsageError {
   constructor(requestId: string, ruleId: string, choices: readonly string[]) {
     super(
       'reason_required',
-      `Rejecting request ${requestId} needs a reason (its rule "${ruleId}" requires one): send it as the decision's message${choices.length ? `, e.g. one of: ${choices.map((c) => `"${c}"`).join(', ')}` : ''}. The agent reads it.`,
+      `Rejecting request ${requestId} needs a reason (its rule "${ruleId}" requires one): give it as the decision's message (--message with the CLI)${choices.length ? `, e.g. one of: ${choices.map((c) => `"${c}"`).join(', ')}` : ''}. The agent reads it.`,
       {
         details: {
           requestId,

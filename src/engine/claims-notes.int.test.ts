@@ -165,7 +165,7 @@ for (const backend of allBackends()) {
         assert.equal(a.claim.name, 'Dana Reviewer');
         assert.equal(a.claim.expiresAt, clock.now() + 60_000);
         assert.deepEqual(
-          events.map((e) => e.type === 'approval.claim' && e.claim?.name),
+          events.map((e) => e.type === 'claim.changed' && e.claim?.name),
           ['Dana Reviewer'],
           'the claim is a live event',
         );
@@ -198,7 +198,7 @@ for (const backend of allBackends()) {
         events.length = 0;
         assert.equal(await il.claims.release(req.id, 'dana'), true);
         assert.deepEqual(
-          events.map((e) => (e.type === 'approval.claim' ? e.claim : 'other')),
+          events.map((e) => (e.type === 'claim.changed' ? e.claim : 'other')),
           [null],
         );
         assert.equal(await il.claims.get(req.id), undefined);
@@ -260,7 +260,7 @@ for (const backend of allBackends()) {
             ['sue', 'Checked the order: it is a duplicate.'],
           ],
         );
-        const noted = events.filter((e) => e.type === 'approval.noted');
+        const noted = events.filter((e) => e.type === 'note.added');
         assert.equal(noted.length, 2);
         assert.equal(JSON.stringify(noted).includes('promised by phone'), false, 'events carry no note text');
         const audit = (await il.audit.listAudit({ requestId: req.id })).filter((e) => e.type === 'note_added');

@@ -40,7 +40,7 @@ export interface Claim {
 /**
  * Claims: who is looking at a request. Advisory — no decision reads them, any reviewer who may decide
  * still can — and timed: a claim lapses `timeoutMs` after it was last taken or renewed. Each change
- * is a live event (`approval.claim`) for the other reviewers' screens.
+ * is a live event (`claim.changed`) for the other reviewers' screens.
  */
 export interface ClaimOps {
   /** How long a claim lasts unless renewed, in ms. */
@@ -125,13 +125,13 @@ export function claimOps(ctx: EngineContext, timeoutMs: number): ClaimOps {
       );
       const claim = claimOf(put.claim);
       if (put.claimed)
-        ctx.emit({ type: 'approval.claim', requestId, threadId: req.threadId, claim: claimEventView(claim) });
+        ctx.emit({ type: 'claim.changed', requestId, threadId: req.threadId, claim: claimEventView(claim) });
       return { claimed: put.claimed, claim };
     },
     async release(requestId, reviewerId) {
       const req = await requestOf(requestId);
       const released = await ctx.store.deleteClaim(requestId, reviewerId);
-      if (released) ctx.emit({ type: 'approval.claim', requestId, threadId: req.threadId, claim: null });
+      if (released) ctx.emit({ type: 'claim.changed', requestId, threadId: req.threadId, claim: null });
       return released;
     },
     async get(requestId) {

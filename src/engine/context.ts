@@ -75,13 +75,13 @@ export type EngineEventBody =
     }
   | { type: 'thread.status'; threadId: string; status: string }
   /** Who is looking at a request changed: claimed, renewed or taken over (`claim`), or given back (`null`). */
-  | { type: 'approval.claim'; requestId: string; threadId: string; claim: ClaimEventView | null }
+  | { type: 'claim.changed'; requestId: string; threadId: string; claim: ClaimEventView | null }
   /** A reviewer added an internal note to a request (read it from the API: events carry no note text). */
-  | { type: 'approval.noted'; requestId: string; threadId: string; noteId: string }
+  | { type: 'note.added'; requestId: string; threadId: string; noteId: string }
   /** A worker left a job for another worker (e.g. it has no agent of that name: a rolling deploy). */
   | { type: 'job.deferred'; jobId: string; threadId: string | null; reason: 'unknown_agent'; agent: string };
 
-/** A claim as the `approval.claim` event carries it (src/engine/claims.ts). */
+/** A claim as the `claim.changed` event carries it (src/engine/claims.ts). */
 export interface ClaimEventView {
   reviewer: string;
   name: string;

@@ -69,7 +69,7 @@ export function noteOps(ctx: EngineContext): NoteOps {
           now,
         );
       });
-      ctx.emit({ type: 'approval.noted', requestId, threadId: req.threadId, noteId: note.id });
+      ctx.emit({ type: 'note.added', requestId, threadId: req.threadId, noteId: note.id });
       return note;
     },
     list: (requestId) => ctx.store.listNotes(requestId),

@@ -82,7 +82,7 @@ for (const backend of allBackends()) {
       assert.equal(a.body.claim.name, 'alice');
       assert.equal(a.body.timeoutMs, 600_000, 'ten minutes unless configured');
       assert.equal(Date.parse(a.body.claim.expiresAt) - Date.parse(a.body.claim.since), 600_000);
-      const live = JSON.parse((await bobLive.nextEvent('approval.claim', 3000)).data) as { claim: ClaimView };
+      const live = JSON.parse((await bobLive.nextEvent('claim.changed', 3000)).data) as { claim: ClaimView };
       assert.equal(live.claim.reviewer, f.ids.alice);
 
       const b = await f.call<{ claimed: boolean; claim: ClaimView }>(`/api/v1/approvals/${req.id}/claim`, 'bob', {
@@ -113,7 +113,7 @@ for (const backend of allBackends()) {
       // Carol (finance) heard nothing of the supervisor request's claims; her first is her own role's.
       const wire = await f.pauseWire();
       await f.call(`/api/v1/approvals/${wire.id}/claim`, 'carol', { body: {} });
-      const first = JSON.parse((await carolLive.nextEvent('approval.claim', 3000)).data) as { requestId: string };
+      const first = JSON.parse((await carolLive.nextEvent('claim.changed', 3000)).data) as { requestId: string };
       assert.equal(first.requestId, wire.id);
     });
 

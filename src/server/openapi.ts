@@ -265,7 +265,7 @@ function operationPaths(): Json {
     '/api/v1/events': {
       get: {
         summary:
-          'Live events (Server-Sent Events): ready, approval.created, approval.decided, approval.expired, approval.claim (who is looking at a request; claim null when given back), approval.noted (an internal note was added; read it from the notes route), thread.status, execution.finished',
+          'Live events (Server-Sent Events): ready, approval.created, approval.decided, approval.expired, claim.changed (who is looking at a request; claim null when given back), note.added (an internal note was added; read it from the notes route), thread.status, execution.finished',
         responses: {
           200: {
             description: 'An event stream with a heartbeat comment every 15 s.',

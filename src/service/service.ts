@@ -1,5 +1,11 @@
 import { ConfigError } from '../core/index.ts';
-import { createInterlock, DEFAULT_LEASE_MS, type Interlock, type ThreadRunner } from '../engine/index.ts';
+import {
+  createInterlock,
+  DEFAULT_CLAIM_MS,
+  DEFAULT_LEASE_MS,
+  type Interlock,
+  type ThreadRunner,
+} from '../engine/index.ts';
 import { openStore } from '../store/index.ts';
 import type { Store } from '../store/types.ts';
 import {
@@ -86,6 +92,9 @@ function msFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number, min: 
   return n;
 }
 
+/** How long a reviewer's claim on a request lasts unless their open card renews it: `INTERLOCK_CLAIM_MS`, default 10 minutes. */
+const claimMsFromEnv = () => msFromEnv(process.env, 'INTERLOCK_CLAIM_MS', DEFAULT_CLAIM_MS, 1000);
+
 /** The web queue is always a channel: requests appear there live. Other channels come from the config. */
 const queueChannel: Channel = { name: 'web-queue', send: async () => undefined };
 
@@ -107,7 +116,8 @@ export async function startService(o: ServiceOptions): Promise<Service> {
     o.unknownAgentMs ?? msFromEnv(process.env, 'INTERLOCK_UNKNOWN_AGENT_MS', DEFAULT_UNKNOWN_AGENT_MS, 0);
   const store = await openStore(o.databaseUrl);
   // One lease for everything that can be taken over: thread runs, execution claims, jobs, thread starts.
-  const interlock = createInterlock({ store, policy: o.config.policy, leaseMs, tools: toolEntries(o.config.tools) });
+  const tools = toolEntries(o.config.tools);
+  const interlock = createInterlock({ store, policy: o.config.policy, leaseMs, claimMs: claimMsFromEnv(), tools });
   const agents = new Map((await o.config.agents({ interlock })).map((a) => [a.name, a]));
   const demoTokens = await createDemoReviewers(o, store);
 

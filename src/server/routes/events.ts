@@ -49,8 +49,8 @@ async function visible(
       return canSeeRole(p, e.role);
     case 'approval.decided':
     case 'approval.expired':
-    case 'approval.claim':
-    case 'approval.noted': {
+    case 'claim.changed':
+    case 'note.added': {
       const role = await requestRole(e.requestId);
       return role !== undefined && canSeeRole(p, role);
     }
@@ -104,7 +104,7 @@ function visibilityLookups(deps: RouteDeps, p: Principal) {
 
 /**
  * GET /events: Server-Sent Events of what the engine commits in this process
- * (approval.created/decided/expired/claim/noted, thread.status, execution.finished). The
+ * (approval.created/decided/expired, claim.changed, note.added, thread.status, execution.finished). The
  * first event is `ready`. Ids count per connection and are not replayed: on
  * reconnect, reload the queue.
  */

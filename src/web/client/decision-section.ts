@@ -24,6 +24,8 @@ export interface DecisionView {
   open: (which: Exclude<Decision, 'approve'>) => void;
   /** Go to the next request this reviewer can decide. */
   next: () => void;
+  /** Who is looking at the request (claims.ts): one element kept by the page across renders. */
+  claim?: HTMLElement;
 }
 
 const BUTTONS: Array<{ type: Decision; label: string; key: string; cls: string }> = [
@@ -69,6 +71,7 @@ export function decisionSection(p: ReviewPacket, myself: Me, v: DecisionView): H
       { class: 'decide', 'aria-labelledby': 'h-decide' },
       head,
       h('p', { class: 'muted', id: 'no-decision' }, whyNot(p, myself)),
+      v.claim,
       nextButton(v),
     );
   }
@@ -96,6 +99,7 @@ export function decisionSection(p: ReviewPacket, myself: Me, v: DecisionView): H
     { class: 'decide', 'aria-labelledby': 'h-decide' },
     head,
     h('div', { class: 'decide-buttons', role: 'group', 'aria-label': 'Decisions' }, BUTTONS.map(button)),
+    v.claim,
     unavailableList(p, allowed),
     trust && allowed.includes('approve')
       ? h(

@@ -1,6 +1,14 @@
 import type { LiveEvent } from './types.ts';
 
-const TYPES = ['approval.created', 'approval.decided', 'approval.expired', 'execution.finished', 'thread.status'];
+const TYPES = [
+  'approval.created',
+  'approval.decided',
+  'approval.expired',
+  'claim.changed',
+  'note.added',
+  'execution.finished',
+  'thread.status',
+];
 
 type Listener = (e: LiveEvent) => void;
 

@@ -1,3 +1,4 @@
+import { claimChip } from './claims.ts';
 import { h } from './dom.ts';
 import { actorName, argsLine, hiddenChip, roleChip, short, tierBadge } from './format.ts';
 import type { QueueItem } from './queue-api.ts';
@@ -83,6 +84,7 @@ export function queueRow(r: QueueItem, me: Me, opts: { fresh?: boolean; onExpire
       h('p', { class: 'qargs mono' }, argsLine(r.args)),
       h('p', { class: 'qreason' }, r.reason),
       blocked ? h('p', { class: 'qcannot' }, h('span', { class: 'chip chip-cannot' }, blocked.text)) : null,
+      claimChip(r.id, me),
     ),
     h(
       'div',

@@ -3,6 +3,7 @@ import { changesLine } from './diff.ts';
 import { byId, debounce, h, put, type Child } from './dom.ts';
 import { actorName, exactJson, roleChip, short, show, statusPill, tierBadge } from './format.ts';
 import { live } from './live.ts';
+import { notesList } from './notes.ts';
 import { startShell } from './shell.ts';
 import { when } from './time.ts';
 import { me, type Args, type Json, type RequestSummary } from './types.ts';
@@ -148,6 +149,7 @@ function interrupt(r: Timeline['requests'][number], t: Timeline): HTMLElement {
           events.map((e) => h('li', null, h('time', { datetime: e.at }, when(e.at)), ' — ', eventLine(e, t))),
         )
       : h('p', { class: 'muted small' }, 'Waiting for a decision.'),
+    notesList(r.id, me()),
   );
 }
 

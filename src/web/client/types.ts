@@ -102,6 +102,10 @@ export interface LiveEvent {
   status?: string;
   decision?: string;
   applied?: string;
+  /** `claim.changed`: who is looking at the request now (null: given back). */
+  claim?: { reviewer: string; name: string; since: string; expiresAt: string; auto: boolean } | null;
+  /** `note.added`: the note added (its text is read from the API). */
+  noteId?: string;
 }
 
 /** The signed-in reviewer, from the page. */

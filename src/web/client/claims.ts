@@ -1,0 +1,251 @@
+import { api, ApiError } from './api.ts';
+import type { ConfirmStep } from './review-panels.ts';
+import { h, put, type Child } from './dom.ts';
+import { live } from './live.ts';
+import type { LiveEvent, Me, ReviewPacket } from './types.ts';
+
+/**
+ * Claims as the browser shows them: "Dana is looking at this since 14:02", in the queue's rows and on
+ * the card. Advisory — a claim never disables a decision; the card's confirm dialog asks "decide
+ * anyway?" over someone else's. One cache per page, loaded from GET /api/v1/claims and kept by the
+ * live `claim.changed` events; every element showing a claim is patched in place when it changes.
+ */
+
+/** A claim as the API and the live events carry it. */
+export type ClaimView = NonNullable<LiveEvent['claim']>;
+
+const cache = new Map<string, ClaimView>();
+const chips = new Set<{ requestId: string; el: HTMLElement; me: Me }>();
+/** Cards showing a claim: told whenever the cache changes. */
+const watchers = new Set<() => void>();
+let started = false;
+
+/** A live claim on `requestId`, if any (a lapsed one counts as none). */
+function claimOf(requestId: string): ClaimView | undefined {
+  const c = cache.get(requestId);
+  if (c && Date.parse(c.expiresAt) <= Date.now()) cache.delete(requestId);
+  return cache.get(requestId);
+}
+
+/** "14:02" in the reader's clock. */
+const clock = (iso: string) => new Date(iso).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+
+/** "Dana Reviewer is looking at this since 14:02" (or "You are…"). */
+export function claimText(c: ClaimView, me: Me): string {
+  return `${c.reviewer === me.id ? 'You are' : `${c.name} is`} looking at this since ${clock(c.since)}`;
+}
+
+function patchChips(requestId?: string): void {
+  for (const chip of chips) {
+    if (!chip.el.isConnected) {
+      chips.delete(chip);
+      continue;
+    }
+    if (requestId === undefined || chip.requestId === requestId) fillChip(chip.el, chip.requestId, chip.me);
+  }
+  for (const w of watchers) w();
+}
+
+function fillChip(el: HTMLElement, requestId: string, me: Me): void {
+  const c = claimOf(requestId);
+  el.hidden = !c;
+  put(el, c ? h('span', { class: 'chip chip-claim' }, `${claimText(c, me)}`) : null);
+}
+
+async function loadAll(): Promise<void> {
+  try {
+    const r = await api<{ items: Array<ClaimView & { requestId: string }> }>('/api/v1/claims');
+    cache.clear();
+    for (const c of r.items) cache.set(c.requestId, c);
+  } catch {
+    // Claims are advisory: without them the page still works; the next event fills them in.
+  }
+  patchChips();
+}
+
+/** Keep the cache: once per page, on first use. */
+function start(): void {
+  if (started) return;
+  started = true;
+  const l = live();
+  l.on((e: LiveEvent) => {
+    if (!e.requestId) return;
+    if (e.type === 'claim.changed') {
+      if (e.claim) cache.set(e.requestId, e.claim);
+      else cache.delete(e.requestId);
+    } else if (e.type === 'approval.decided' || e.type === 'approval.expired') {
+      // A decision ends the claim; a quorum vote leaves the request (and who is looking at it) open.
+      if (e.status !== 'pending') cache.delete(e.requestId);
+    } else return;
+    patchChips(e.requestId);
+  });
+  l.onResync(() => void loadAll());
+  // A claim nobody renews lapses without an event: look again now and then.
+  window.setInterval(() => patchChips(), 30_000);
+  void loadAll();
+}
+
+/** The queue row's claim line: hidden until someone claims the request, then live. */
+export function claimChip(requestId: string, me: Me): HTMLElement {
+  start();
+  const el = h('p', { class: 'qclaim', 'data-claim-for': requestId });
+  chips.add({ requestId, el, me });
+  fillChip(el, requestId, me);
+  return el;
+}
+
+/** The card's claim: its line and buttons, the automatic claim on opening, renewal, release. */
+export interface CardClaim {
+  /** The mount point (one element for the page's life). */
+  readonly element: HTMLElement;
+  /** Follow the card's request as it is rendered: claim it on opening, stop once it is decided. */
+  update(p: ReviewPacket): void;
+  /** The confirm step of a decision, asking "decide anyway?" when someone else holds the claim. */
+  warn(step: ConfirmStep): ConfirmStep;
+}
+
+/** The claim panel of the card of `requestId`, for `me`. */
+export function cardClaim(requestId: string, me: Me): CardClaim {
+  start();
+  const element = h('div', { id: 'claim', class: 'claim-line', 'aria-live': 'polite' });
+  let packet: ReviewPacket | undefined;
+  let timeoutMs = 600_000;
+  /** Set once the reviewer released it or opening claimed it: nothing is claimed behind their back again. */
+  let autoTried = false;
+  let released = false;
+  let renewing: number | undefined;
+  let problem: string | undefined;
+
+  const decidable = () => packet?.status === 'pending' && packet.allowedDecisions.length > 0;
+  const mine = () => claimOf(requestId)?.reviewer === me.id;
+
+  async function claim(opts: { auto?: boolean; takeOver?: boolean }): Promise<void> {
+    try {
+      const r = await api<{ claimed: boolean; claim: ClaimView; timeoutMs: number }>(
+        `/api/v1/approvals/${encodeURIComponent(requestId)}/claim`,
+        opts,
+      );
+      timeoutMs = r.timeoutMs;
+      cache.set(requestId, r.claim);
+      problem = undefined;
+    } catch (err) {
+      problem = err instanceof ApiError ? err.message : 'The claim could not be sent.';
+    }
+    schedule();
+    render();
+  }
+
+  async function release(): Promise<void> {
+    released = true;
+    try {
+      await api(`/api/v1/approvals/${encodeURIComponent(requestId)}/claim/release`, {});
+      cache.delete(requestId);
+    } catch (err) {
+      problem = err instanceof ApiError ? err.message : 'The release could not be sent.';
+    }
+    schedule();
+    render();
+  }
+
+  // Renewed while the card stays open and in view; a hidden tab lets it lapse, and showing it again
+  // claims it back if it is still free.
+  function schedule(): void {
+    window.clearInterval(renewing);
+    renewing = undefined;
+    if (!mine() || !decidable()) return;
+    renewing = window.setInterval(
+      () => {
+        if (document.visibilityState === 'visible' && mine() && decidable()) void claim({ auto: true });
+      },
+      Math.max(1000, Math.floor(timeoutMs / 3)),
+    );
+  }
+
+  document.addEventListener('visibilitychange', () => {
+    if (document.visibilityState === 'visible' && !released && decidable() && !claimOf(requestId))
+      void claim({ auto: true });
+  });
+  // Leaving the card gives the claim back, so nobody reads "looking at this" about a closed tab.
+  window.addEventListener('pagehide', () => {
+    if (!mine() || !decidable()) return;
+    const csrf = document.querySelector('meta[name="csrf-token"]')?.getAttribute('content') ?? '';
+    void fetch(`/api/v1/approvals/${encodeURIComponent(requestId)}/claim/release`, {
+      method: 'POST',
+      keepalive: true,
+      credentials: 'same-origin',
+      headers: { 'content-type': 'application/json', 'x-csrf-token': csrf },
+      body: '{}',
+    }).catch(() => undefined);
+  });
+  watchers.add(() => {
+    schedule();
+    render();
+  });
+
+  function line(): Child {
+    const c = claimOf(requestId);
+    const button = (label: string, id: string, run: () => void) =>
+      h('button', { type: 'button', class: 'btn btn-small', id, onClick: run }, label);
+    if (c && c.reviewer === me.id)
+      return [
+        h(
+          'span',
+          { class: 'chip chip-claim chip-claim-mine' },
+          `${claimText(c, me)}${c.auto ? ' (claimed when you opened it)' : ''}`,
+        ),
+        ' ',
+        h('span', { class: 'muted small' }, 'Others see it; it is renewed while this card stays open. '),
+        button('Release', 'claim-release', () => void release()),
+      ];
+    if (c)
+      return [
+        h('span', { class: 'chip chip-claim chip-claim-other', id: 'claim-holder' }, `${claimText(c, me)}`),
+        ' ',
+        decidable() ? button('Take over', 'claim-take', () => void claim({ takeOver: true })) : null,
+      ];
+    if (!decidable()) return null;
+    return [
+      h('span', { class: 'muted small' }, 'Nobody is looking at this. '),
+      button('Claim', 'claim-take', () => void claim({})),
+    ];
+  }
+
+  function render(): void {
+    if (!packet || packet.status !== 'pending') {
+      put(element);
+      return;
+    }
+    put(element, line(), problem ? h('span', { class: 'field-error' }, ` ${problem}`) : null);
+  }
+
+  return {
+    element,
+    update(p) {
+      packet = p;
+      if (!autoTried && !released && decidable()) {
+        autoTried = true;
+        void claim({ auto: true });
+        return;
+      }
+      schedule();
+      render();
+    },
+    warn(step) {
+      const c = claimOf(requestId);
+      if (!c || c.reviewer === me.id) return step;
+      return {
+        ...step,
+        title: `${c.name} is looking at this — decide anyway?`,
+        body: [
+          h(
+            'p',
+            { class: 'alert alert-warn', id: 'claim-warning' },
+            `${c.name} has been looking at this request since ${clock(c.since)}. A claim does not stop you: `,
+            h('strong', null, step.title),
+          ),
+          step.body,
+        ],
+      };
+    },
+  };
+}
