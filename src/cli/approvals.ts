@@ -1,5 +1,6 @@
 import type { Decision, DecisionType } from '../core/index.ts';
-import { EXIT, UsageError, iso, table, type Output } from './output.ts';
+import { lookAlikeWarning, lookAlikeWords } from '../notify/look-alike.ts';
+import { cutLongStrings, EXIT, UsageError, iso, table, type Output } from './output.ts';
 import {
   actorNames,
   clip,
@@ -43,7 +44,7 @@ async function listApprovals({ interlock }: CliEngine, values: Flags, io: Output
     const rows = items.map((r) => [
       r.id,
       r.tool,
-      clip(JSON.stringify(r.args), 48),
+      lookAlikeChip(clip(JSON.stringify(r.args), 48), r.args),
       r.tier,
       r.role,
       `${r.approvalsReceived}/${r.approvalsRequired}`,
@@ -53,6 +54,28 @@ async function listApprovals({ interlock }: CliEngine, values: Flags, io: Output
     io.out(table([['id', 'tool', 'args', 'tier', 'role', 'approvals', 'expires', 'reason'], ...rows]));
   }
   return EXIT.ok;
+}
+
+/** A cell with the look-alike chip of `args` after it: `{"to":"pаypal"…} ⚠ look-alike: “pаypal”`. */
+function lookAlikeChip(cell: string, args: unknown): string {
+  const words = lookAlikeWords(args, 2);
+  return words === undefined ? cell : `${cell} ⚠ look-alike: ${words}`;
+}
+
+/** Characters of one string value `approvals show` prints before cutting it. */
+const SHOW_VALUE_MAX = 500;
+
+/**
+ * A JSON value as `approvals show` prints it: each string longer than {@link SHOW_VALUE_MAX} cut,
+ * with a line per cut value saying how long it is and how to get it whole.
+ */
+function showValue(io: Output, label: string, path: string, value: unknown, id: string): void {
+  const { value: shown, cuts } = cutLongStrings(value, SHOW_VALUE_MAX, path);
+  io.out(`${label}${JSON.stringify(shown)}`);
+  for (const c of cuts)
+    io.out(
+      `          (${c.path} is ${c.length.toLocaleString('en-US')} characters, cut to its first ${SHOW_VALUE_MAX}: \`interlock approvals show ${id} --json\` prints it whole)`,
+    );
 }
 
 /** `approvals show ID`: one request, its decisions and executions, and the command that decides exactly it. */
@@ -72,13 +95,15 @@ async function showApproval(
   const r = story.request;
   io.out(`${r.id}  ${r.status}  v${r.version}`);
   io.out(`tool:     ${r.tool}`);
-  io.out(`args:     ${JSON.stringify(r.args)}`);
+  showValue(io, 'args:     ', 'args', r.args, r.id);
+  const lookAlike = lookAlikeWarning(r.args);
+  if (lookAlike !== undefined) io.out(`⚠ ${lookAlike}`);
   io.out(`reason:   ${r.reason} (rule ${r.ruleId}, tier ${r.tier})`);
   io.out(`role:     ${r.role}, approvals ${r.approvalsReceived}/${r.approvalsRequired}`);
   io.out(`expires:  ${iso(r.expiresAt)} (then: ${r.onTimeout})`);
   io.out(`version:  ${r.version}`);
   io.out(`hash:     ${r.actionHash}`);
-  io.out(`evidence (untrusted, redacted): ${JSON.stringify(r.evidence)}`);
+  showValue(io, 'evidence (untrusted, redacted): ', 'evidence', r.evidence, r.id);
   for (const d of story.decisions) io.out(`decision: ${d.type} by ${name(d.by)} at ${iso(d.at)}`);
   for (const e of story.executions) io.out(`executed: ${e.status} (attempts ${e.attempts}, key ${e.key})`);
   if (r.status === 'pending')

@@ -106,3 +106,32 @@ export function table(cells: string[][]): string {
 export function iso(ms: number | null | undefined): string {
   return ms === null || ms === undefined ? '-' : new Date(ms).toISOString().replace('.000Z', 'Z');
 }
+
+/** A string value cut by {@link cutLongStrings}: where it is and how long it was. */
+export interface CutValue {
+  /** Where the value is, as `args.body` or `args.items[3]`. */
+  path: string;
+  /** Its length in characters. */
+  length: number;
+}
+
+/**
+ * `value` with every string longer than `max` characters cut to its first `max` (and "…"), and the
+ * list of what was cut: a terminal is no place for a multi-megabyte argument, but the reader must
+ * know a value was cut and how to get it whole.
+ */
+export function cutLongStrings(value: unknown, max: number, path = ''): { value: unknown; cuts: CutValue[] } {
+  const cuts: CutValue[] = [];
+  const visit = (v: unknown, at: string): unknown => {
+    if (typeof v === 'string') {
+      if (v.length <= max) return v;
+      cuts.push({ path: at, length: v.length });
+      return `${v.slice(0, max)}…`;
+    }
+    if (Array.isArray(v)) return v.map((x, i) => visit(x, `${at}[${i}]`));
+    if (v !== null && typeof v === 'object')
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, visit(x, at ? `${at}.${k}` : k)]));
+    return v;
+  };
+  return { value: visit(value, path), cuts };
+}

@@ -1,4 +1,5 @@
 import { escapeSlack, oneLine, truncate } from './escape.ts';
+import { lookAlikeWarning, lookAlikeWords } from './look-alike.ts';
 import type { NotificationMessage } from './message.ts';
 import { amountOf, formatUtc, headline, hiddenWarning, summarizeArgs } from './summary.ts';
 
@@ -70,6 +71,8 @@ export function slackMessage(m: NotificationMessage): SlackPayload {
   const blocks: SlackBlock[] = [{ type: 'header', text: plain(title) }];
   const hidden = hiddenWarning(m.args);
   if (hidden !== undefined) blocks.push({ type: 'section', text: md(`:warning: *${escapeSlack(hidden)}*`) });
+  const lookAlike = lookAlikeWarning(m.args);
+  if (lookAlike !== undefined) blocks.push({ type: 'section', text: md(`:warning: *${escapeSlack(lookAlike)}*`) });
   if (m.reason !== null)
     blocks.push({ type: 'section', text: md(`*Reason:* ${escapeSlack(truncate(oneLine(m.reason), 500))}`) });
   blocks.push({ type: 'section', fields });
@@ -102,7 +105,10 @@ function argsText(args: Record<string, unknown>): string {
   if (lines.length === 0) return '*Arguments*\n(none)';
   let out = '*Arguments*';
   for (const l of lines) {
-    const line = `\n• ${escapeSlack(l.key)}: ${escapeSlack(l.value)}`;
+    // The chip beside the argument that holds look-alike letters (on the summarised text, which is what shows).
+    const words = lookAlikeWords(l.value, 3);
+    const chip = words === undefined ? '' : `  :warning: _look-alike letters: ${escapeSlack(words)}_`;
+    const line = `\n• ${escapeSlack(l.key)}: ${escapeSlack(l.value)}${chip}`;
     if (out.length + line.length > SECTION_MAX) {
       out += '\n• …';
       break;
