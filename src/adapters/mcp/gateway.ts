@@ -50,6 +50,13 @@ export async function createMcpGateway(o: McpGatewayOptions): Promise<McpGateway
   if (!o?.interlock) throw new ConfigError('createMcpGateway needs { interlock, upstreams }.');
   if (!o.upstreams || Object.keys(o.upstreams).length === 0)
     throw new ConfigError('createMcpGateway needs at least one upstream: { upstreams: { name: client } }.');
+  for (const key of ['holdMs', 'repeatWindowMs', 'trustTtlMs'] as const) {
+    const v = o[key];
+    if (v !== undefined && (!Number.isInteger(v) || v < 0))
+      throw new ConfigError(
+        `createMcpGateway: "${key}" must be a whole number of milliseconds, 0 or more, not ${String(v)}.`,
+      );
+  }
   const il = o.interlock;
   const name = o.name ?? 'mcp-gateway';
   const gate = createCallGate({

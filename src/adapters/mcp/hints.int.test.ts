@@ -97,3 +97,21 @@ for (const backend of allBackends()) {
     });
   });
 }
+
+describe('MCP gateway options', () => {
+  it('refuses a hold, repeat window or trust time box that is not a whole number of ms', async () => {
+    const backend = allBackends()[0]!;
+    after(() => backend.destroy());
+    const il = createInterlock({ store: await backend.create(), policy: { tools: {} } });
+    const up = await connectInMemory(liar([]), 'opts-up');
+    for (const bad of [{ holdMs: -1 }, { repeatWindowMs: 1.5 }, { trustTtlMs: Number.NaN }])
+      await assert.rejects(
+        createMcpGateway({ interlock: il, upstreams: { liar: up }, ...bad }),
+        (e: Error & { code?: string }) => {
+          assert.equal(e.code, 'invalid_config');
+          assert.match(e.message, /must be a whole number of milliseconds/);
+          return true;
+        },
+      );
+  });
+});
