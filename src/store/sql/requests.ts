@@ -1,4 +1,4 @@
-import type { ApprovalRequest, RejectReasons } from '../../core/index.ts';
+import type { ApprovalRequest, DecisionType, RejectReasons } from '../../core/index.ts';
 import { ValidationError } from '../../core/index.ts';
 import type { RequestQuery, RequestStoreOps } from '../types.ts';
 import {
@@ -45,9 +45,7 @@ export function toRequest(r: Row): ApprovalRequest {
     updatedAt: num(r.updated_at),
     resolvedAt: numOrNull(r.resolved_at),
     ...(num(r.planted ?? 0) === 1 ? { planted: true } : {}),
-    ...(typeof r.decisions === 'string'
-      ? { decisions: fromJson<ApprovalRequest['decisions'] & object>(r.decisions) }
-      : {}),
+    ...(typeof r.decisions === 'string' ? { decisions: fromJson<DecisionType[]>(r.decisions) } : {}),
     ...(typeof r.reject_reasons === 'string' ? { rejectReasons: fromJson<RejectReasons>(r.reject_reasons) } : {}),
   };
 }

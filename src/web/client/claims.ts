@@ -104,70 +104,71 @@ export interface CardClaim {
   warn(step: ConfirmStep): ConfirmStep;
 }
 
-/** The claim panel of the card of `requestId`, for `me`. */
-export function cardClaim(requestId: string, me: Me): CardClaim {
-  start();
-  const element = h('div', { id: 'claim', class: 'claim-line', 'aria-live': 'polite' });
-  let packet: ReviewPacket | undefined;
-  let timeoutMs = 600_000;
-  /** Set once the reviewer released it or opening claimed it: nothing is claimed behind their back again. */
-  let autoTried = false;
-  let released = false;
-  let renewing: number | undefined;
-  let problem: string | undefined;
+/** What the card's claim line can do. */
+interface LineActions {
+  decidable: boolean;
+  claim: (opts: { takeOver?: boolean }) => void;
+  release: () => void;
+}
 
-  const decidable = () => packet?.status === 'pending' && packet.allowedDecisions.length > 0;
-  const mine = () => claimOf(requestId)?.reviewer === me.id;
+/** The card's claim line: yours (with Release), someone else's (with Take over), or none (with Claim). */
+function claimLine(c: ClaimView | undefined, me: Me, a: LineActions): Child {
+  const button = (label: string, id: string, run: () => void) =>
+    h('button', { type: 'button', class: 'btn btn-small', id, onClick: run }, label);
+  if (c && c.reviewer === me.id)
+    return [
+      h(
+        'span',
+        { class: 'chip chip-claim chip-claim-mine' },
+        `${claimText(c, me)}${c.auto ? ' (claimed when you opened it)' : ''}`,
+      ),
+      ' ',
+      h('span', { class: 'muted small' }, 'Others see it; it is renewed while this card stays open. '),
+      button('Release', 'claim-release', a.release),
+    ];
+  if (c)
+    return [
+      h('span', { class: 'chip chip-claim chip-claim-other', id: 'claim-holder' }, claimText(c, me)),
+      ' ',
+      a.decidable ? button('Take over', 'claim-take', () => a.claim({ takeOver: true })) : null,
+    ];
+  if (!a.decidable) return null;
+  return [
+    h('span', { class: 'muted small' }, 'Nobody is looking at this. '),
+    button('Claim', 'claim-take', () => a.claim({})),
+  ];
+}
 
-  async function claim(opts: { auto?: boolean; takeOver?: boolean }): Promise<void> {
-    try {
-      const r = await api<{ claimed: boolean; claim: ClaimView; timeoutMs: number }>(
-        `/api/v1/approvals/${encodeURIComponent(requestId)}/claim`,
-        opts,
-      );
-      timeoutMs = r.timeoutMs;
-      cache.set(requestId, r.claim);
-      problem = undefined;
-    } catch (err) {
-      problem = err instanceof ApiError ? err.message : 'The claim could not be sent.';
-    }
-    schedule();
-    render();
-  }
+/** `step` asking first whether to decide over `c`, someone else's claim. */
+function warnStep(c: ClaimView, step: ConfirmStep): ConfirmStep {
+  return {
+    ...step,
+    title: `${c.name} is looking at this — decide anyway?`,
+    body: [
+      h(
+        'p',
+        { class: 'alert alert-warn', id: 'claim-warning' },
+        `${c.name} has been looking at this request since ${clock(c.since)}. A claim does not stop you: `,
+        h('strong', null, step.title),
+      ),
+      step.body,
+    ],
+  };
+}
 
-  async function release(): Promise<void> {
-    released = true;
-    try {
-      await api(`/api/v1/approvals/${encodeURIComponent(requestId)}/claim/release`, {});
-      cache.delete(requestId);
-    } catch (err) {
-      problem = err instanceof ApiError ? err.message : 'The release could not be sent.';
-    }
-    schedule();
-    render();
-  }
+/** Claim or give back `requestId` over the API; the answer's claim goes into the cache. */
+async function send(requestId: string, what: 'claim' | 'release', body: object): Promise<{ timeoutMs?: number }> {
+  const path = `/api/v1/approvals/${encodeURIComponent(requestId)}/claim${what === 'release' ? '/release' : ''}`;
+  const r = await api<{ claim?: ClaimView; timeoutMs?: number }>(path, body);
+  if (r.claim) cache.set(requestId, r.claim);
+  else cache.delete(requestId);
+  return r;
+}
 
-  // Renewed while the card stays open and in view; a hidden tab lets it lapse, and showing it again
-  // claims it back if it is still free.
-  function schedule(): void {
-    window.clearInterval(renewing);
-    renewing = undefined;
-    if (!mine() || !decidable()) return;
-    renewing = window.setInterval(
-      () => {
-        if (document.visibilityState === 'visible' && mine() && decidable()) void claim({ auto: true });
-      },
-      Math.max(1000, Math.floor(timeoutMs / 3)),
-    );
-  }
-
-  document.addEventListener('visibilitychange', () => {
-    if (document.visibilityState === 'visible' && !released && decidable() && !claimOf(requestId))
-      void claim({ auto: true });
-  });
-  // Leaving the card gives the claim back, so nobody reads "looking at this" about a closed tab.
+/** Leaving the page gives the claim back, so nobody reads "looking at this" about a closed tab. */
+function releaseOnLeave(requestId: string, holding: () => boolean): void {
   window.addEventListener('pagehide', () => {
-    if (!mine() || !decidable()) return;
+    if (!holding()) return;
     const csrf = document.querySelector('meta[name="csrf-token"]')?.getAttribute('content') ?? '';
     void fetch(`/api/v1/approvals/${encodeURIComponent(requestId)}/claim/release`, {
       method: 'POST',
@@ -177,46 +178,65 @@ export function cardClaim(requestId: string, me: Me): CardClaim {
       body: '{}',
     }).catch(() => undefined);
   });
-  watchers.add(() => {
-    schedule();
-    render();
-  });
+}
 
-  function line(): Child {
-    const c = claimOf(requestId);
-    const button = (label: string, id: string, run: () => void) =>
-      h('button', { type: 'button', class: 'btn btn-small', id, onClick: run }, label);
-    if (c && c.reviewer === me.id)
-      return [
-        h(
-          'span',
-          { class: 'chip chip-claim chip-claim-mine' },
-          `${claimText(c, me)}${c.auto ? ' (claimed when you opened it)' : ''}`,
-        ),
-        ' ',
-        h('span', { class: 'muted small' }, 'Others see it; it is renewed while this card stays open. '),
-        button('Release', 'claim-release', () => void release()),
-      ];
-    if (c)
-      return [
-        h('span', { class: 'chip chip-claim chip-claim-other', id: 'claim-holder' }, `${claimText(c, me)}`),
-        ' ',
-        decidable() ? button('Take over', 'claim-take', () => void claim({ takeOver: true })) : null,
-      ];
-    if (!decidable()) return null;
-    return [
-      h('span', { class: 'muted small' }, 'Nobody is looking at this. '),
-      button('Claim', 'claim-take', () => void claim({})),
-    ];
-  }
+/** The claim panel of the card of `requestId`, for `me`. */
+export function cardClaim(requestId: string, me: Me): CardClaim {
+  start();
+  const element = h('div', { id: 'claim', class: 'claim-line', 'aria-live': 'polite' });
+  let packet: ReviewPacket | undefined;
+  let timeoutMs = 600_000;
+  /** Opening claims once; after a Release nothing is claimed behind the reviewer's back again. */
+  let autoTried = false;
+  let released = false;
+  let renewing: number | undefined;
+  let problem: string | undefined;
 
-  function render(): void {
-    if (!packet || packet.status !== 'pending') {
-      put(element);
-      return;
+  const decidable = () => packet?.status === 'pending' && packet.allowedDecisions.length > 0;
+  const mine = () => claimOf(requestId)?.reviewer === me.id;
+
+  async function act(what: 'claim' | 'release', body: object): Promise<void> {
+    if (what === 'release') released = true;
+    try {
+      timeoutMs = (await send(requestId, what, body)).timeoutMs ?? timeoutMs;
+      problem = undefined;
+    } catch (err) {
+      problem = err instanceof ApiError ? err.message : `The ${what} could not be sent.`;
     }
-    put(element, line(), problem ? h('span', { class: 'field-error' }, ` ${problem}`) : null);
+    refresh();
   }
+
+  // Renewed while the card stays open and in view; a hidden tab lets it lapse, and showing it again
+  // claims it back if it is still free.
+  function refresh(): void {
+    window.clearInterval(renewing);
+    renewing = undefined;
+    if (mine() && decidable())
+      renewing = window.setInterval(
+        () => {
+          if (document.visibilityState === 'visible' && mine() && decidable()) void act('claim', { auto: true });
+        },
+        Math.max(1000, Math.floor(timeoutMs / 3)),
+      );
+    if (!packet || packet.status !== 'pending') return put(element);
+    const actions = {
+      decidable: decidable(),
+      claim: (o: object) => void act('claim', o),
+      release: () => void act('release', {}),
+    };
+    put(
+      element,
+      claimLine(claimOf(requestId), me, actions),
+      problem ? h('span', { class: 'field-error' }, ` ${problem}`) : null,
+    );
+  }
+
+  document.addEventListener('visibilitychange', () => {
+    if (document.visibilityState === 'visible' && !released && decidable() && !claimOf(requestId))
+      void act('claim', { auto: true });
+  });
+  releaseOnLeave(requestId, () => mine() && decidable());
+  watchers.add(refresh);
 
   return {
     element,
@@ -224,28 +244,13 @@ export function cardClaim(requestId: string, me: Me): CardClaim {
       packet = p;
       if (!autoTried && !released && decidable()) {
         autoTried = true;
-        void claim({ auto: true });
-        return;
+        void act('claim', { auto: true });
       }
-      schedule();
-      render();
+      refresh();
     },
     warn(step) {
       const c = claimOf(requestId);
-      if (!c || c.reviewer === me.id) return step;
-      return {
-        ...step,
-        title: `${c.name} is looking at this — decide anyway?`,
-        body: [
-          h(
-            'p',
-            { class: 'alert alert-warn', id: 'claim-warning' },
-            `${c.name} has been looking at this request since ${clock(c.since)}. A claim does not stop you: `,
-            h('strong', null, step.title),
-          ),
-          step.body,
-        ],
-      };
+      return c && c.reviewer !== me.id ? warnStep(c, step) : step;
     },
   };
 }

@@ -3,7 +3,6 @@ import { confirmStep } from './confirm.ts';
 import { relatedFactsPanel } from './related-facts.ts';
 import { cardClaim } from './claims.ts';
 import { notesPanel } from './notes.ts';
-import { rejectReasonField } from './reject-reasons.ts';
 import { diffArgs, diffTable } from './diff.ts';
 import { decisionSection } from './decision-section.ts';
 import { byId, h, put } from './dom.ts';
@@ -99,12 +98,7 @@ function cachedPanel(p: ReviewPacket, which: Exclude<Panel, null>): HTMLElement 
     el =
       which === 'edit'
         ? ui.editPanel(p, { ...ctx, onForm: (form) => (editForm = form), submit: () => void submitEdit() })
-        : ui.messagePanel(
-            which,
-            p.tool,
-            { ...ctx, decide: (step, body) => void decideWithConfirm(step, body) },
-            which === 'reject' ? rejectReasonField(p) : undefined,
-          );
+        : ui.messagePanel(which, p, { ...ctx, decide: (step, body) => void decideWithConfirm(step, body) });
     panels.set(key, el);
   }
   return el;
@@ -295,23 +289,6 @@ async function goNext(): Promise<void> {
   document.getElementById('banner')?.focus();
 }
 
-/** What the reviewer did, in the words of the answer; where it stands from then on is the status statement's. */
-function decidedText(body: ui.DecisionBody, r: DecisionAnswer): string {
-  const n = r.request;
-  switch (r.outcome) {
-    case 'authorized':
-      return body.type === 'edit' ? 'Edit approved.' : 'Approved.';
-    case 'pending':
-      return `Your approval is counted (${n.approvalsReceived} of ${n.approvalsRequired}); it needs ${n.approvalsRequired - n.approvalsReceived} more.`;
-    case 'rejected':
-      return 'Rejected. The agent has your message.';
-    case 'responded':
-      return 'Answer sent to the agent.';
-    case 'superseded':
-      return 'Edit sent for a stricter review.';
-  }
-}
-
 async function submit(body: ui.DecisionBody): Promise<void> {
   const p = packet;
   if (!p || busy) return;
@@ -337,7 +314,7 @@ async function submit(body: ui.DecisionBody): Promise<void> {
     panels.clear();
     // The request's fate from here on is the status statement's (it follows the request live); the
     // banner only says what this reviewer did, and where to go on.
-    banner = { kind: 'ok', text: decidedText(body, r), links: [thread, ...(await nextLink())] };
+    banner = { kind: 'ok', text: ui.decidedText(body, r), links: [thread, ...(await nextLink())] };
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     if (CONFLICT_CODES.has(err.code)) {

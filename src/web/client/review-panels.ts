@@ -3,8 +3,8 @@ import { diffArgs, diffTable } from './diff.ts';
 import { byId, h, put, type Child } from './dom.ts';
 import type { Drafts } from './drafts.ts';
 import { schemaForm, type SchemaForm } from './schema-form.ts';
-import type { ReasonField } from './reject-reasons.ts';
-import type { Args, ReviewPacket } from './types.ts';
+import { rejectReasonField } from './reject-reasons.ts';
+import type { Args, DecisionAnswer, ReviewPacket } from './types.ts';
 
 /**
  * The review card's decision panels (edit, reject, respond): built from the packet and handed
@@ -96,14 +96,41 @@ export function editPanel(
   return form;
 }
 
-/** The reject or respond panel: the message, checked (an answer is required), sent behind a confirm step. */
+/** The confirm step of a reject or an answer: what will not run, and the message the agent gets. */
+function messageStep(type: 'reject' | 'respond', tool: string, message: string): ConfirmStep {
+  return type === 'reject'
+    ? {
+        title: 'Reject this action?',
+        body: [
+          h('p', null, h('code', null, tool), ' will not run.'),
+          message
+            ? h('p', null, 'Message to the agent: ', h('q', { class: 'user-text' }, message))
+            : h('p', { class: 'muted' }, 'No message.'),
+        ],
+        confirm: 'Reject',
+        danger: true,
+      }
+    : {
+        title: 'Send this answer?',
+        body: [
+          h('p', null, h('code', null, tool), ' will not run. The agent receives:'),
+          h('pre', { class: 'mono user-text' }, message),
+        ],
+        confirm: 'Send answer',
+      };
+}
+
+/**
+ * The reject or respond panel: the message, checked (an answer is required; a reject reason where the
+ * rule requires one, with its canned choices: reject-reasons.ts), sent behind a confirm step.
+ */
 export function messagePanel(
   type: 'reject' | 'respond',
-  tool: string,
+  p: Pick<ReviewPacket, 'tool' | 'rejectReasons'>,
   ctx: PanelContext & { decide: (step: ConfirmStep, body: DecisionBody) => void },
-  reasons?: ReasonField,
 ): HTMLElement {
   const id = `${type}-message`;
+  const reasons = type === 'reject' ? rejectReasonField(p) : undefined;
   const text = h('textarea', {
     id,
     rows: 3,
@@ -154,30 +181,28 @@ export function messagePanel(
       return;
     }
     ctx.decide(
-      type === 'reject'
-        ? {
-            title: 'Reject this action?',
-            body: [
-              h('p', null, h('code', null, tool), ' will not run.'),
-              message
-                ? h('p', null, 'Message to the agent: ', h('q', { class: 'user-text' }, message))
-                : h('p', { class: 'muted' }, 'No message.'),
-            ],
-            confirm: 'Reject',
-            danger: true,
-          }
-        : {
-            title: 'Send this answer?',
-            body: [
-              h('p', null, h('code', null, tool), ' will not run. The agent receives:'),
-              h('pre', { class: 'mono user-text' }, message),
-            ],
-            confirm: 'Send answer',
-          },
+      messageStep(type, p.tool, message),
       type === 'reject' ? { type, ...(message ? { message } : {}) } : { type, message },
     );
   });
   return form;
+}
+
+/** What the reviewer did, in the words of the answer; where it stands from then on is the status statement's. */
+export function decidedText(body: DecisionBody, r: DecisionAnswer): string {
+  const n = r.request;
+  switch (r.outcome) {
+    case 'authorized':
+      return body.type === 'edit' ? 'Edit approved.' : 'Approved.';
+    case 'pending':
+      return `Your approval is counted (${n.approvalsReceived} of ${n.approvalsRequired}); it needs ${n.approvalsRequired - n.approvalsReceived} more.`;
+    case 'rejected':
+      return 'Rejected. The agent has your message.';
+    case 'responded':
+      return 'Answer sent to the agent.';
+    case 'superseded':
+      return 'Edit sent for a stricter review.';
+  }
 }
 
 /** Past its expiry by this page's clock: the server would refuse, so nothing is sent. */
