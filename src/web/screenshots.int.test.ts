@@ -1,8 +1,9 @@
 /**
- * The README's screenshots, taken from the real pages in Chromium: the queue
- * and a review card with an edit and its diff. Every run renders them (so the
- * demo state keeps working); `npm run screenshots` (INTERLOCK_SCREENSHOTS=1)
- * writes them to docs/screenshots/.
+ * The docs' screenshots, taken from the real pages in Chromium: the queue, a
+ * review card with an edit and its diff, the card at 1280×720 and on a phone,
+ * a card whose approved action failed, and the batch page with its warnings.
+ * Every run renders them (so the demo state keeps working); `npm run
+ * screenshots` (INTERLOCK_SCREENSHOTS=1) writes them to docs/screenshots/.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,7 +11,7 @@ import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import {
   js,
   launchChromium,
@@ -73,6 +74,48 @@ describe('screenshots of the reviewer UI', () => {
     await page.screenshot({ path: join(out, 'review-card.png') });
 
     for (const f of ['queue.png', 'review-card.png'])
+      assert.ok(statSync(join(out, f)).size > 20_000, `${f} has content`);
+    assert.deepEqual(errors, []);
+    await page.context().close();
+  });
+
+  it('the card at 1280×720 and on a phone, a failed outcome, and the batch page', async () => {
+    const shot = async (page: Page, name: string) => {
+      await js(page, 'document.activeElement?.blur()');
+      await page.screenshot({ path: join(out, name) });
+    };
+    const first = await w.waitForRequest(await w.startThread('partial refund of $600 for order ORD-501'));
+    const second = await w.waitForRequest(await w.startThread('partial refund of $600 for order ORD-501'));
+    const { page, errors } = await newPage(browser, { width: 1280, height: 720 });
+    await signInAs(page, w.url, w.tokens.sam, `/approvals/${second.id}`);
+    await page.locator('article.review[data-status="pending"]').waitFor();
+    await page.locator('#related-facts h3').first().waitFor();
+    await shot(page, 'review-card-1280x720.png');
+
+    // The first refund runs; the second, approved after it, fails at execution.
+    await page.goto(`${w.url}/batch?tool=issue_refund`);
+    await page.locator('.batch-item').nth(1).waitFor();
+    await page.setViewportSize({ width: 1280, height: 1100 });
+    await shot(page, 'batch.png');
+    for (const r of [first, second]) {
+      await page.goto(`${w.url}/approvals/${r.id}`);
+      await page.locator('article.review[data-status="pending"]').waitFor();
+      await page.keyboard.press('a');
+      await page.locator('dialog.confirm[open]').waitFor();
+      await page.keyboard.press('Enter');
+      await page.locator('article.review:not([data-status="pending"]):not([data-status="authorized"])').waitFor();
+    }
+    await page.locator('article.review[data-status="failed"]').waitFor();
+    await page.setViewportSize({ width: 1280, height: 720 });
+    await shot(page, 'review-card-failed.png');
+
+    const big = await w.waitForRequest(await w.startThread('partial refund of $3000 for order ORD-78291'));
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${w.url}/approvals/${big.id}`);
+    await page.locator('article.review[data-status="pending"]').waitFor();
+    await shot(page, 'review-card-phone.png');
+
+    for (const f of ['review-card-1280x720.png', 'batch.png', 'review-card-failed.png', 'review-card-phone.png'])
       assert.ok(statSync(join(out, f)).size > 20_000, `${f} has content`);
     assert.deepEqual(errors, []);
     await page.context().close();
