@@ -124,21 +124,13 @@ async function forward(
   c: CallCheck,
   extra: CallExtra,
 ): Promise<CallToolResult> {
-  const meta = extra._meta as { progressToken?: string | number } | undefined;
   const r = await ctx.gate.run<CallToolResult>(
     call,
     // The upstream server gets the ledger's key in `_meta`, so a payment API behind it can dedupe too;
-    // the client's cancellation reaches it, and so does its progress token.
+    // the client's cancellation reaches it (its progress comes back through the route's relayed client).
     async (args, ledger) =>
       (await route.client.callTool(
-        {
-          name: route.tool.name,
-          arguments: args,
-          _meta: {
-            idempotencyKey: ledger.idempotencyKey,
-            ...(meta?.progressToken === undefined ? {} : { progressToken: meta.progressToken }),
-          },
-        },
+        { name: route.tool.name, arguments: args, _meta: { idempotencyKey: ledger.idempotencyKey } },
         undefined,
         { signal: extra.signal },
       )) as CallToolResult,

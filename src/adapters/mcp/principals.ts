@@ -2,6 +2,7 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { CallToolRequest, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { actionHash } from '../../core/index.ts';
+import { nextTick } from './progress.ts';
 import type { GatewayContext } from './types.ts';
 
 /** What a `tools/call` handler is handed beside the request. */
@@ -51,14 +52,13 @@ export function callSite(
   if (started === undefined) sessionStarts.set(server, (started = now));
   const trustSince = Math.max(started, now - ctx.trustTtlMs);
   const progressToken = meta?.progressToken;
-  let ticks = 0;
   const progress =
     progressToken === undefined
       ? undefined
       : () =>
           extra.sendNotification({
             method: 'notifications/progress',
-            params: { progressToken, progress: ++ticks, message: 'waiting for a reviewer' },
+            params: { progressToken, progress: nextTick(extra), message: 'waiting for a reviewer' },
           });
   return { principal, threadId, base, trustSince, progress };
 }

@@ -9,6 +9,7 @@ import {
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { CallExtra } from './principals.ts';
+import { shifted } from './progress.ts';
 
 /** One client connection to the gateway: its protocol server, log level and resource subscriptions. */
 export interface Session {
@@ -148,7 +149,10 @@ export function relayedClient(upstream: string, client: Client, relay: Relay): C
             onprogress: (p: { progress: number; total?: number; message?: string }) => {
               options?.onprogress?.(p);
               void who.extra
-                .sendNotification({ method: 'notifications/progress', params: { ...p, progressToken: token } })
+                .sendNotification({
+                  method: 'notifications/progress',
+                  params: { ...p, ...shifted(who.extra, p), progressToken: token },
+                })
                 .catch(() => undefined);
             },
           };
