@@ -25,6 +25,7 @@ server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
 server.setRequestHandler(CallToolRequestSchema, (req) =>
   upstream.callTool({ name: req.params.name, arguments: req.params.arguments ?? {} }),
 );
-const transport = new StdioServerTransport();
-transport.onclose = () => void upstream.close().then(() => process.exit(0));
-await server.connect(transport);
+// Gone with its client: the end of stdin (the SDK's transport does not watch for it).
+const quit = () => void upstream.close().finally(() => process.exit(0));
+process.stdin.once('end', quit);
+await server.connect(new StdioServerTransport());

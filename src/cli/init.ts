@@ -1,7 +1,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { InterlockUsageError } from '../core/index.ts';
-import { EXIT, type Io } from './output.ts';
+import { initMcp } from './init-mcp.ts';
+import { EXIT, UsageError, type Io } from './output.ts';
 
 /**
  * The starter configuration `interlock init` writes: one tool, one policy with
@@ -62,17 +64,34 @@ function nearestPackageJson(dir: string): { path: string; type: unknown } | unde
   }
 }
 
-/** `interlock init [--dir DIR]`: write a starter interlock.config.ts; never overwrites. */
-export function init(args: string[], io: Io): number {
+/**
+ * `interlock init [--dir DIR]`: write a starter interlock.config.ts; never overwrites. With `--mcp
+ * --upstream NAME=COMMAND…`, the MCP gateway's interlock.config.mjs instead (src/cli/init-mcp.ts).
+ */
+export function init(args: string[], io: Io): number | Promise<number> {
   if (args.includes('--help') || args.includes('-h')) {
     io.out(`usage: interlock init [--dir DIR]
+       interlock init --mcp --upstream NAME=COMMAND… [--role ROLE] [--dir DIR]
 
 Writes a starter interlock.config.ts in DIR (default: the current folder): one tool, a policy and an
-agent on a scripted model. Never overwrites an existing one.`);
+agent on a scripted model. With --mcp, writes interlock.config.mjs for the MCP gateway instead: it starts
+each upstream, lists its tools, lets the ones marked read-only run and has ROLE (default supervisor)
+approve every other one, then prints the JSON for Claude Desktop or the MCP Inspector. Never overwrites.`);
     return EXIT.ok;
   }
-  const at = args.indexOf('--dir');
-  const dir = resolve(at >= 0 && args[at + 1] ? args[at + 1]! : '.');
+  const { values } = parseArgs({
+    args,
+    options: {
+      dir: { type: 'string' },
+      mcp: { type: 'boolean' },
+      upstream: { type: 'string', multiple: true },
+      role: { type: 'string' },
+    },
+    strict: true,
+  });
+  const dir = resolve(values.dir ?? '.');
+  if (values.mcp) return initMcp({ dir, role: values.role ?? 'supervisor', upstreams: values.upstream ?? [] }, io);
+  if (values.upstream || values.role) throw new UsageError('--upstream and --role go with --mcp');
   const path = resolve(dir, 'interlock.config.ts');
   if (existsSync(path)) {
     throw new InterlockUsageError(

@@ -9,6 +9,9 @@ const HELP = `interlock - durable human approval for AI agents
 usage: interlock <command> [options]
 
   init [--dir DIR]                                 write a starter interlock.config.ts (never overwrites)
+  init --mcp --upstream NAME=COMMAND… [--role R]   the MCP gateway's interlock.config.mjs from the upstreams'
+                                                   tools (read-only ones auto, the rest approved by R), and
+                                                   the JSON for Claude Desktop or the MCP Inspector
   serve [--port N] [--seed-demo] [--config FILE]   API, web UI, worker, sweeper, notifications
   worker [--config FILE]                           resume worker, sweeper and notifications only
   migrate                                          apply database migrations
@@ -68,7 +71,7 @@ export async function main(argv: string[], raw: Io = processIo): Promise<number>
   try {
     switch (cmd) {
       case 'init':
-        return init(rest, io);
+        return await init(rest, io);
       case 'serve':
         return await commands.serve(rest, io);
       case 'worker':

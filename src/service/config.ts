@@ -190,11 +190,14 @@ export function toolEntries(tools: InterlockConfig['tools']): Record<string, Too
   return out;
 }
 
+/** The files looked for in the working folder, in order (`interlock init --mcp` writes the .mjs: ESM whatever package.json says). */
+const CONFIG_FILES = ['interlock.config.ts', 'interlock.config.mjs'];
+
 /** The bundled example, served in Interlock's own repository when there is no `interlock.config.ts` (the package does not ship it). */
 export const DEFAULT_CONFIG_PATH = fileURLToPath(new URL('../../examples/order-support/config.ts', import.meta.url));
 
 /**
- * Find and load the configuration: `INTERLOCK_CONFIG`, else `./interlock.config.ts`,
+ * Find and load the configuration: `INTERLOCK_CONFIG`, else `./interlock.config.ts` (or `.mjs`),
  * else the bundled order-support example. Invalid configurations are refused
  * here, before anything starts, with every problem listed.
  */
@@ -202,8 +205,7 @@ export async function loadConfig(
   explicit?: string,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<{ config: InterlockConfig; path: string }> {
-  const candidate =
-    explicit ?? env.INTERLOCK_CONFIG ?? (existsSync('interlock.config.ts') ? 'interlock.config.ts' : undefined);
+  const candidate = explicit ?? env.INTERLOCK_CONFIG ?? CONFIG_FILES.find((f) => existsSync(f));
   const path = candidate ? resolve(candidate) : DEFAULT_CONFIG_PATH;
   if (!existsSync(path)) {
     throw new ConfigError(

@@ -1,5 +1,5 @@
 import { ValidationError } from '../../core/index.ts';
-import type { ExecutionRow, LedgerStoreOps } from '../types.ts';
+import type { ExecutionRow, FinishedExecution, LedgerStoreOps } from '../types.ts';
 import {
   fromJson,
   num,
@@ -31,6 +31,35 @@ function toExecution(r: Row): ExecutionRow {
 }
 
 const FIELD = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Finished executions that ran without a claim, in one statement (see LedgerStoreOps.recordExecutions). */
+async function recordExecutions(db: SqlExecutor, rows: ReadonlyArray<FinishedExecution>): Promise<void> {
+  if (rows.length === 0) return;
+  const params: unknown[] = [];
+  const values = rows.map((e) => {
+    params.push(
+      e.key,
+      e.threadId,
+      e.tool,
+      JSON.stringify(e.args),
+      e.actionHash,
+      e.status,
+      e.result === undefined ? null : JSON.stringify(e.result),
+      e.error,
+      e.createdAt,
+      e.updatedAt,
+      e.tier,
+    );
+    const b = params.length - 11;
+    // No request, no lease: the row is final when written (attempt 1).
+    return `($${b + 1}, NULL, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}, NULL, NULL, 1, $${b + 7}, $${b + 8}, $${b + 9}, $${b + 10}, $${b + 11})`;
+  });
+  await db.send(
+    `INSERT INTO il_executions (key, request_id, thread_id, tool, args, action_hash, status, lease_owner, lease_until, attempts, result, error, created_at, updated_at, tier)
+       VALUES ${values.join(', ')} ON CONFLICT (key) DO NOTHING`,
+    params,
+  );
+}
 
 /** Execution rows: claimed under a key with a lease, renewed, finished, read back. */
 function executionOps(
@@ -100,33 +129,7 @@ function executionOps(
       const rows = await db.all(`SELECT * FROM il_executions WHERE key = $1`, [key]);
       return rows[0] ? toExecution(rows[0]) : undefined;
     },
-    async recordExecutions(rows) {
-      if (rows.length === 0) return;
-      const params: unknown[] = [];
-      const values = rows.map((e) => {
-        params.push(
-          e.key,
-          e.threadId,
-          e.tool,
-          JSON.stringify(e.args),
-          e.actionHash,
-          e.status,
-          e.result === undefined ? null : JSON.stringify(e.result),
-          e.error,
-          e.createdAt,
-          e.updatedAt,
-          e.tier,
-        );
-        const b = params.length - 11;
-        // No request, no lease: the row is final when written (attempt 1).
-        return `($${b + 1}, NULL, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}, NULL, NULL, 1, $${b + 7}, $${b + 8}, $${b + 9}, $${b + 10}, $${b + 11})`;
-      });
-      await db.send(
-        `INSERT INTO il_executions (key, request_id, thread_id, tool, args, action_hash, status, lease_owner, lease_until, attempts, result, error, created_at, updated_at, tier)
-         VALUES ${values.join(', ')} ON CONFLICT (key) DO NOTHING`,
-        params,
-      );
-    },
+    recordExecutions: (rows) => recordExecutions(db, rows),
     async listExecutionsForRequest(requestId) {
       const rows = await db.all(`SELECT * FROM il_executions WHERE request_id = $1 ORDER BY created_at`, [requestId]);
       return rows.map(toExecution);
