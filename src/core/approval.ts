@@ -228,7 +228,7 @@ export function checkDecision(
       [{ path: 'message', message: `text, at most ${MAX_DECISION_MESSAGE} characters` }],
     );
   }
-  // Checked here, in the one decision check, so it holds at every door (API, CLI, Slack, web, batch).
+  // Checked here, in the one decision check, so it holds at every door (API, CLI, Slack, web, in-process answers).
   if (decision.type === 'reject' && req.rejectReasons?.required && !(typeof message === 'string' && message.trim()))
     throw new ReasonRequiredError(req.id, req.ruleId, req.rejectReasons.choices);
   if (decision.type === 'respond' && typeof decision.message !== 'string') {

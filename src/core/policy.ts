@@ -108,7 +108,7 @@ export interface Rule<A extends Record<string, unknown> = Record<string, unknown
   decisions?: Array<'approve' | 'edit' | 'reject' | 'respond'>;
   /**
    * What a reviewer says when rejecting this rule's requests. `required: true`: a reject without a
-   * reason is refused at every door (`reason_required`: the API, the CLI, Slack, the web card).
+   * reason is refused at every door (`reason_required`: the API, the CLI, Slack, the web card, in-process answers).
    * `choices`: canned reasons the card offers beside free text (the reason is the message the agent
    * reads). E.g. `{ required: true, choices: ['Duplicate request', 'Amount over the order total'] }`.
    */
