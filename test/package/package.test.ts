@@ -11,7 +11,17 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -150,6 +160,8 @@ describe('the packed package, installed into another project', () => {
         `@langchain/core@${versionOf('@langchain/core')}`,
         `@langchain/langgraph@${versionOf('@langchain/langgraph')}`,
         `@modelcontextprotocol/sdk@${versionOf('@modelcontextprotocol/sdk')}`,
+        // The upstream of the MCP quick start (docs/adapters/mcp.md).
+        `@modelcontextprotocol/server-filesystem@${versionOf('@modelcontextprotocol/server-filesystem')}`,
         // The AI SDK's own declarations refer to these types; a strict project without skipLibCheck needs them.
         '@types/json-schema',
       ],
@@ -285,6 +297,47 @@ describe('the packed package, installed into another project', () => {
       });
     });
   }
+
+  it('the MCP quick start as written: init --mcp, a reviewer, then an MCP host runs the printed JSON — the read runs, the write waits for the approval and runs once', () => {
+    const node = nodeBinary('24');
+    // A new folder with the packages the quick start installs (this project's install, linked, not packed again).
+    const qs = mkdtempSync(join(work, 'mcp-quickstart-'));
+    symlinkSync(join(app, 'node_modules'), join(qs, 'node_modules'));
+    mkdirSync(join(qs, 'files'));
+    writeFileSync(join(qs, 'files', 'hello.txt'), 'hello\n');
+    // The binaries start with `#!/usr/bin/env node`: this Node comes first on PATH, as an npm install's would.
+    // ./data, as in the folder with nothing set (named here so no INTERLOCK_DATA_DIR of the test's own leaks in).
+    const env = {
+      PATH: `${dirname(node)}:${process.env.PATH ?? ''}`,
+      INTERLOCK_DATA_DIR: join(qs, 'data'),
+      DATABASE_URL: '',
+    };
+    const bin = join(qs, 'node_modules', '.bin', 'interlock');
+    const init = run(bin, ['init', '--mcp', '--upstream', 'files=mcp-server-filesystem ./files'], qs, env);
+    assert.equal(init.code, 0, init.err);
+    assert.match(init.out, /approved by a supervisor \(\d+\): write_file/);
+    assert.doesNotMatch(init.out + init.err, /"type": "module"/);
+    const entry = (
+      JSON.parse(init.out.slice(init.out.indexOf('{'), init.out.lastIndexOf('}') + 1)) as {
+        mcpServers: { files: { command: string } };
+      }
+    ).mcpServers.files;
+    assert.equal(entry.command, bin, 'the JSON starts the installed binary');
+    const reviewer = run(bin, ['reviewers', 'add', '--name', 'Sam', '--roles', 'supervisor'], qs, env);
+    assert.equal(reviewer.code, 0, reviewer.err);
+    const token = /token: (\S+)/.exec(reviewer.out)?.[1] ?? '';
+    const host = run(node, [join(app, 'mcp-quickstart.mjs'), JSON.stringify(entry), qs], app, {
+      ...env,
+      INTERLOCK_TOKEN: token,
+    });
+    assert.equal(host.code, 0, host.err);
+    assert.deepEqual(JSON.parse(host.out.trim().split('\n').pop()!), {
+      read: 'hello',
+      decided: true,
+      wrote: 'ok',
+      file: 'approved',
+    });
+  });
 
   it('a strict TypeScript project compiles against the declarations of every entry point', () => {
     const r = run(
