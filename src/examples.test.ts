@@ -44,6 +44,11 @@ const expected: Record<string, RegExp[]> = {
     /^reviewer: authorized over HTTP/m,
     /refunds at the payment provider: 1$/m,
   ],
+  'adapters/mastra.ts': [
+    /^app: interrupt - /m,
+    /^reviewer: authorized over HTTP/m,
+    /^thread: completed; refunds at the payment provider: 1$/m,
+  ],
 };
 
 // The README's examples are these files: they must run and print what the README says.
