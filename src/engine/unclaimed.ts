@@ -25,8 +25,27 @@ interface Pending {
   reject: (err: unknown) => void;
 }
 
+/** How long a commit waits at most for calls still running to join it (ms). */
+const MAX_WAIT_MS = 1;
+
+/** A store's shared commits: what waits for the next one, and how many calls are running now. */
+interface Queue {
+  pending: Pending[];
+  flushing: boolean;
+  /** Unclaimed calls whose side effect is running: the next commit waits briefly for them. */
+  running: number;
+  /** Wakes a commit waiting for the running calls, when the last one finishes. */
+  idle: (() => void) | undefined;
+}
+
 /** One queue per store: calls of every Interlock over one store share its commits. */
-const queues = new WeakMap<Store, { pending: Pending[]; flushing: boolean }>();
+const queues = new WeakMap<Store, Queue>();
+
+function queueOf(store: Store): Queue {
+  let q = queues.get(store);
+  if (!q) queues.set(store, (q = { pending: [], flushing: false, running: 0, idle: undefined }));
+  return q;
+}
 
 /**
  * Record a finished execution (and its audit event) in the next shared transaction; resolves once it
@@ -39,22 +58,49 @@ export function recordFinished(
   audit: AuditEventInput | undefined,
   now: () => number,
 ): Promise<void> {
-  let q = queues.get(store);
-  if (!q) queues.set(store, (q = { pending: [], flushing: false }));
-  const queue = q;
+  const queue = queueOf(store);
   return new Promise<void>((resolve, reject) => {
     queue.pending.push({ row, audit, resolve, reject });
     if (queue.flushing) return;
     queue.flushing = true;
-    // One turn of the event loop first: the answers of other calls already waiting to be read (their
-    // upstream replied) are recorded in the same commit. On SQLite a commit's sync holds the thread,
-    // so what is not in this commit waits for the next one.
-    setImmediate(() => void flush(store, queue, now));
+    void gather(queue).then(() => flush(store, queue, now));
   });
 }
 
+/**
+ * Before a commit: one turn of the event loop (the answers of calls already waiting to be read join
+ * it), and while other calls are still running, up to {@link MAX_WAIT_MS} for them to finish. On
+ * SQLite a commit's sync holds the thread, so a call that misses a commit waits for the whole next one;
+ * a call alone commits after the one turn.
+ */
+async function gather(q: Queue): Promise<void> {
+  await new Promise<void>((r) => setImmediate(r));
+  if (q.running === 0) return;
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(done, MAX_WAIT_MS);
+    q.idle = done;
+    function done() {
+      clearTimeout(timer);
+      q.idle = undefined;
+      // The call that finished last records itself in its own continuation: let that run first.
+      setImmediate(resolve);
+    }
+  });
+}
+
+/** Count a call's side effect as running while `fn` runs: a commit about to start waits briefly for it. */
+async function running<T>(store: Store, fn: () => Promise<T>): Promise<T> {
+  const q = queueOf(store);
+  q.running++;
+  try {
+    return await fn();
+  } finally {
+    if (--q.running === 0) q.idle?.();
+  }
+}
+
 /** Record one batch; then the next one, after another turn of the event loop, while calls wait. */
-async function flush(store: Store, q: { pending: Pending[]; flushing: boolean }, now: () => number): Promise<void> {
+async function flush(store: Store, q: Queue, now: () => number): Promise<void> {
   const batch = q.pending.splice(0, MAX_BATCH);
   const events = batch.flatMap((p) => (p.audit ? [p.audit] : []));
   try {
@@ -67,7 +113,7 @@ async function flush(store: Store, q: { pending: Pending[]; flushing: boolean },
     // The batch did not commit: every call in it hears why (none of them is recorded).
     for (const p of batch) p.reject(err);
   }
-  if (q.pending.length > 0) setImmediate(() => void flush(store, q, now));
+  if (q.pending.length > 0) void gather(q).then(() => flush(store, q, now));
   else q.flushing = false;
 }
 
@@ -103,7 +149,10 @@ export async function runUnclaimed<T>(
   const started = ctx.now();
   let outcome: UnclaimedOutcome<T>;
   try {
-    outcome = { status: 'succeeded', result: await fn({ idempotencyKey: input.key, attempt: 1 }) };
+    outcome = {
+      status: 'succeeded',
+      result: await running(ctx.store, () => fn({ idempotencyKey: input.key, attempt: 1 })),
+    };
   } catch (err) {
     if (abandonIf?.(err)) {
       await recordFinished(ctx.store, row(input, hash, tier, started, ctx.now(), 'abandoned'), undefined, ctx.now);
