@@ -39,6 +39,12 @@ const expected: Record<string, RegExp[]> = {
     /^round 2: interrupt → end_turn$/m,
     /^refunds at the payment provider: 2, keys distinct: 2$/m,
   ],
+  'adapters/strands.ts': [
+    /^app: interrupt - hook:beforeToolCall:tooluse_1:interlock-approval - /m,
+    /^resumed in process \d+: end_turn - The tool said: deleted \/tmp\/old\.log/m,
+    /^rejected: end_turn - .*not that one$/m,
+    /^deletions: 1$/m,
+  ],
   'adapters/ai-sdk.ts': [
     /^app: interrupt - /m,
     /^reviewer: authorized over HTTP/m,
