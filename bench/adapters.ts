@@ -15,10 +15,12 @@ import { allBackends } from '../src/testing/backends.ts';
 import { createAiSdkAgent } from '../src/ai-sdk.ts';
 import { createOpenAIAgentsAgent } from '../src/openai-agents.ts';
 import { createLangChainRunner, interlockMiddleware } from '../src/langchain.ts';
+import { createMastraAgent } from '../src/mastra.ts';
 import { refundPolicy } from '../test/support/adapter-policy.ts';
 import * as aiModel from '../test/support/ai-sdk-model.ts';
 import * as oaModel from '../test/support/openai-agents-model.ts';
 import * as lcModel from '../test/support/langchain-model.ts';
+import * as mastraSupport from '../test/support/mastra-support.ts';
 
 const cycles = Number(process.argv.find((a) => a.startsWith('--cycles='))?.slice(9) ?? 100);
 type Runner = {
@@ -49,6 +51,11 @@ function runners(il: Interlock): Record<string, Runner> {
         checkpointer: new MemorySaver(),
         middleware: [interlockMiddleware({ interlock: il, name: 'support-lc' })],
       }),
+    }),
+    Mastra: createMastraAgent({
+      name: 'support-mastra',
+      interlock: il,
+      agent: mastraSupport.supportAgent(mastraSupport.supportTools({ runs: [] })).agent,
     }),
   };
 }
