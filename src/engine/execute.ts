@@ -11,6 +11,7 @@ import type { ExecutionRow, StoreTx, ThreadRow, ThreadStatus } from '../store/ty
 import type { EngineContext } from './context.ts';
 import { writeCheckpoint, type CheckpointInput, type ThreadRef } from './pause.ts';
 import { runUnclaimed } from './unclaimed.ts';
+import { enqueueApprovalFailed } from './approval-failed.ts';
 
 /** What an execution under the ledger came to. */
 export type ExecutionOutcome<T> =
@@ -334,11 +335,14 @@ async function recordOutcome<T>(
   if (input.requestId) {
     const req = await reading;
     // An execution finishes its request once; a request already final (a replay's) stays as it is.
-    if (req && (req.status === 'executing' || req.status === 'authorized'))
+    if (req && (req.status === 'executing' || req.status === 'authorized')) {
       await tx.updateLockedRequest(
         transition(req, { type: 'finish_execution', ok: outcome.status === 'succeeded' }, done),
         req.version,
       );
+      // The people who approved it are told their approval did not happen, with the failure.
+      if (outcome.status === 'failed') await enqueueApprovalFailed(tx, req, outcome.error, done);
+    }
   }
   if (input.notifyRole && outcome.status === 'succeeded') {
     await tx.enqueueJob({

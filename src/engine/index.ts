@@ -26,3 +26,5 @@ export { auditEvent } from './audit-events.ts';
 export type { FactsView, SubjectView } from './related.ts';
 export { DEFAULT_CLAIM_MS, type Claim, type ClaimOps } from './claims.ts';
 export { MAX_NOTE_LENGTH, type Note, type NoteOps } from './notes.ts';
+export type { AttentionOps, AttentionViewer, FailedApproval } from './attention.ts';
+export { APPROVAL_FAILED, type ApprovalFailedPayload } from './approval-failed.ts';

@@ -49,6 +49,7 @@ import type { ThreadStatus } from '../store/types.ts';
 import type { AuditEventInput } from '../core/index.ts';
 import { claimOps, claimTimeout, type ClaimOps } from './claims.ts';
 import { noteOps, type NoteOps } from './notes.ts';
+import { attentionOps, type AttentionOps } from './attention.ts';
 
 /** Options of {@link createInterlock}. */
 export interface InterlockOptions {
@@ -102,6 +103,8 @@ export interface Interlock {
   readonly claims: ClaimOps;
   /** Reviewers' internal notes on requests (audited; never sent to the agent). */
   readonly notes: NoteOps;
+  /** Approved actions that failed when they ran: the "needs attention" list and its count. */
+  readonly attention: AttentionOps;
   /** The engine's clock (epoch ms). */
   now(): number;
   /** Lease owner name of this process. */
@@ -255,6 +258,7 @@ export function createInterlock(options: InterlockOptions): Interlock {
     ...direct,
     claims: claimOps(ctx, claimMs),
     notes: noteOps(ctx),
+    attention: attentionOps(ctx),
     now: () => ctx.now(),
     owner,
     leaseMs: ctx.leaseMs,

@@ -1,5 +1,6 @@
 import { escapeHtml, oneLine, truncate } from './escape.ts';
 import type { NotificationMessage } from './message.ts';
+import { failedRows } from './failed-rows.ts';
 import { amountOf, formatUtc, headline, hiddenWarning, summarizeArgs } from './summary.ts';
 
 /** Subject and bodies of a notification e-mail. */
@@ -16,17 +17,21 @@ export interface EmailContent {
  */
 export function emailMessage(m: NotificationMessage): EmailContent {
   const rows: Array<[string, string]> = [['Tool', truncate(oneLine(m.tool), 100)]];
+  if (m.kind === 'approval_execution_failed') rows.unshift(...failedRows(m));
   const amount = amountOf(m.args);
   if (amount !== undefined) rows.push(['Amount', amount]);
   if (m.reason !== null) rows.push(['Reason', truncate(oneLine(m.reason), 500)]);
-  rows.push([m.kind === 'fyi' ? 'Told' : 'Required role', truncate(oneLine(m.role), 100)]);
+  rows.push([
+    m.kind === 'approval_requested' ? 'Required role' : m.kind === 'fyi' ? 'Told' : 'Role',
+    truncate(oneLine(m.role), 100),
+  ]);
   if (m.kind === 'approval_requested') {
     rows.push(['Approvals', m.approvalsRequired === 1 ? '1 reviewer' : `${m.approvalsRequired} different reviewers`]);
     rows.push(['Expires', formatUtc(m.expiresAt)]);
   }
   const args = summarizeArgs(m.args, { maxEntries: 20, maxValueLength: 200 });
   const title = headline(m);
-  const action = m.kind === 'fyi' ? 'Open in Interlock' : 'Review and decide';
+  const action = m.kind === 'approval_requested' ? 'Review and decide' : 'Open in Interlock';
 
   const hidden = hiddenWarning(m.args);
   const text = [
@@ -39,7 +44,8 @@ export function emailMessage(m: NotificationMessage): EmailContent {
     ...(args.length ? args.map((a) => `  ${a.key}: ${a.value}`) : ['  (none)']),
     '',
     ...(m.reviewUrl !== null ? [`${action}: ${m.reviewUrl}`, ''] : []),
-    `Interlock ${m.kind === 'fyi' ? 'notice' : 'request'} ${m.id}`,
+    ...(m.kind === 'approval_execution_failed' ? [`Open the thread: ${m.threadUrl}`, ''] : []),
+    `Interlock ${m.kind === 'approval_requested' ? 'request' : 'notice'} ${m.id}`,
     '',
   ].join('\n');
 
@@ -72,13 +78,16 @@ export function emailMessage(m: NotificationMessage): EmailContent {
           `<p style="margin:20px 0"><a href="${escapeHtml(m.reviewUrl)}" style="background:#1d4ed8;color:#fff;padding:8px 14px;border-radius:4px;text-decoration:none">${escapeHtml(action)}</a></p>`,
         ]
       : []),
-    `<p style="color:#666;font-size:12px">Interlock ${m.kind === 'fyi' ? 'notice' : 'request'} ${escapeHtml(m.id)}</p>`,
+    ...(m.kind === 'approval_execution_failed'
+      ? [`<p><a href="${escapeHtml(m.threadUrl)}">Open the thread</a></p>`]
+      : []),
+    `<p style="color:#666;font-size:12px">Interlock ${m.kind === 'approval_requested' ? 'request' : 'notice'} ${escapeHtml(m.id)}</p>`,
     '</body></html>',
     '',
   ].join('\n');
 
   const subject = truncate(
-    oneLine(m.kind === 'fyi' ? `[Interlock] ${title}` : `[Interlock] ${title} (${m.role})`),
+    oneLine(m.kind === 'approval_requested' ? `[Interlock] ${title} (${m.role})` : `[Interlock] ${title}`),
     150,
   );
   return { subject, text, html };

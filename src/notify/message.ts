@@ -42,11 +42,42 @@ export interface FyiMessage {
 }
 
 /**
- * What channels render. It carries only trusted fields and the proposed
- * arguments; evidence (customer text, model summaries) is never included —
- * reviewers read it on the review page, where it is rendered as text.
+ * Told to the reviewers who approved an action that then failed when it ran: their approval did
+ * not happen. Sent to the approvers (a Slack app writes to each linked one directly) and to the
+ * request's role where they cannot be reached so (see docs/notifications.md).
  */
-export type NotificationMessage = ApprovalRequestedMessage | FyiMessage;
+export interface ApprovalFailedMessage {
+  kind: 'approval_execution_failed';
+  /** The approval request id. */
+  id: string;
+  threadId: string;
+  tool: string;
+  /** Arguments the action ran with: untrusted, escape before rendering. */
+  args: Record<string, unknown>;
+  /** Why the policy paused it (from the rule). */
+  reason: string;
+  /** The request's role. */
+  role: string;
+  /** The tool's error: masked (card numbers, e-mail addresses, phone numbers) and cut; untrusted text. */
+  error: string;
+  /** Who approved it, oldest first. */
+  approvers: Array<{ id: string; name: string }>;
+  /** Epoch ms of the failure. */
+  failedAt: number;
+  approvalsRequired: null;
+  expiresAt: null;
+  /** The request's card, which shows the failure. */
+  reviewUrl: string;
+  /** The thread's timeline. */
+  threadUrl: string;
+}
+
+/**
+ * What channels render. It carries only trusted fields, the proposed
+ * arguments and, for a failure, the tool's masked error; evidence (customer text, model summaries)
+ * is never included — reviewers read it on the review page, where it is rendered as text.
+ */
+export type NotificationMessage = ApprovalRequestedMessage | FyiMessage | ApprovalFailedMessage;
 
 /**
  * The review page of a request.
@@ -94,6 +125,41 @@ export function fyiMessage(
     approvalsRequired: null,
     expiresAt: null,
     reviewUrl: job.requestId ? reviewUrl(baseUrl, job.requestId) : null,
+  };
+}
+
+/** The timeline page of a thread. */
+export function threadUrl(baseUrl: string, threadId: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}/threads/${encodeURIComponent(threadId)}`;
+}
+
+/**
+ * The message of an approved action's failure (job payload `{ approvalFailed: true, role, tool, error,
+ * approvers, failedAt }`), with the request's arguments and the approvers' names.
+ */
+export function approvalFailedMessage(
+  job: Pick<JobRow, 'payload'>,
+  req: ApprovalRequest,
+  names: ReadonlyMap<string, string>,
+  baseUrl: string,
+): ApprovalFailedMessage {
+  const p = job.payload;
+  const ids = Array.isArray(p.approvers) ? p.approvers.filter((a): a is string => typeof a === 'string') : [];
+  return {
+    kind: 'approval_execution_failed',
+    id: req.id,
+    threadId: req.threadId,
+    tool: typeof p.tool === 'string' ? p.tool : req.tool,
+    args: req.args,
+    reason: req.reason,
+    role: typeof p.role === 'string' ? p.role : req.role,
+    error: typeof p.error === 'string' ? p.error : 'the tool failed without a message',
+    approvers: ids.map((id) => ({ id, name: names.get(id) ?? id })),
+    failedAt: typeof p.failedAt === 'number' ? p.failedAt : req.updatedAt,
+    approvalsRequired: null,
+    expiresAt: null,
+    reviewUrl: reviewUrl(baseUrl, req.id),
+    threadUrl: threadUrl(baseUrl, req.threadId),
   };
 }
 

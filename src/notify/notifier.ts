@@ -8,7 +8,7 @@ import type { JobRow, Store } from '../store/types.ts';
 import { DEFAULT_RETRY, retryDelay, type RetryPolicy } from './backoff.ts';
 import { DeliveryError } from './delivery-error.ts';
 import { truncate } from './escape.ts';
-import { approvalRequestedMessage, fyiMessage, type NotificationMessage } from './message.ts';
+import { approvalFailedMessage, approvalRequestedMessage, fyiMessage, type NotificationMessage } from './message.ts';
 import { isHttpUrl, parseOptions } from './options.ts';
 import { createRouting, type RoutedChannel, type Routing, type RoutingConfig } from './routing.ts';
 
@@ -182,10 +182,20 @@ async function messageOf(d: Delivery, job: JobRow): Promise<NotificationMessage 
   if (job.requestId === null) return giveUp(d, job, 'notify job has no approval request id', {});
   const req = await d.il.getRequest(job.requestId);
   if (!req) return giveUp(d, job, `approval request ${job.requestId} does not exist`, {});
+  // An approved action that failed: told whatever the request's state, with its approvers named.
+  if (job.payload.approvalFailed === true)
+    return approvalFailedMessage(job, req, await approverNames(d, job), d.baseUrl);
   // Nobody needs to be asked about a request that can no longer be decided.
   if (req.status !== 'pending' || d.now() >= req.expiresAt)
     return (await d.jobs.completeJob(job.id, d.owner, d.now())) ? 'skipped' : 'lost';
   return approvalRequestedMessage(req, d.baseUrl, typeof job.payload.role === 'string' ? job.payload.role : req.role);
+}
+
+/** The names of a failure notice's approvers, by reviewer id (those still known). */
+async function approverNames(d: Delivery, job: JobRow): Promise<Map<string, string>> {
+  const ids = Array.isArray(job.payload.approvers) ? job.payload.approvers.filter((a) => typeof a === 'string') : [];
+  const rows = await Promise.all(ids.map((id) => d.il.reviewers.getReviewer(id)));
+  return new Map(rows.flatMap((r) => (r ? [[r.id, r.name] as const] : [])));
 }
 
 /** Send one job to every channel routed for its role, then settle it: done, retried with backoff, or dead. */
@@ -209,7 +219,13 @@ async function deliver(d: Delivery, job: JobRow): Promise<Outcome> {
   const sent = results.filter((r) => r.error === undefined).map((r) => r.name);
   if (failed.length === 0) {
     const ok = await d.jobs.settle(job.id, d.owner, { status: 'done' }, [
-      audit('notified', job, { channels: sent, role, ...(fyi ? { fyi: true } : {}), attempts: job.attempts }),
+      audit('notified', job, {
+        channels: sent,
+        role,
+        ...(fyi ? { fyi: true } : {}),
+        ...(message.kind === 'approval_execution_failed' ? { approvalFailed: true } : {}),
+        attempts: job.attempts,
+      }),
     ]);
     return ok ? 'delivered' : 'lost';
   }

@@ -1,7 +1,7 @@
 import { escapeSlack, oneLine, truncate } from './escape.ts';
 import { lookAlikeWarning, lookAlikeWords } from './look-alike.ts';
-import type { NotificationMessage } from './message.ts';
-import { amountOf, formatUtc, headline, hiddenWarning, summarizeArgs } from './summary.ts';
+import type { ApprovalFailedMessage, NotificationMessage } from './message.ts';
+import { amountOf, approverNames, formatUtc, headline, hiddenWarning, summarizeArgs } from './summary.ts';
 
 /** A Slack text object. */
 export interface SlackText {
@@ -56,6 +56,7 @@ function slackDate(ms: number): string {
  * trusted values. Evidence is never part of a notification.
  */
 export function slackMessage(m: NotificationMessage): SlackPayload {
+  if (m.kind === 'approval_execution_failed') return slackFailedMessage(m);
   const title = truncate(headline(m), 150);
   const fields: SlackText[] = [md(`*Tool*\n${escapeSlack(truncate(oneLine(m.tool), 100))}`)];
   const amount = amountOf(m.args);
@@ -98,6 +99,38 @@ export function slackMessage(m: NotificationMessage): SlackPayload {
 
   const fallback = m.kind === 'fyi' ? `${title}` : `${title} (role ${oneLine(m.role)})`;
   return { text: escapeSlack(truncate(fallback, 300)), blocks };
+}
+
+/**
+ * An approved action that failed: what failed and why, who approved it (named: in a shared channel
+ * they are the ones meant), the arguments it ran with, and links to the card and the thread.
+ */
+export function slackFailedMessage(m: ApprovalFailedMessage): SlackPayload {
+  const tool = escapeSlack(truncate(oneLine(m.tool), 100));
+  const fields: SlackText[] = [md(`*Tool*\n${tool}`)];
+  const amount = amountOf(m.args);
+  if (amount !== undefined) fields.push(md(`*Amount*\n${escapeSlack(amount)}`));
+  fields.push(md(`*Approved by*\n${escapeSlack(approverNames(m.approvers))}`));
+  fields.push(md(`*Failed*\n${slackDate(m.failedAt)}`, false));
+  const blocks: SlackBlock[] = [
+    { type: 'header', text: plain('Your approval did not happen') },
+    { type: 'section', text: md(`*${tool} failed:* ${escapeSlack(truncate(oneLine(m.error), 1000))}`) },
+    { type: 'section', fields },
+  ];
+  const hidden = hiddenWarning(m.args);
+  if (hidden !== undefined) blocks.push({ type: 'section', text: md(`:warning: *${escapeSlack(hidden)}*`) });
+  const lookAlike = lookAlikeWarning(m.args);
+  if (lookAlike !== undefined) blocks.push({ type: 'section', text: md(`:warning: *${escapeSlack(lookAlike)}*`) });
+  blocks.push({ type: 'section', text: md(argsText(m.args)) });
+  blocks.push({
+    type: 'actions',
+    elements: [
+      { type: 'button', text: plain('Open the request'), url: m.reviewUrl, action_id: 'interlock_review' },
+      { type: 'button', text: plain('Open the thread'), url: m.threadUrl, action_id: 'interlock_thread' },
+    ],
+  });
+  blocks.push({ type: 'context', elements: [md(`Interlock · failed approval ${escapeSlack(m.id)}`)] });
+  return { text: escapeSlack(truncate(headline(m), 300)), blocks };
 }
 
 function argsText(args: Record<string, unknown>): string {

@@ -2,7 +2,8 @@ import type { ApprovalRequest } from '../core/index.ts';
 import type { Interlock } from '../engine/index.ts';
 import type { Channel } from './channel.ts';
 import { decidedMessage, requestMessage } from './slack-interactive.ts';
-import { slackMessage } from './slack-message.ts';
+import { slackFailedMessage, slackMessage } from './slack-message.ts';
+import type { ApprovalFailedMessage } from './message.ts';
 import type { SlackCall } from './slack-web-api.ts';
 
 /**
@@ -27,6 +28,7 @@ export function slackAppChannel(ctx: SlackAppContext, slackChannelId: string, na
   return {
     name,
     async send(message) {
+      if (message.kind === 'approval_execution_failed') return tellApprovers(ctx, slackChannelId, message);
       if (message.kind !== 'approval_requested') {
         await call('chat.postMessage', { channel: slackChannelId, ...slackMessage(message) });
         return;
@@ -46,6 +48,27 @@ export function slackAppChannel(ctx: SlackAppContext, slackChannelId: string, na
       );
     },
   };
+}
+
+/**
+ * An approved action failed: a direct message to each approver linked to a Slack user (the bot
+ * writes to them in its own conversation), and the channel's message for those who are not — it
+ * names every approver, so the people meant see it is theirs.
+ */
+async function tellApprovers(ctx: SlackAppContext, slackChannelId: string, m: ApprovalFailedMessage): Promise<void> {
+  const body = slackFailedMessage(m);
+  const linked = await ctx.il.attention.linkedAccounts(
+    SLACK_PROVIDER,
+    m.approvers.map((a) => a.id),
+  );
+  const told = new Set<string>();
+  for (const l of linked) {
+    if (told.has(l.reviewerId)) continue;
+    await ctx.call('chat.postMessage', { channel: l.externalId, ...body });
+    told.add(l.reviewerId);
+  }
+  if (m.approvers.some((a) => !told.has(a.id)))
+    await ctx.call('chat.postMessage', { channel: slackChannelId, ...body });
 }
 
 /** The name of the reviewer who decided `req`, by id, when there is one. */

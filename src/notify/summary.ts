@@ -58,7 +58,15 @@ export function formatUtc(ms: number): string {
 /** The one-line title of a message (unescaped). */
 export function headline(m: NotificationMessage): string {
   const tool = truncate(oneLine(m.tool), 60);
+  if (m.kind === 'approval_execution_failed')
+    return `Your approval did not happen: ${tool} failed: ${truncate(oneLine(m.error), 200)}`;
   return m.kind === 'approval_requested' ? `Approval needed: ${tool}` : `FYI: ${tool} ran`;
+}
+
+/** The approvers of a failed action, named: `Dana Reviewer and Sue Supervisor` (unescaped). */
+export function approverNames(approvers: ReadonlyArray<{ name: string }>): string {
+  const names = approvers.map((a) => truncate(oneLine(a.name), 60));
+  return names.length <= 1 ? (names[0] ?? 'nobody') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)!}`;
 }
 
 function valueText(v: unknown): string {

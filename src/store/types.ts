@@ -2,6 +2,8 @@ import type { ApprovalRequest, RequestStatus, AuditEvent, AuditEventInput, Chain
 
 export * from './rows.ts';
 export * from './claim-note-types.ts';
+export * from './attention-types.ts';
+import type { AttentionStoreOps } from './attention-types.ts';
 import type { ClaimStoreOps, NoteStoreOps } from './claim-note-types.ts';
 import type {
   AggregateQuery,
@@ -327,7 +329,8 @@ export interface StoreTx
     SubjectStoreOps,
     ToolSchemaStoreOps,
     ClaimStoreOps,
-    NoteStoreOps {}
+    NoteStoreOps,
+    AttentionStoreOps {}
 
 /** Named differences between backends, so callers never test `if (postgres)`. */
 export interface StoreCapabilities {

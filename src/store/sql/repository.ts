@@ -12,6 +12,7 @@ import { subjectOps, subjectShapes } from './subjects.ts';
 import { toolSchemaOps, toolSchemaShapes } from './tool-schemas.ts';
 import { claimOps, claimShapes } from './claims.ts';
 import { noteOps, noteShapes } from './notes.ts';
+import { attentionOps, attentionShapes } from './attention.ts';
 
 /** All store operations over one executor: a transaction's, or the plain path {@link standaloneOps} wraps. */
 export function sqlOps(db: SqlExecutor, d: Dialect): StoreTx {
@@ -28,6 +29,7 @@ export function sqlOps(db: SqlExecutor, d: Dialect): StoreTx {
     ...toolSchemaOps(db),
     ...claimOps(db),
     ...noteOps(db),
+    ...attentionOps(db),
   };
 }
 
@@ -45,6 +47,7 @@ const SHAPES: { [K in keyof StoreTx]: OpShape } = {
   ...toolSchemaShapes,
   ...claimShapes,
   ...noteShapes,
+  ...attentionShapes,
 };
 
 type Op = (...args: unknown[]) => Promise<unknown>;
