@@ -160,6 +160,7 @@ describe('the packed package, installed into another project', () => {
         `@langchain/core@${versionOf('@langchain/core')}`,
         `@langchain/langgraph@${versionOf('@langchain/langgraph')}`,
         `@modelcontextprotocol/sdk@${versionOf('@modelcontextprotocol/sdk')}`,
+        `@mastra/core@${versionOf('@mastra/core')}`,
         // The upstream of the MCP quick start (docs/adapters/mcp.md).
         `@modelcontextprotocol/server-filesystem@${versionOf('@modelcontextprotocol/server-filesystem')}`,
         // The AI SDK's own declarations refer to these types; a strict project without skipLibCheck needs them.
@@ -211,6 +212,7 @@ describe('the packed package, installed into another project', () => {
         ['an AI SDK agent behind interlock-approvals/ai-sdk', 'ai-sdk.mjs', paused],
         ['an OpenAI Agents SDK agent behind interlock-approvals/openai-agents', 'openai-agents.mjs', paused],
         ['a LangChain createAgent agent with interlock-approvals/langchain', 'langchain.mjs', paused],
+        ['a Mastra agent behind interlock-approvals/mastra', 'mastra.mjs', paused],
         [
           'an MCP server behind interlock-approvals/mcp',
           'mcp.mjs',
