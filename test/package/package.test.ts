@@ -154,6 +154,7 @@ describe('the packed package, installed into another project', () => {
         tarball,
         `@types/node@${types.version}`,
         `typescript@${ts.version}`,
+        `@strands-agents/sdk@${versionOf('@strands-agents/sdk')}`,
         `ai@${versionOf('ai')}`,
         `@openai/agents-core@${versionOf('@openai/agents-core')}`,
         `langchain@${versionOf('langchain')}`,
@@ -209,6 +210,7 @@ describe('the packed package, installed into another project', () => {
       // a decision through Interlock, and the tool run once (each script prints one JSON line).
       const paused = { paused: 'interrupt', call: 'c1', final: 'end_turn', text: 'Refunded.', ran: [[850, true]] };
       const adapters: Array<[string, string, Record<string, unknown>]> = [
+        ['a Strands Agents agent with interlock-approvals/strands as its hook provider', 'strands.mjs', paused],
         ['an AI SDK agent behind interlock-approvals/ai-sdk', 'ai-sdk.mjs', paused],
         ['an OpenAI Agents SDK agent behind interlock-approvals/openai-agents', 'openai-agents.mjs', paused],
         ['a LangChain createAgent agent with interlock-approvals/langchain', 'langchain.mjs', paused],
