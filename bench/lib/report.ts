@@ -539,8 +539,13 @@ export function docsSection(r: Results, compact = false): string {
     out.push('');
   }
   if (!compact && r.mcp?.length) {
+    // Measured with the run, or rerun later and merged in: say when, and under what load.
+    const rerun = [...(r.meta.merged ?? [])].reverse().find((m) => m.suites.includes('mcp'));
+    const when = rerun
+      ? `rerun ${rerun.at.slice(0, 16).replace('T', ' ')} UTC, load average ${fmt(rerun.loadAverage.start)} → ${fmt(rerun.loadAverage.end)}`
+      : 'in the same run';
     out.push(
-      `MCP gateway overhead (\`interlock mcp\` over stdio in front of server-everything's \`echo\`, an \`auto\` call, interleaved with the server alone and a bare SDK proxy; ${mcpWorkLine(r)} per call):`,
+      `MCP gateway overhead (\`interlock mcp\` over stdio in front of server-everything's \`echo\`, an \`auto\` call, interleaved with the server alone and a bare SDK proxy, ${when}; ${mcpWorkLine(r)} per call):`,
     );
     out.push('');
     out.push(mcpTable(r));
