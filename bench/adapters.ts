@@ -16,11 +16,13 @@ import { createAiSdkAgent } from '../src/ai-sdk.ts';
 import { createOpenAIAgentsAgent } from '../src/openai-agents.ts';
 import { createLangChainRunner, interlockMiddleware } from '../src/langchain.ts';
 import { createMastraAgent } from '../src/mastra.ts';
+import { createStrandsAgent } from '../src/strands.ts';
 import { refundPolicy } from '../test/support/adapter-policy.ts';
 import * as aiModel from '../test/support/ai-sdk-model.ts';
 import * as oaModel from '../test/support/openai-agents-model.ts';
 import * as lcModel from '../test/support/langchain-model.ts';
 import * as mastraSupport from '../test/support/mastra-support.ts';
+import * as strandsSupport from '../test/support/strands-support.ts';
 
 const cycles = Number(process.argv.find((a) => a.startsWith('--cycles='))?.slice(9) ?? 100);
 type Runner = {
@@ -29,6 +31,8 @@ type Runner = {
 };
 
 function runners(il: Interlock): Record<string, Runner> {
+  // Strands agents are built per run; the tool object is the app's one.
+  const strandsRefund = strandsSupport.refundTool({ runs: [] });
   return {
     'AI SDK': createAiSdkAgent({
       name: 'support',
@@ -56,6 +60,11 @@ function runners(il: Interlock): Record<string, Runner> {
       name: 'support-mastra',
       interlock: il,
       agent: mastraSupport.supportAgent(mastraSupport.supportTools({ runs: [] })).agent,
+    }),
+    'Strands Agents': createStrandsAgent({
+      name: 'support-strands',
+      interlock: il,
+      agent: () => strandsSupport.supportAgent(strandsSupport.supportModel(), [strandsRefund]),
     }),
   };
 }
