@@ -1,4 +1,4 @@
-import type { ApprovalRequest } from '../../core/index.ts';
+import { actionHash, type ApprovalRequest } from '../../core/index.ts';
 import type { PauseResult } from '../../engine/index.ts';
 import {
   interruptsOf,
@@ -78,16 +78,23 @@ export async function drive(
   first: ((tr: ToolRun) => Promise<MastraOutput>) | MastraFramework,
 ): Promise<MastraRunResult> {
   const tr = toolRun(d);
-  let out = typeof first === 'function' ? await call(d, tr, first) : undefined;
+  let out = typeof first === 'function' ? await callMastra(d, tr, first) : undefined;
   let saved = typeof first === 'function' ? undefined : first;
+  // Checks this loop made, with the action they were made for: a call id the model used again in a
+  // later step is checked again, never answered with an earlier call's verdict.
+  const checked = new Map<string, { hash: string; c: CallCheck }>();
   for (;;) {
     if (out && out.finishReason !== 'suspended') return finish(d, out);
     const runId = out?.runId ?? saved!.runId;
     const s = out ? suspendedCall(out) : saved!.suspended;
+    const call = { threadId: d.threadId, ...s };
     if (out)
-      for (const c of stepCalls(d.threadId, out)) if (!tr.handled.has(c.toolCallId)) await d.calls.check(c, tr.step());
-    const c = d.calls.known(s.toolCallId) ?? (await d.calls.check({ threadId: d.threadId, ...s }, tr.step()));
-    if (c.kind === 'block') await d.gate.recordBlock({ threadId: d.threadId, ...s }, c);
+      for (const x of stepCalls(d.threadId, out))
+        if (!tr.handled.has(x.toolCallId))
+          checked.set(x.toolCallId, { hash: actionHash(x.tool, x.args), c: await d.calls.check(x, tr.step()) });
+    const k = checked.get(s.toolCallId);
+    const c = k && k.hash === actionHash(s.tool, s.args) ? k.c : await d.calls.check(call, tr.step());
+    if (c.kind === 'block') await d.gate.recordBlock(call, c);
     const answer = answerOf(c, s);
     if (answer.kind === 'pause') return out ? pause(d, tr, out, s) : stillWaiting(d);
     // Mastra resumes from its storage: Interlock's copy goes there first (the source of truth).
@@ -96,7 +103,7 @@ export async function drive(
     tr.handled.add(s.toolCallId);
     if (answer.kind === 'approve') tr.approving.set(s.toolCallId, c);
     const opts = { ...d.options, runId, toolCallId: s.toolCallId };
-    out = await call(d, tr, () =>
+    out = await callMastra(d, tr, () =>
       answer.kind === 'approve'
         ? d.agent.approveToolCallGenerate(withHooks(d, tr, opts))
         : d.agent.declineToolCallGenerate(withHooks(d, tr, { ...opts, reason: answer.reason })),
@@ -138,7 +145,7 @@ export function withHooks<T extends Record<string, unknown>>(d: Drive, tr: ToolR
 }
 
 /** One Mastra call with the run's tools answering to it; a tool that ran around Interlock fails the run. */
-function call(d: Drive, tr: ToolRun, fn: (tr: ToolRun) => Promise<MastraOutput>): Promise<MastraOutput> {
+function callMastra(d: Drive, tr: ToolRun, fn: (tr: ToolRun) => Promise<MastraOutput>): Promise<MastraOutput> {
   return watchWiring('Mastra adapter', HOW, () => withToolRun(tr, () => fn(tr)));
 }
 

@@ -2,6 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Mastra } from '@mastra/core';
 import { Agent } from '@mastra/core/agent';
+import { MastraLanguageModelV2Mock } from '@mastra/core/test-utils/llm-mock';
 import { createTool } from '@mastra/core/tools';
 import { z } from 'zod';
 import { allBackends } from '../../testing/backends.ts';
@@ -203,6 +204,58 @@ for (const backend of allBackends()) {
         [60],
       );
       assert.deepEqual(await pendingOf(t), []);
+    });
+
+    it('a call id the model uses again in a later step is gated again, never run on the earlier verdict', async () => {
+      const runs: MastraRefundLog = { runs: [] };
+      const usage = { inputTokens: 1, outputTokens: 1, totalTokens: 2 };
+      const refund = (amount: number) => ({
+        content: [
+          {
+            type: 'tool-call' as const,
+            toolCallId: 'same',
+            toolName: 'issue_refund',
+            input: JSON.stringify({ orderId: 'R-1', amount }),
+          },
+        ],
+        finishReason: 'tool-calls' as const,
+        usage,
+        warnings: [],
+      });
+      const model = new MastraLanguageModelV2Mock({
+        doGenerate: async ({ prompt }) => {
+          const results = prompt.filter((m) => m.role === 'tool').length;
+          if (results === 0) return refund(40);
+          if (results === 1) return refund(850);
+          return {
+            content: [{ type: 'text' as const, text: 'Done.' }],
+            finishReason: 'stop' as const,
+            usage,
+            warnings: [],
+          };
+        },
+      });
+      const agent = new Agent({ id: 'reuser', name: 'Reuser', instructions: 'x', model, tools: supportTools(runs) });
+      new Mastra({ agents: { reuser: agent }, storage: built.storage, logger: false });
+      const reuser = createMastraAgent({ interlock: il, agent });
+      const t = thread();
+      const r = await reuser.invoke('refund twice', { threadId: t });
+      assert.equal(r.stopReason, 'interrupt');
+      assert.deepEqual(
+        runs.runs.map((x) => x.args.amount),
+        [40],
+      );
+      const req = await il.getRequestOrThrow(r.interrupts[0]!.id);
+      assert.deepEqual(req.args, { orderId: 'R-1', amount: 850 });
+      await il.decide(req.id, { type: 'approve', expectedVersion: req.version, actionHash: req.actionHash }, sam);
+      assert.equal((await reuser.resume(t)).stopReason, 'end_turn');
+      assert.deepEqual(
+        runs.runs.map((x) => [x.args.amount, x.key]),
+        [
+          [40, runs.runs[0]!.key],
+          [850, `${req.id}:${req.actionHash}`],
+        ],
+      );
     });
 
     it('a run around Interlock (agent.generate directly) runs no gated tool', async () => {
