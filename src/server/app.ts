@@ -18,6 +18,7 @@ import { openApiDocument } from './openapi.ts';
 import { createRateLimiter, type RateLimiter, type RateLimitOptions } from './rate-limit.ts';
 import { auditAuthRefusals } from './refusal-audit.ts';
 import { relatedRoutes } from './routes/related.ts';
+import { attentionRoutes } from './routes/attention.ts';
 import { claimNoteRoutes } from './routes/claims-notes.ts';
 import { approvalRoutes } from './routes/approvals.ts';
 import { auditRoutes } from './routes/audit.ts';
@@ -204,6 +205,7 @@ function mountRoutes(
   const { interlock } = options;
   app.route('/api/v1', approvalRoutes(deps, limiter));
   app.route('/api/v1', relatedRoutes(deps));
+  app.route('/api/v1', attentionRoutes(deps));
   app.route('/api/v1', claimNoteRoutes(deps));
   app.route('/api/v1', auditRoutes(deps));
   app.route('/api/v1', threadRoutes(deps));

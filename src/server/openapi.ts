@@ -1,4 +1,5 @@
 import { relatedPaths } from './openapi-related.ts';
+import { attentionPaths } from './openapi-attention.ts';
 import { claimNotePaths } from './openapi-claims.ts';
 import { z } from 'zod';
 import { DECISION_TYPES } from '../core/index.ts';
@@ -362,6 +363,7 @@ export function openApiDocument(opts: { baseUrl?: string; version?: string } = {
       ...queuePaths({ queryParams, plantedCheck: plantedCheckSchema }),
       ...requestPaths(),
       ...relatedPaths(),
+      ...attentionPaths(),
       ...claimNotePaths(),
       ...threadPaths(),
       ...operationPaths(),
