@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { StoreEventBus } from '../store/types.ts';
 import type { EngineEvent } from './context.ts';
 
@@ -52,11 +53,12 @@ export function createEventHub(bus: StoreEventBus | undefined, owner: string): E
   };
 
   const outgoing: EngineEvent[] = [];
-  let quietUntil = 0;
+  // On the monotonic clock: with wall time, a clock stepped back would hold events for the length of the step.
+  let quietUntil = Number.NEGATIVE_INFINITY;
   // Batches go out one after another: concurrent NOTIFYs on different pooled connections could arrive out of order.
   let sending: Promise<void> = Promise.resolve();
   const flushRemote = () => {
-    quietUntil = Date.now() + REMOTE_EVENT_DELAY_MS;
+    quietUntil = performance.now() + REMOTE_EVENT_DELAY_MS;
     for (const events of packEvents(outgoing.splice(0))) {
       sending = sending.then(() => bus?.publish({ origin: owner, events })).catch(() => undefined);
     }
@@ -82,7 +84,7 @@ export function createEventHub(bus: StoreEventBus | undefined, owner: string): E
       // round trip each). A failed publish only delays other processes' live view.
       outgoing.push(e);
       if (outgoing.length === 1) {
-        const wait = quietUntil - Date.now();
+        const wait = Math.min(REMOTE_EVENT_DELAY_MS, quietUntil - performance.now());
         if (wait > 0) setTimeout(flushRemote, wait);
         else setImmediate(flushRemote);
       }

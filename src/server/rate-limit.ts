@@ -1,10 +1,15 @@
+import { performance } from 'node:perf_hooks';
 import { ConfigError } from '../core/index.ts';
 
 /** Options of {@link createRateLimiter}: `capacity` actions per `windowMs`, refilled smoothly. */
 export interface RateLimitOptions {
   capacity: number;
   windowMs: number;
-  /** Clock in epoch ms (default `Date.now`). */
+  /**
+   * Clock in ms that only moves forward (default `performance.now`). A wall clock would refuse every
+   * active key for the length of a backward step (an NTP correction); time that runs backwards anyway
+   * refills nothing and takes nothing.
+   */
   now?: () => number;
 }
 
@@ -29,7 +34,7 @@ export function createRateLimiter(opts: RateLimitOptions): RateLimiter {
       { capacity: opts.capacity, windowMs: opts.windowMs },
     );
   }
-  const now = opts.now ?? Date.now;
+  const now = opts.now ?? (() => performance.now());
   const perMs = opts.capacity / opts.windowMs;
   const buckets = new Map<string, { tokens: number; at: number }>();
   return {
@@ -39,12 +44,13 @@ export function createRateLimiter(opts: RateLimitOptions): RateLimiter {
       if (!b) {
         // Keep memory bounded: buckets that have refilled completely carry no information.
         if (buckets.size >= MAX_KEYS) {
-          for (const [k, old] of buckets) if (old.tokens + (t - old.at) * perMs >= opts.capacity) buckets.delete(k);
+          for (const [k, old] of buckets)
+            if (old.tokens + Math.max(0, t - old.at) * perMs >= opts.capacity) buckets.delete(k);
         }
         b = { tokens: opts.capacity, at: t };
         buckets.set(key, b);
       }
-      b.tokens = Math.min(opts.capacity, b.tokens + (t - b.at) * perMs);
+      b.tokens = Math.min(opts.capacity, b.tokens + Math.max(0, t - b.at) * perMs);
       b.at = t;
       if (b.tokens >= 1) {
         b.tokens -= 1;

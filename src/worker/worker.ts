@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { ConfigError } from '../core/index.ts';
 import type { Interlock, ThreadRunner } from '../engine/index.ts';
 import type { JobRow } from '../store/types.ts';
@@ -66,7 +67,9 @@ export function createWorker(o: WorkerOptions): Worker {
   const stats = { resumed: 0, retried: 0, deferred: 0, dead: 0, notified: 0, expired: 0 };
   let running = false;
   let loop: Promise<void> | undefined;
-  let lastSweep = 0;
+  // On the monotonic clock: a wall clock stepped back (an NTP correction) must not hold the sweeper off
+  // for the length of the step, nor a step forward make it run back to back.
+  let lastSweep = Number.NEGATIVE_INFINITY;
   let wake: (() => void) | undefined;
   const resume: ResumeBatch = {
     resume: resumeOptions(o),
@@ -79,8 +82,9 @@ export function createWorker(o: WorkerOptions): Worker {
   async function runOnce(): Promise<number> {
     let handled = 0;
     const now = il.now();
-    if (sweepMs > 0 && now - lastSweep >= sweepMs) {
-      lastSweep = now;
+    const tick = performance.now();
+    if (sweepMs > 0 && tick - lastSweep >= sweepMs) {
+      lastSweep = tick;
       stats.expired += (await il.expireDue({ batch: 500, max: 5000 })).length;
     }
     const jobs = await il.jobs.claimJobs(['resume'], il.owner, now, now + leaseMs, batch);
