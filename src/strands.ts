@@ -7,6 +7,7 @@
  * const support = createStrandsAgent({ name: 'support', interlock, agent: () => new Agent({ model, tools }) });
  * const r = await support.invoke('Refund order A-1001');   // r.stopReason: 'interrupt' | 'end_turn'
  * await support.resume(r.threadId);                        // after a reviewer decided (or let the worker do it)
+ * // A Graph or Swarm whose nodes ask before they run (BeforeNodeCallEvent): createStrandsGraph.
  */
 export {
   createStrandsAgent,
@@ -19,3 +20,9 @@ export {
   type StrandsSaved,
   type InterlockExecution,
 } from './adapters/strands/agent.ts';
+export {
+  createStrandsGraph,
+  type StrandsGraph,
+  type StrandsGraphOptions,
+  type StrandsGraphResult,
+} from './adapters/strands/graph.ts';

@@ -86,15 +86,16 @@ export function attachGate(
 }
 
 /**
- * Pause the call the SDK's way. The interrupt's answer is never the authority: the SDK returns one
+ * Pause the call the SDK's way (a tool call's or a graph node's event). The interrupt's answer is never the authority: the SDK returns one
  * when the saved state holds a response (Interlock answers only decided calls), so an answered
  * interrupt on a call Interlock still waits on was written by someone else — raise a fresh one.
  */
-function raise(
-  e: BeforeToolCallEvent,
+export function raise<E extends object>(
+  e: { interrupt: BeforeToolCallEvent['interrupt'] },
   call: AdapterCall,
   c: Extract<CallCheck, { kind: 'ask' | 'wait' }>,
-  stopped: StoppedCall[],
+  stopped: Array<{ call: AdapterCall; extra: { interruptId: string } & E }>,
+  extra: E = {} as E,
 ): void {
   const reason = {
     tool: call.tool,
@@ -106,7 +107,7 @@ function raise(
       e.interrupt({ name, reason });
     } catch (err) {
       const id = (err as { interrupts?: Array<{ id: string }> }).interrupts?.[0]?.id;
-      if (id) stopped.push({ call, extra: { interruptId: id } });
+      if (id) stopped.push({ call, extra: { ...extra, interruptId: id } });
       throw err;
     }
   }

@@ -116,7 +116,7 @@ export async function resumeRun(ctx: StrandsContext, run: ThreadRun, threadId: s
 }
 
 /** What the SDK's interrupt is answered with: the decision as recorded (for the app's own hooks and logs). */
-function responseOf(
+export function responseOf(
   requestId: string,
   d: Exclude<CallCheck, { kind: 'wait' | 'run' | 'block' | 'ask' }>,
 ): Record<string, string | null> {
