@@ -9,7 +9,7 @@ import { reveal } from '../core/reveal.ts';
  */
 
 /** Where the reviewer is, for the navigation. */
-export type PageKey = 'queue' | 'review' | 'thread' | 'metrics' | 'batch';
+export type PageKey = 'queue' | 'review' | 'thread' | 'metrics' | 'batch' | 'attention';
 
 interface PageInput {
   key: PageKey;
@@ -53,6 +53,7 @@ ${head(p.title, p.script, p.csrf)}
   <nav aria-label="Main">
     ${navLink('/', html`Queue <span class="badge" id="queue-count" aria-live="polite" aria-label="pending requests">·</span>`, p.key === 'queue' || p.key === 'review' || p.key === 'batch')}
     ${navLink('/metrics-dashboard', 'Metrics', p.key === 'metrics')}
+    <a href="/attention" id="attention-link" class="attention-link"${p.key === 'attention' ? html` aria-current="page"` : html` hidden`}>Needs attention (<span id="attention-count">0</span>)</a>
   </nav>
   <span class="live" id="live" role="status" data-state="connecting">connecting…</span>
   <div class="who">
@@ -148,6 +149,15 @@ export function metricsBody(): Html {
 /** Batch review of one thread's or one tool's requests. */
 export function batchBody(): Html {
   return html`<p class="crumbs"><a href="/">← Queue</a></p><div id="batch">${loading}</div>`;
+}
+
+/** Approved actions that failed when they ran: the reviewer's to follow up. */
+export function attentionBody(): Html {
+  return html`<div class="page-head">
+  <h1 id="attention-title" tabindex="-1">Needs attention</h1>
+  <p class="muted" id="attention-summary" role="status">Actions you approved that failed when they ran, newest first.</p>
+</div>
+<div id="attention">${loading}</div>`;
 }
 
 /** A plain error page for form posts that cannot go on (e.g. an expired form). */

@@ -1,4 +1,5 @@
 import { api } from './api.ts';
+import { startAttentionBadge } from './attention-api.ts';
 import { debounce } from './dom.ts';
 import { addShortcuts } from './keys.ts';
 import { live } from './live.ts';
@@ -47,6 +48,7 @@ export function startShell(opts: { countsItself?: boolean } = {}): void {
     { key: 'm', label: 'Go to metrics', run: () => window.location.assign('/metrics-dashboard') },
   ]);
   startNotifications(live(), me());
+  startAttentionBadge(live());
   if (opts.countsItself) return;
   // One COUNT on the server: the badge never reads the requests themselves.
   const count = () => {

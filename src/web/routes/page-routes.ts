@@ -3,7 +3,16 @@ import { deleteCookie, getCookie } from 'hono/cookie';
 import { OPERATOR_ROLE, SESSION_COOKIE, type Principal } from '../../server/auth.ts';
 import type { AppEnv } from '../../server/types.ts';
 import type { Html } from '../html.ts';
-import { batchBody, metricsBody, page, queueBody, reviewBody, threadBody, type PageKey } from '../pages.ts';
+import {
+  attentionBody,
+  batchBody,
+  metricsBody,
+  page,
+  queueBody,
+  reviewBody,
+  threadBody,
+  type PageKey,
+} from '../pages.ts';
 import type { Sessions } from '../sessions.ts';
 import type { WebContext } from '../web-context.ts';
 
@@ -70,5 +79,6 @@ export function pageRoutes(w: WebContext, sessions: Sessions): Hono<AppEnv> {
   );
   app.get('/metrics-dashboard', signedIn, render('metrics', 'Metrics', 'dashboard-page.ts', metricsBody));
   app.get('/batch', signedIn, render('batch', 'Batch review', 'batch-page.ts', batchBody));
+  app.get('/attention', signedIn, render('attention', 'Needs attention', 'attention-page.ts', attentionBody));
   return app;
 }
