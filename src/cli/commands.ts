@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { openStore } from '../store/index.ts';
 import { auditEvent } from '../engine/index.ts';
 import { createReviewer } from '../server/index.ts';
-import type { ChainHead } from '../core/index.ts';
+import type { AuditFindings, ChainHead } from '../core/index.ts';
 import { loadConfig, startService } from '../service/index.ts';
 import { EXIT, UsageError, iso, table, type Output } from './output.ts';
 import { actorNames, engine, flags, str } from './shared.ts';
@@ -192,6 +192,20 @@ function readSavedHeads(path: string): ChainHead[] {
   return heads;
 }
 
+/** `audit verify`'s lines for events whose time runs backwards along their chain (none when there are none). */
+function timeFindingLines(findings: AuditFindings | undefined): string[] {
+  if (!findings) return [];
+  const lines = [
+    `note: ${findings.total} event(s) carry a time earlier than the event before them in their chain — a clock stepped back or processes whose clocks disagree (the chain itself is intact; check NTP on the hosts that write):`,
+    ...findings.first.map(
+      (f) =>
+        `  #${f.seq} (${f.id}${f.chain === null ? '' : `, chain ${f.chain}`}): ${iso(f.at)} is ${(f.backMs / 1000).toFixed(1)} s before #${f.previousSeq} at ${iso(f.previousAt)}`,
+    ),
+  ];
+  if (findings.total > findings.first.length) lines.push(`  … and ${findings.total - findings.first.length} more`);
+  return lines;
+}
+
 export async function audit(argv: string[], io: Output): Promise<number> {
   const [sub, ...rest] = argv;
   const { values } = flags(rest, {
@@ -216,12 +230,16 @@ export async function audit(argv: string[], io: Output): Promise<number> {
         },
       });
       if (values.json) io.json(r, true);
-      else if (r.ok)
-        io.out(`ok: ${r.events} events up to #${r.headSeq}; chain heads fingerprint ${r.headHash.slice(0, 16)}…`);
-      else
-        io.out(
-          `BROKEN at event #${r.brokenAt.seq}${r.brokenAt.id ? ` (${r.brokenAt.id})` : ''}: ${r.brokenAt.problem}`,
-        );
+      else {
+        if (r.ok)
+          io.out(`ok: ${r.events} events up to #${r.headSeq}; chain heads fingerprint ${r.headHash.slice(0, 16)}…`);
+        else
+          io.out(
+            `BROKEN at event #${r.brokenAt.seq}${r.brokenAt.id ? ` (${r.brokenAt.id})` : ''}: ${r.brokenAt.problem}`,
+          );
+        for (const line of timeFindingLines(r.findings)) io.out(line);
+      }
+      // Time running backwards is a finding about clocks, not tampering: it does not change the exit code.
       return r.ok ? EXIT.ok : EXIT.failed;
     }
     if (sub === 'show') {

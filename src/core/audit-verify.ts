@@ -1,10 +1,61 @@
 import { GENESIS_HASH, hashEvent, type AuditEvent, type ChainHead } from './audit-chain.ts';
 import { canonicalJson, sha256 } from './canonical.ts';
 
-/** Result of walking the chain. */
+/** Result of walking the chain. `findings` (when there are any) never fail it: see {@link TimeBackwards}. */
 export type ChainVerification =
-  | { ok: true; events: number; headSeq: number; headHash: string; heads?: ChainHead[] }
-  | { ok: false; events: number; brokenAt: BrokenAt };
+  | { ok: true; events: number; headSeq: number; headHash: string; heads?: ChainHead[]; findings?: AuditFindings }
+  | { ok: false; events: number; brokenAt: BrokenAt; findings?: AuditFindings };
+
+/**
+ * An event whose `at` is earlier than the one before it in the same chain by more than the
+ * tolerance. The hashes still link, so nothing was tampered with: a clock ran backwards (an NTP
+ * step) or the processes writing the chain disagree about the time. Times in that stretch of the
+ * log are not to be trusted to order events; the chain order is.
+ */
+export interface TimeBackwards {
+  kind: 'time_backwards';
+  /** Log position and id of the event whose time is earlier. */
+  seq: number;
+  id: string;
+  chain: number | null;
+  at: number;
+  /** Log position and time of the event before it in its chain. */
+  previousSeq: number;
+  previousAt: number;
+  /** How far back the time went, in ms (`previousAt - at`). */
+  backMs: number;
+}
+
+/** Findings that do not fail verification: the first {@link MAX_FINDINGS} in log order, and how many in all. */
+export interface AuditFindings {
+  total: number;
+  first: TimeBackwards[];
+}
+
+/** How many findings a result lists (the total counts them all). */
+export const MAX_FINDINGS = 100;
+
+/**
+ * Default tolerance before a backward time is a finding: events of one chain committed by several
+ * processes may land out of their `at` order by a commit's latency and ordinary clock error.
+ */
+export const DEFAULT_CLOCK_TOLERANCE_MS = 1000;
+
+/** Where the verifiers of one walk gather their findings. */
+class FindingSink {
+  total = 0;
+  readonly first: TimeBackwards[] = [];
+  add(f: TimeBackwards): void {
+    this.total++;
+    if (this.first.length < MAX_FINDINGS) this.first.push(f);
+  }
+  /** `{ findings }` for a result when there are any, else nothing (results without findings keep their shape). */
+  spread(): { findings?: AuditFindings } {
+    if (this.total === 0) return {};
+    // Chains are verified interleaved; list the findings in log order.
+    return { findings: { total: this.total, first: [...this.first].sort((a, b) => a.seq - b.seq) } };
+  }
+}
 
 /**
  * Where verification found the log broken: `seq` is the log position (the `#`
@@ -40,11 +91,21 @@ export class ChainVerifier {
   private gap: { seq: number; id: string; pos: number; from: number; to: number } | null = null;
   private readonly label: string;
   private readonly expectHead: number | null;
+  private readonly chainNo: number | null;
+  private readonly tolerance: number;
+  private readonly findings: FindingSink;
+  private prevAt: number | null = null;
 
-  /** `chain` only names the chain in messages; `expectHead`, when known before the walk, lets an event past the head be named exactly. */
-  constructor(opts: { chain?: number; expectHead?: number } = {}) {
+  /**
+   * `chain` only names the chain in messages; `expectHead`, when known before the walk, lets an event past the head be named exactly.
+   * `clockToleranceMs`: how far back an event's time may go before it is a {@link TimeBackwards} finding (default 1 s).
+   */
+  constructor(opts: { chain?: number; expectHead?: number; clockToleranceMs?: number; findings?: FindingSink } = {}) {
     this.label = opts.chain === undefined ? '' : `chain ${opts.chain}: `;
     this.expectHead = opts.expectHead ?? null;
+    this.chainNo = opts.chain ?? null;
+    this.tolerance = opts.clockToleranceMs ?? DEFAULT_CLOCK_TOLERANCE_MS;
+    this.findings = opts.findings ?? new FindingSink();
   }
 
   /** True after a gap whose missing events may still turn up later in the log (then it was a reorder). */
@@ -91,11 +152,29 @@ export class ChainVerifier {
       this.pastHeadSeq = e.seq;
       this.pastHeadId = e.id;
     }
+    this.noteTime(e);
     this.prevPos = pos;
     this.prevHash = e.hash;
     this.lastSeq = e.seq;
     this.lastId = e.id;
     return true;
+  }
+
+  /** A linked event earlier than its predecessor beyond the tolerance is a finding, not a break. */
+  private noteTime(e: AuditEvent): void {
+    if (this.prevAt !== null && e.at < this.prevAt - this.tolerance) {
+      this.findings.add({
+        kind: 'time_backwards',
+        seq: e.seq,
+        id: e.id,
+        chain: this.chainNo,
+        at: e.at,
+        previousSeq: this.lastSeq,
+        previousAt: this.prevAt,
+        backMs: this.prevAt - e.at,
+      });
+    }
+    this.prevAt = e.at;
   }
 
   /** Compare the end of the walk with the head the store recorded on every append. */
@@ -105,13 +184,14 @@ export class ChainVerifier {
       const g = this.gap;
       this.broken = { seq: g.seq, id: g.id, problem: `${this.label}events ${g.from}..${g.to} are missing (deleted)` };
     }
-    if (this.broken) return { ok: false, events: this.count, brokenAt: this.broken };
+    if (this.broken) return { ok: false, events: this.count, brokenAt: this.broken, ...this.findings.spread() };
     const headPos = head?.seq ?? 0;
     const headHash = head?.hash ?? GENESIS_HASH;
     const fail = (seq: number, id: string | null, problem: string): ChainVerification => ({
       ok: false,
       events: this.count,
       brokenAt: { seq, id, problem: `${this.label}${problem}` },
+      ...this.findings.spread(),
     });
     if (headPos > this.prevPos) {
       // Named at the last event that is still there (log numbers of deleted events name nothing).
@@ -140,7 +220,7 @@ export class ChainVerifier {
         `event ${this.prevPos} does not match the recorded head hash: the log was rewritten and re-hashed, or the head was changed`,
       );
     }
-    return { ok: true, events: this.count, headSeq: this.lastSeq, headHash };
+    return { ok: true, events: this.count, headSeq: this.lastSeq, headHash, ...this.findings.spread() };
   }
 }
 
@@ -167,16 +247,25 @@ export class AuditVerifier {
    * operator kept elsewhere from an earlier run (`heads` of its result); this
    * catches a chain rewritten and re-hashed together with its head row.
    */
-  constructor(heads: readonly ChainHead[], saved: readonly ChainHead[] = []) {
+  constructor(heads: readonly ChainHead[], saved: readonly ChainHead[] = [], opts: { clockToleranceMs?: number } = {}) {
     this.heads = new Map(heads.map((h) => [h.chain, h]));
     this.saved = new Map(saved.filter((h) => h.seq > 0).map((h) => [h.chain, h]));
+    this.clockToleranceMs = opts.clockToleranceMs;
   }
+
+  private readonly clockToleranceMs: number | undefined;
+  private readonly findings = new FindingSink();
 
   private chain(n: number): ChainVerifier {
     let v = this.chains.get(n);
     if (!v) {
       const head = this.heads.get(n);
-      v = new ChainVerifier({ chain: n, ...(head ? { expectHead: head.seq } : {}) });
+      v = new ChainVerifier({
+        chain: n,
+        ...(head ? { expectHead: head.seq } : {}),
+        ...(this.clockToleranceMs === undefined ? {} : { clockToleranceMs: this.clockToleranceMs }),
+        findings: this.findings,
+      });
       this.chains.set(n, v);
     }
     return v;
@@ -235,6 +324,10 @@ export class AuditVerifier {
 
   /** Compare each chain's end with its recorded head; the first problem in log order is reported. */
   finish(): ChainVerification {
+    return { ...this.verdict(), ...this.findings.spread() };
+  }
+
+  private verdict(): ChainVerification {
     if (this.broken) return { ok: false, events: this.count, brokenAt: this.broken };
     if (this.waiting !== null) {
       const r = this.chain(this.waiting).finish(null);

@@ -15,17 +15,24 @@ export interface VerifyOptions {
   onProgress?: (checked: number, head: number) => void;
   /** Chain heads kept from an earlier verification (its `heads`): each chain must still hold them. */
   against?: readonly ChainHead[];
+  /** How far an event's time may run back behind the one before it in its chain before it is listed in `findings` (default 1000 ms). */
+  clockToleranceMs?: number;
 }
 
 /**
  * Walk the whole audit log in pages, checking each chain's links and comparing
  * its end with its recorded head. Names the first event that was changed,
- * removed, moved or reordered.
+ * removed, moved or reordered. Times that run backwards along a chain (a clock
+ * step, skewed processes) are listed in `findings` and do not fail it.
  */
 export async function verifyAudit(ctx: EngineContext, opts: VerifyOptions = {}): Promise<ChainVerification> {
   const pageSize = opts.pageSize ?? 5000;
   const heads = await ctx.store.getAuditHeads();
-  const v = new AuditVerifier(heads, opts.against ?? []);
+  const v = new AuditVerifier(
+    heads,
+    opts.against ?? [],
+    opts.clockToleranceMs === undefined ? {} : { clockToleranceMs: opts.clockToleranceMs },
+  );
   const total = heads.reduce((n, h) => n + h.seq, 0);
   let after = 0;
   let checked = 0;
