@@ -26,7 +26,7 @@ export function pendingAnswer(req: ApprovalRequest, outputSchema: boolean): Call
     content: [
       {
         type: 'text',
-        text: `This action awaits approval by a ${req.role} (request ${req.id}, ${req.reason}); it has not run. Call the tool again with the same arguments after the decision to get its outcome (the request expires ${status.expiresAt}).`,
+        text: `This action awaits approval by a reviewer with the role "${req.role}" (request ${req.id}: ${req.reason}); it has not run. Call the tool again with the same arguments after the decision to get its outcome (the request expires ${status.expiresAt}).`,
       },
     ],
     ...(outputSchema ? {} : { structuredContent: status }),

@@ -34,6 +34,12 @@ export async function handleCall(
   const args = request.params.arguments ?? {};
   const site = callSite(ctx, server, request.params, route.name, extra);
   const { threadId, base } = site;
+  // The policy first: a call it runs by itself has nothing to collect, so it skips the slot lookup
+  // (one round trip on PostgreSQL) — unless a trust grant lowered it: the repeat of the granting
+  // request's own call must still collect that approval rather than run beside it.
+  const first: AdapterCall = { threadId, toolCallId: base, tool: route.name, args, trustSince: site.trustSince };
+  const verdict = hinted(ctx.il, ctx.o.hints, route, await ctx.gate.verdict(first));
+  if (verdict.kind === 'run' && !verdict.verdict.trustedBy) return runAuto(ctx, route, first, site, verdict, extra);
   for (let k = 0; k < 1000; k++) {
     const call: AdapterCall = {
       threadId,
@@ -49,7 +55,7 @@ export async function handleCall(
       if (await collectable(ctx, req)) return answer(ctx, route, call, await ctx.gate.check(call), extra);
       continue; // answered already, or too late to collect: a repeat of it is a new action
     }
-    return gateNew(ctx, server, route, call, site, extra);
+    return gateNew(ctx, server, route, call, site, extra, verdict);
   }
   throw new McpError(McpErrorCode.InternalError, 'Too many repeats of this call.');
 }
@@ -73,7 +79,8 @@ async function collectable(ctx: GatewayContext, req: ApprovalRequest): Promise<b
 
 /**
  * A call with no request: `decision` just found none for its slot, so the policy's verdict (or the
- * tool's hints) is all there is to read. Block answers an error, run forwards, ask opens a request.
+ * tool's hints), read when the call came in, is all there is. Block answers an error, run forwards,
+ * ask opens a request.
  */
 async function gateNew(
   ctx: GatewayContext,
@@ -82,23 +89,14 @@ async function gateNew(
   call: AdapterCall,
   site: CallSite,
   extra: CallExtra,
+  c: Extract<CallCheck, { kind: 'run' | 'block' | 'ask' }>,
 ): Promise<CallToolResult> {
   const { gate, il, name } = ctx;
-  const c = hinted(il, ctx.o.hints, route, await gate.verdict(call));
   if (c.kind === 'block') {
     await gate.recordBlock(call, c);
     return text(c.message, true);
   }
-  if (c.kind === 'run') {
-    // An automatic call is forwarded every time it is made, under a fresh key — unless the client
-    // names it (`_meta.callId`): the same call id with the same arguments is the same call retried
-    // (a client that crashed and tries again), and the ledger answers it with the recorded result.
-    // A fresh key is nobody's to repeat: no claim before the forward, one grouped record after it.
-    const named = site.base.startsWith('c:');
-    const key = named ? `${site.base}:${actionHash(route.name, call.args)}` : newId('mcp');
-    const run = { ...c, key: `${site.threadId}:${key}`, ...(named ? {} : { fresh: true }) };
-    return forward(ctx, route, { ...call, toolCallId: key }, run, extra);
-  }
+  if (c.kind === 'run') return runAuto(ctx, route, call, site, c, extra);
   if (c.kind === 'ask') {
     const { requests } = await il.pause({
       // An integration's thread: no worker resumes it, and none may fail it (src/worker/resume.ts).
@@ -114,6 +112,26 @@ async function gateNew(
     return answer(ctx, route, call, await hold(ctx, call, site, extra), extra);
   }
   return answer(ctx, route, call, c, extra);
+}
+
+/**
+ * An automatic call is forwarded every time it is made, under a fresh key — unless the client names it
+ * (`_meta.callId`): the same call id with the same arguments is the same call retried (a client that
+ * crashed and tries again), and the ledger answers it with the recorded result. A fresh key is nobody's
+ * to repeat: no claim before the forward, one grouped record after it.
+ */
+function runAuto(
+  ctx: GatewayContext,
+  route: Route,
+  call: AdapterCall,
+  site: CallSite,
+  c: Extract<CallCheck, { kind: 'run' }>,
+  extra: CallExtra,
+): Promise<CallToolResult> {
+  const named = site.base.startsWith('c:');
+  const key = named ? `${site.base}:${actionHash(route.name, call.args)}` : newId('mcp');
+  const run = { ...c, key: `${site.threadId}:${key}`, ...(named ? {} : { fresh: true }) };
+  return forward(ctx, route, { ...call, toolCallId: key }, run, extra);
 }
 
 /** Claim → run → outcome: forward the call upstream once under the ledger, with the arguments that run. */

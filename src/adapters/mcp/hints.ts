@@ -27,12 +27,14 @@ export function hintedTier(hints: NonNullable<McpGatewayOptions['hints']>, route
 }
 
 type Tier = 'auto' | 'notify' | 'approve' | 'block';
+/** What the policy (or hints) says of a call that has no request. */
+type PolicyCheck = Extract<CallCheck, { kind: 'run' | 'block' | 'ask' }>;
 
 /**
  * A tool the policy does not know gets its verdict from {@link hintedTier}, with the policy's default
  * timeout and on-timeout decision, so a request it opens waits like any other.
  */
-export function hinted(il: Interlock, hints: McpGatewayOptions['hints'], route: Route, c: CallCheck): CallCheck {
+export function hinted(il: Interlock, hints: McpGatewayOptions['hints'], route: Route, c: PolicyCheck): PolicyCheck {
   if (c.kind !== 'block' || c.verdict.ruleId !== 'no-policy' || !hints) return c;
   const { tier, why } = hintedTier(hints, route);
   const d = il.policy.defaults;
