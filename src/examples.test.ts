@@ -39,6 +39,12 @@ const expected: Record<string, RegExp[]> = {
     /^round 2: interrupt → end_turn$/m,
     /^refunds at the payment provider: 2, keys distinct: 2$/m,
   ],
+  'adapters/strands-graph.ts': [
+    /^graph: interrupt - multiagent-hook:beforeNodeCall:cleanup:interlock-approval - /m,
+    /^graph resumed from the checkpoint by a new engine: end_turn - Cleaned 3 resources\.$/m,
+    /^graph runs: inspector 1, cleanup 1$/m,
+    /^swarm: interrupt → end_turn \(CANCELLED\); cleanup runs 1$/m,
+  ],
   'adapters/strands.ts': [
     /^app: interrupt - hook:beforeToolCall:tooluse_1:interlock-approval - /m,
     /^resumed in process \d+: end_turn - The tool said: deleted \/tmp\/old\.log/m,
