@@ -64,6 +64,8 @@ export const ERROR_CODES = [
   'unsupported_schema_version',
   'store_error',
   'store_unavailable',
+  /** The database's disk is full or failing: nothing was written (HTTP 503 with Retry-After). */
+  'storage_full',
   'not_ready',
   'not_implemented',
   'delivery_failed',

@@ -24,6 +24,7 @@ import { approvalRoutes } from './routes/approvals.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { eventRoutes } from './routes/events.ts';
 import { healthRoutes } from './routes/health.ts';
+import { createStorageState, type StorageState } from './storage-state.ts';
 import { threadRoutes } from './routes/threads.ts';
 import type { AppEnv, RouteDeps, ThreadsAdapter, ToolSchemas } from './types.ts';
 
@@ -142,8 +143,13 @@ const limitBody = (maxBody: number) =>
   });
 
 /** Errors in the one JSON shape; an unknown method on a known path is a 405 with `Allow`, not a 404. */
-function handleErrors(app: Hono<AppEnv>, logger: ServerLogger, paths: Record<string, unknown>): void {
-  const onError = errorHandler(logger);
+function handleErrors(
+  app: Hono<AppEnv>,
+  logger: ServerLogger,
+  paths: Record<string, unknown>,
+  storage: StorageState,
+): void {
+  const onError = errorHandler(logger, storage);
   app.onError(onError);
   const allowed = methodsByPath(paths);
   app.notFound((c) => {
@@ -201,6 +207,7 @@ function mountRoutes(
   options: AppOptions,
   limiter: RateLimiter | undefined,
   streams: Set<() => void>,
+  storage: StorageState,
 ): void {
   const { interlock } = options;
   app.route('/api/v1', approvalRoutes(deps, limiter));
@@ -222,7 +229,7 @@ function mountRoutes(
     '/',
     healthRoutes(
       { name: interlock.storeName, getAuditHeads: () => interlock.audit.getAuditHeads() },
-      { readyTimeoutMs: 2000 },
+      { readyTimeoutMs: 2000, storage },
     ),
   );
 }
@@ -287,16 +294,21 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const openapi = openApiDocument(options.baseUrl ? { baseUrl: options.baseUrl } : {});
   if (options.ui?.apiPaths) Object.assign(openapi.paths as Record<string, unknown>, options.ui.apiPaths());
 
+  // Engine events follow commits: one means the storage took a write again.
+  const storage = createStorageState();
+  const offStorage = interlock.on(() => storage.markWritten());
+
   const app = new Hono<AppEnv>();
-  handleErrors(app, logger, openapi.paths as Record<string, unknown>);
+  handleErrors(app, logger, openapi.paths as Record<string, unknown>, storage);
   guardApi(app, interlock, auth, maxBody);
   if (options.slack) mountSlack(app, options.slack, maxBody);
   options.ui?.mount(app, { deps, authenticate: auth, reviewers, baseUrl: options.baseUrl, limiter });
-  mountRoutes(app, deps, options, limiter, streams);
+  mountRoutes(app, deps, options, limiter, streams, storage);
   mountMetrics(app, metrics, options.metrics, auth);
   app.get('/openapi.json', (c) => c.json(openapi));
 
   lifecycles.set(app, () => {
+    offStorage();
     metrics.dispose();
     for (const end of [...streams]) end();
   });

@@ -10,7 +10,8 @@ import {
   type ErrorDetails,
   type FieldIssue,
 } from '../core/index.ts';
-import { isStoreUnavailable } from '../store/index.ts';
+import { isStorageFull, isStoreUnavailable } from '../store/index.ts';
+import type { StorageState } from './storage-state.ts';
 
 /**
  * The HTTP layer's own refusals, and the one place that turns any error into a
@@ -62,6 +63,7 @@ export const HTTP_STATUS: Readonly<Record<Exclude<ErrorCode, `${string}_not_foun
   unsupported_schema_version: 500,
   store_error: 503,
   store_unavailable: 503,
+  storage_full: 503,
   not_ready: 503,
   not_implemented: 501,
   delivery_failed: 502,
@@ -194,16 +196,55 @@ function headersFor(err: InterlockError): Record<string, string> {
   return {};
 }
 
+/** What a client is told when the database cannot be reached, or its storage cannot take a write. */
+const STORE_FAULTS = {
+  store_unavailable: {
+    message:
+      'The database does not answer right now; try again in a moment (a write that did land is then refused with its own code, e.g. already_resolved).',
+    retryAfter: '2',
+  },
+  storage_full: {
+    message:
+      "The database's storage is full or failing, so nothing was written: free space on the volume that holds the database (or replace the failing disk), then try again. Writes resume by themselves once there is space.",
+    retryAfter: '10',
+  },
+} as const;
+
+/**
+ * Which store fault `err` is, if any. Checked before an error's own code: the driver's error may come
+ * wrapped (a StoreError around a pool that could not connect), and the cause is what the client can act on.
+ */
+export function storeFault(err: unknown): keyof typeof STORE_FAULTS | undefined {
+  if (err instanceof InterlockUsageError) return undefined;
+  if (isStorageFull(err)) return 'storage_full';
+  if (isStoreUnavailable(err)) return 'store_unavailable';
+  return undefined;
+}
+
 /**
  * The app's `onError`: every error of every route ends here.
+ * - the database unreachable, restarting, busy or past its deadline ({@link isStoreUnavailable}): 503
+ *   `store_unavailable` with Retry-After; its storage full or failing ({@link isStorageFull}): 503
+ *   `storage_full` with Retry-After, and `storage` is marked full for /readyz.
  * - {@link InterlockError}: its code's status ({@link HTTP_STATUS}), code and message; details unless it is a system fault.
  * - zod errors: 400 `invalid_input` with per-field issues.
  * - hono's HTTPException: its status, with a code named after it.
- * - the database unreachable, restarting or busy ({@link isStoreUnavailable}): 503 `store_unavailable` with Retry-After.
  * - anything else: 500 `internal`, logged, with nothing of the error in the body.
  */
-export function errorHandler(logger: ServerLogger) {
+export function errorHandler(logger: ServerLogger, storage?: StorageState) {
   return (err: Error, c: Context): Response => {
+    const fault = storeFault(err);
+    if (fault) {
+      // The client may retry; operators see it in the log and /readyz.
+      logger.error(fault === 'storage_full' ? 'storage full' : 'store unavailable', {
+        method: c.req.method,
+        path: c.req.path,
+        error: err,
+      });
+      if (fault === 'storage_full') storage?.markFull();
+      const { message, retryAfter } = STORE_FAULTS[fault];
+      return c.json(body(fault, message), 503, { 'Retry-After': retryAfter });
+    }
     if (err instanceof InterlockError) {
       const status = httpStatus(err);
       if (status >= 500 && status !== 501) {
@@ -221,18 +262,6 @@ export function errorHandler(logger: ServerLogger) {
       return c.json(
         body(STATUS_CODES[err.status] ?? 'http_error', err.message || 'The request was refused.'),
         err.status,
-      );
-    }
-    if (isStoreUnavailable(err)) {
-      // The database is down, restarting or busy: the client may retry; operators see it in the log and /readyz.
-      logger.error('store unavailable', { method: c.req.method, path: c.req.path, error: err });
-      return c.json(
-        body(
-          'store_unavailable',
-          'The database does not answer right now; try again in a moment (a write that did land is then refused with its own code, e.g. already_resolved).',
-        ),
-        503,
-        { 'Retry-After': '2' },
       );
     }
     logger.error('unexpected error', { method: c.req.method, path: c.req.path, error: err });
