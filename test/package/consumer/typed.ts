@@ -17,6 +17,7 @@ import { createAiSdkAgent, type AiSdkAgent } from 'interlock-approvals/ai-sdk';
 import type { OpenAIAgentsAgent, OpenAIAgentsOptions } from 'interlock-approvals/openai-agents';
 import type { InterlockInterrupt, GraphOutcome } from 'interlock-approvals/langchain';
 import type { McpGatewayOptions } from 'interlock-approvals/mcp';
+import type { StrandsAgent, StrandsGraphOptions } from 'interlock-approvals/strands';
 
 const refund: Tool = tool({
   name: 'issue_refund',
@@ -49,3 +50,6 @@ export type LangChainSurface = [InterlockInterrupt['interlock'], GraphOutcome<st
 
 /** The MCP gateway's declarations type-check too. */
 export type McpSurface = McpGatewayOptions['hints'];
+
+/** The Strands adapter's declarations type-check too. */
+export type StrandsSurface = [StrandsAgent['resume'], StrandsGraphOptions['ask']];
