@@ -126,5 +126,36 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(errors, []);
       await page.context().close();
     });
+
+    it('shows fifty, then the rest with Show more, each once and newest first', async () => {
+      const first = (await w.svc.interlock.attention.list({ all: true })).items.filter((f) =>
+        f.approvers.some((a) => a.name === 'Sue Supervisor'),
+      );
+      assert.equal(first.length, 1, 'Sue’s failure of the first test');
+      // Decided through the engine as Sue: fifty-one clicks would meet the API's decision rate limit.
+      const sue = (await w.svc.interlock.reviewers.listReviewers()).find((r) => r.name === 'Sue Supervisor')!;
+      const made: string[] = [];
+      for (let i = 0; i < 51; i++) {
+        const r = await pauseRefund({ orderId: `ORD-M${i}`, amount: 800 + i });
+        await w.svc.interlock.decide(
+          r.id,
+          { type: 'approve', expectedVersion: r.version, actionHash: r.actionHash },
+          sue,
+        );
+        await run(r, `declined ${i}`);
+        made.push(r.id);
+      }
+      const { page, errors } = await newPage(browser);
+      await signInAs(page, w.url, w.tokens.sue, '/attention');
+      await page.locator('#attention-more').waitFor();
+      assert.equal((await rows(page)).length, 50);
+      assert.match(await page.locator('#attention-summary').innerText(), /^52 failed approvals\./);
+      await page.click('#attention-more');
+      await page.locator('#attention-list > li').nth(51).waitFor();
+      assert.equal(await page.locator('#attention-more').count(), 0, 'nothing more to show');
+      assert.deepEqual(await rows(page), [...made.reverse(), first[0]!.request.id]);
+      assert.deepEqual(errors, []);
+      await page.context().close();
+    });
   });
 }
