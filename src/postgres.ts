@@ -7,3 +7,4 @@
  * await store.migrate();
  */
 export { createPostgresStore, type PostgresStoreOptions } from './store/postgres/postgres-store.ts';
+export type { PgTimeouts } from './store/postgres/timeouts.ts';

@@ -1,12 +1,14 @@
 import pg from 'pg';
 import type { StoreEventBus } from '../types.ts';
+import { pgClientSettings, type ResolvedPgTimeouts } from './timeouts.ts';
 
-/** What the bus needs from the store: its pool (to publish), how to connect a listener, and the schema it serves. */
+/** What the bus needs from the store: its pool (to publish), how to connect a listener, the schema it serves, its deadlines. */
 export interface PgEventBusOptions {
   pool: pg.Pool;
   connectionString: string;
   types: pg.CustomTypesConfig;
   schema: string;
+  timeouts: ResolvedPgTimeouts;
 }
 
 const LISTEN_RETRY_MS = [100, 250, 500, 1000, 2000, 5000];
@@ -19,6 +21,8 @@ interface ListenState {
   listener: pg.Client | undefined;
   listening: Promise<void> | undefined;
   retry: NodeJS.Timeout | undefined;
+  /** Checks every `keepAliveMs` that the LISTEN connection still answers. */
+  heartbeat: NodeJS.Timeout | undefined;
   closed: boolean;
 }
 
@@ -40,12 +44,14 @@ function listen(state: ListenState, conn: Omit<PgEventBusOptions, 'pool'>, attem
     connectionString: conn.connectionString,
     types: conn.types,
     application_name: `interlock-listen:${conn.schema}`.slice(0, 63),
+    ...pgClientSettings(conn.timeouts),
   });
   client.on('notification', (n) => deliver(state, n));
   // A lost listener only delays live updates (the database stays the truth): listen again, with backoff.
   const lost = () => {
     if (state.listener !== client) return;
     state.listener = undefined;
+    stopHeartbeat(state);
     client.end().catch(() => undefined);
     if (state.closed || state.subscribers.size === 0 || state.retry) return;
     state.retry = setTimeout(
@@ -65,14 +71,36 @@ function listen(state: ListenState, conn: Omit<PgEventBusOptions, 'pool'>, attem
     await client.connect();
     await client.query(`LISTEN "${state.channel}"`);
     attempt = 0;
+    startHeartbeat(state, client, conn.timeouts.keepAliveMs, lost);
   })().catch((err: unknown) => {
     lost();
     throw err;
   });
 }
 
+/**
+ * An idle LISTEN connection learns of a silent network only from TCP keepalive, after minutes: a
+ * statement every `everyMs`, bounded by the statement deadline, finds out sooner, and a failed one
+ * re-establishes the listener (live events resume by themselves after a partition).
+ */
+function startHeartbeat(state: ListenState, client: pg.Client, everyMs: number, lost: () => void): void {
+  stopHeartbeat(state);
+  if (everyMs <= 0) return;
+  state.heartbeat = setInterval(() => {
+    if (state.listener !== client) return;
+    client.query('SELECT 1').catch(lost);
+  }, everyMs);
+  state.heartbeat.unref();
+}
+
+function stopHeartbeat(state: ListenState): void {
+  if (state.heartbeat) clearInterval(state.heartbeat);
+  state.heartbeat = undefined;
+}
+
 /** Close the LISTEN connection and cancel a pending retry: nobody listens any more. */
 async function stopListening(state: ListenState): Promise<void> {
+  stopHeartbeat(state);
   if (state.retry) clearTimeout(state.retry);
   state.retry = undefined;
   const l = state.listener;
@@ -97,6 +125,7 @@ export function createPgEventBus({ pool, ...connect }: PgEventBusOptions): {
     listener: undefined,
     listening: undefined,
     retry: undefined,
+    heartbeat: undefined,
     closed: false,
   };
   const events: StoreEventBus = {

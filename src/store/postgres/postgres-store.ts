@@ -7,9 +7,20 @@ import { sqlOps, standaloneOps } from '../sql/repository.ts';
 import { applyMigrations } from '../sql/migrate.ts';
 import { createPgEventBus } from './event-bus.ts';
 import { checked, expecting, pipelinedSession, pipelinedTx, type PgStats } from './pipeline.ts';
+import {
+  pgClientSettings,
+  resolveTimeouts,
+  UNBOUNDED_QUERY_MS,
+  type PgTimeouts,
+  type ResolvedPgTimeouts,
+} from './timeouts.ts';
 
-/** Options of the PostgreSQL store. */
-export interface PostgresStoreOptions {
+/**
+ * Options of the PostgreSQL store. The deadlines ({@link PgTimeouts}) default to the
+ * `INTERLOCK_PG_*_MS` environment variables, else 5 s to connect, 15 s per statement,
+ * 60 s idle in a transaction and TCP keepalive after 10 s.
+ */
+export interface PostgresStoreOptions extends PgTimeouts {
   /** `postgres://user@host:port/db`; default `DATABASE_URL`. */
   connectionString?: string;
   /** Schema holding Interlock's tables (created if missing). Default `public`. */
@@ -84,6 +95,9 @@ const unnamed = (sql: string, params: readonly unknown[]): pg.QueryConfig => ({
   text: sql,
   values: params as unknown[],
 });
+/** Migration statements: no client-side deadline (an index build on a large table takes what it takes). */
+const migration = (sql: string, params: readonly unknown[] = []): pg.QueryConfig =>
+  ({ text: sql, values: params as unknown[], query_timeout: UNBOUNDED_QUERY_MS }) as pg.QueryConfig;
 
 /** Statements one at a time, each awaited (outside a transaction, and for migrations). */
 function executor(client: pg.ClientBase | pg.Pool, stats: PgStats, q = named): SqlExecutor {
@@ -117,7 +131,12 @@ async function connect(pool: pg.Pool): Promise<pg.PoolClient> {
 }
 
 /** The pool for validated options: the connection string (or DATABASE_URL) and a plain schema name. */
-function openPool(options: PostgresStoreOptions): { pool: pg.Pool; connectionString: string; schema: string } {
+function openPool(options: PostgresStoreOptions): {
+  pool: pg.Pool;
+  connectionString: string;
+  schema: string;
+  timeouts: ResolvedPgTimeouts;
+} {
   const connectionString = options.connectionString ?? process.env.DATABASE_URL;
   if (!connectionString)
     throw new ConfigError(
@@ -126,17 +145,20 @@ function openPool(options: PostgresStoreOptions): { pool: pg.Pool; connectionStr
   const schema = options.schema ?? 'public';
   if (!/^[a-z_][a-z0-9_]*$/.test(schema))
     throw new ConfigError(`Schema name "${schema}" must be lower-case letters, digits and underscores.`);
+  const timeouts = resolveTimeouts(options);
   const pool = new pg.Pool({
     connectionString,
     max: options.max ?? 10,
     types,
+    // Fail fast when the database stops answering: every wait has a deadline (see timeouts.ts).
+    ...pgClientSettings(timeouts),
     // Statements of a transaction whose answers nobody waits for travel together (see pipeline.ts).
     pipeline: true,
     options: `-c search_path=${schema}`,
   });
   // An idle client losing its connection (server restart) must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
-  return { pool, connectionString, schema };
+  return { pool, connectionString, schema, timeouts };
 }
 
 /** `fn` in a pipelined transaction on a client of its own; retried (up to 5 attempts) on serialization failures and deadlocks. */
@@ -187,15 +209,17 @@ async function migrate(pool: pg.Pool, stats: PgStats, schema: string): Promise<v
     const lost = watchCheckedOut(client);
     let broken = false;
     try {
-      await client.query('BEGIN');
+      await client.query(migration('BEGIN'));
+      // No statement deadline here: waiting for a concurrent migrator, or a long index build, is expected.
+      await client.query(migration('SET LOCAL statement_timeout = 0'));
       // Transaction-scoped lock: concurrent starters wait, then see the migration applied.
-      await client.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
-      await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
-      const result = await fn(executor(client, stats, unnamed));
-      await client.query('COMMIT');
+      await client.query(migration(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`));
+      await client.query(migration(`CREATE SCHEMA IF NOT EXISTS ${schema}`));
+      const result = await fn(executor(client, stats, migration));
+      await client.query(migration('COMMIT'));
       return result;
     } catch (err) {
-      await client.query('ROLLBACK').catch(() => (broken = true));
+      await client.query(migration('ROLLBACK')).catch(() => (broken = true));
       throw err;
     } finally {
       lost.release(broken);
@@ -209,10 +233,10 @@ async function migrate(pool: pg.Pool, stats: PgStats, schema: string): Promise<v
  */
 export function createPostgresStore(options: PostgresStoreOptions = {}): Store {
   let closed = false;
-  const { pool, connectionString, schema } = openPool(options);
+  const { pool, connectionString, schema, timeouts } = openPool(options);
   const stats: PgStats = { transactions: 0, statements: 0, roundTrips: 0 };
   const ops = sqlOps(executor(pool, stats), dialect);
-  const bus = createPgEventBus({ pool, connectionString, types, schema });
+  const bus = createPgEventBus({ pool, connectionString, types, schema, timeouts });
 
   return {
     ...standaloneOps(
