@@ -51,6 +51,12 @@ const expected: Record<string, RegExp[]> = {
     /^rejected: end_turn - .*not that one$/m,
     /^deletions: 1$/m,
   ],
+  'adapters/claude-agent-sdk.ts': [
+    /^app: interrupt - /m,
+    /^Bash: Blocked by policy: the support agent runs no shell commands$/m,
+    /^resumed in process \d+: end_turn - Your refund of \$850 is on its way\.$/m,
+    /refunds at the payment provider: 1$/m,
+  ],
   'adapters/ai-sdk.ts': [
     /^app: interrupt - /m,
     /^reviewer: authorized over HTTP/m,

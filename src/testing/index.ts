@@ -29,6 +29,13 @@ export type { ToolRun, ModelPrompt } from './scenario-recorder.ts';
 export { FakePayments, type PaymentEffect } from './fake-payments.ts';
 export { recordingChannel } from './fake-channel.ts';
 export { startFakeHttpServer } from './fake-http.ts';
+export {
+  startFakeAnthropic,
+  type FakeAnthropic,
+  type FakeAnthropicBlock,
+  type FakeAnthropicRequest,
+  type FakeAnthropicResponder,
+} from './fake-anthropic.ts';
 export { integrationConformance, type ConformanceOptions } from './conformance/suite.ts';
 export {
   CONFORMANCE_POLICY,
