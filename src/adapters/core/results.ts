@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
-import { ConfigError, type ApprovalRequest } from '../../core/index.ts';
+import { ConfigError, peopleOfRole, type ApprovalRequest } from '../../core/index.ts';
 import type { Interlock, RunnerInterrupt, ToolSchemaEntry } from '../../engine/index.ts';
 
 /** A lease owner for one run: unique, so two runs in one process never share a thread's lease. */
@@ -16,7 +16,7 @@ export function interruptsOf(requests: readonly ApprovalRequest[]): RunnerInterr
     tier: r.tier,
     role: r.role,
     toolCallId: r.toolCallId,
-    message: `I've asked a ${r.role} to review this ${r.tool.replace(/_/g, ' ')} before it runs (${r.reason}).`,
+    message: `I've asked ${peopleOfRole(r.role ?? 'reviewer', r.approvalsRequired)} to review this ${r.tool.replace(/_/g, ' ')} before it runs (${r.reason}).`,
   }));
 }
 

@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ApprovalRequest } from '../../core/index.ts';
+import { peopleOfRole, type ApprovalRequest } from '../../core/index.ts';
 
 /** The `_meta` key of the gateway's own answers: a machine-readable status beside the text. */
 export const STATUS_META = 'interlock/status';
@@ -26,7 +26,7 @@ export function pendingAnswer(req: ApprovalRequest, outputSchema: boolean): Call
     content: [
       {
         type: 'text',
-        text: `This action awaits approval by a reviewer with the role "${req.role}" (request ${req.id}: ${req.reason}); it has not run. Call the tool again with the same arguments after the decision to get its outcome (the request expires ${status.expiresAt}).`,
+        text: `This action awaits approval by ${peopleOfRole(req.role ?? 'reviewer', req.approvalsRequired)} (role "${req.role}"; request ${req.id}: ${req.reason}); it has not run. Call the tool again with the same arguments after the decision to get its outcome (the request expires ${status.expiresAt}).`,
       },
     ],
     ...(outputSchema ? {} : { structuredContent: status }),

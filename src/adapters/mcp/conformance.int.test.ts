@@ -141,7 +141,7 @@ describe('MCP conformance suite: the reference server directly and behind interl
     // The image tool's call is answered "awaits approval" (text, no image): the one scenario that fails.
     assert.deepEqual(changed, ['tools-call-image']);
     const text = gated.get('tools-call-simple-text')![0]!.details!.result!;
-    assert.match(text.content![0]!.text!, /awaits approval by a reviewer with the role "supervisor"/);
+    assert.match(text.content![0]!.text!, /awaits approval by a supervisor \(role "supervisor"/);
     assert.equal((text._meta?.['interlock/status'] as { status?: string }).status, 'awaiting_approval');
     const blocked = gated.get('tools-call-error')![0]!.details!.result!;
     assert.equal(blocked.isError, true);

@@ -113,7 +113,7 @@ for (const backend of allBackends()) {
       // An error result without structured content: the validating client accepts it.
       assert.equal(pending.isError, true);
       assert.equal(statusOf(pending).status, 'awaiting_approval', textOf(pending));
-      assert.match(textOf(pending), /awaits approval by a reviewer with the role "ops"/);
+      assert.match(textOf(pending), /awaits approval by an ops reviewer \(role "ops"/);
       const id = String(statusOf(pending).requestId);
       const other = await gw.call('write_file', { path: join(root, 'b.txt'), content: 'two' });
       assert.equal((await decide(id, { type: 'approve' })).status, 200);
