@@ -15,13 +15,15 @@ type ErrorBody = { error: { code: string; message: string } };
 describe('PostgreSQL behind a network that stops answering', () => {
   const backend = postgresBackend();
   let proxy: FaultProxy;
+  let direct: Store;
+  let proxied: URL;
   let store: Store;
   let server: RunningServer;
   let token: string;
   const logged: string[] = [];
 
   before(async () => {
-    await backend.create(); // the schema, migrated directly
+    direct = await backend.create(); // the schema, migrated, on a connection the proxy does not touch
     proxy = await startFaultProxy({
       host: new URL(TEST_DATABASE_URL).hostname,
       port: Number(new URL(TEST_DATABASE_URL).port || 5432),
@@ -29,6 +31,7 @@ describe('PostgreSQL behind a network that stops answering', () => {
     const url = new URL(TEST_DATABASE_URL);
     url.hostname = proxy.host;
     url.port = String(proxy.port);
+    proxied = url;
     // Short deadlines so the test takes seconds; production defaults are 5 s and 15 s.
     store = createPostgresStore({
       connectionString: url.toString(),
@@ -84,6 +87,41 @@ describe('PostgreSQL behind a network that stops answering', () => {
     }
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal((await fetch(`${server.url}/readyz`)).status, 200);
+  });
+
+  it("live events between processes resume by themselves after the listener's connection went silent", async () => {
+    const listening = createPostgresStore({
+      connectionString: proxied.toString(),
+      schema: backend.env().INTERLOCK_PG_SCHEMA!,
+      max: 1,
+      connectTimeoutMs: 300,
+      statementTimeoutMs: 300,
+      keepAliveMs: 200,
+    });
+    const heard: unknown[] = [];
+    try {
+      await listening.events!.subscribe((m) => heard.push(m));
+      await direct.events!.publish({ n: 1 });
+      for (let i = 0; i < 50 && heard.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+      assert.deepEqual(heard, [{ n: 1 }]);
+      // A notification swallowed by the network leaves the listener's connection silently dead.
+      proxy.blackhole();
+      await direct.events!.publish({ n: 2 });
+      // The partition lasts a while: the notification reaches the proxy and is dropped there.
+      await new Promise((r) => setTimeout(r, 500));
+      proxy.forward();
+      let n = 3;
+      for (let i = 0; i < 100 && !heard.some((m) => m.n >= 3); i++) {
+        await direct.events!.publish({ n: n++ });
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.ok(
+        heard.some((m) => m.n >= 3),
+        `the listener never came back (heard ${JSON.stringify(heard)})`,
+      );
+    } finally {
+      await listening.close();
+    }
   });
 });
 
