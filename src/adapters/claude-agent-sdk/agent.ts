@@ -1,8 +1,10 @@
 import { ConfigError, newId } from '../../core/index.ts';
 import { busyResult, createCallGate, runTurn, schemasOf, withThreadRun, type ThreadRun } from '../core/index.ts';
+import { holdFor, type HeldCall } from './hold.ts';
 import { resumeRun } from './resume.ts';
-import { runAndSave, type ClaudeContext } from './runs.ts';
-import { createScope, type HookContext } from './scope.ts';
+import type { ClaudeContext, HookContext } from './context.ts';
+import { runAndSave } from './runs.ts';
+import { createScope } from './scope.ts';
 import { guardTools } from './tools.ts';
 import type { ClaudeAgent, ClaudeAgentOptions, ClaudeRunResult } from './types.ts';
 import { checkOptions } from './options.ts';
@@ -86,7 +88,9 @@ export function createClaudeAgent(o: ClaudeAgentOptions): ClaudeAgent {
       const threadId = opts.threadId ?? newId<string>('thr');
       return held(threadId, true, (run) => {
         const calls = gate.forRun(threadId, [], runTurn(run.messages.length, input));
-        return runAndSave(ctx, run, threadId, input, createScope(threadId, calls));
+        const held: HeldCall[] = [];
+        const scope = createScope(threadId, calls, new Map(), holdFor(ctx, run, held));
+        return runAndSave(ctx, run, threadId, input, scope, held);
       });
     },
     resume: (threadId) => held(threadId, false, (run) => resumeRun(ctx, run, threadId)),

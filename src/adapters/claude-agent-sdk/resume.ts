@@ -1,7 +1,9 @@
 import { actionHash } from '../../core/index.ts';
 import { interruptsOf, runTurn as turnOf, type ThreadRun } from '../core/index.ts';
+import { holdFor, type HeldCall } from './hold.ts';
 import { resumePrompt } from './messages.ts';
-import { runAndSave, type ClaudeContext, type ClaudeWaiting } from './runs.ts';
+import type { ClaudeContext, ClaudeWaiting } from './context.ts';
+import { runAndSave } from './runs.ts';
 import { createScope } from './scope.ts';
 import type { ClaudeRunResult, DecidedCall } from './types.ts';
 
@@ -37,9 +39,10 @@ export async function resumeRun(ctx: ClaudeContext, run: ThreadRun, threadId: st
     return { tool: w.tool, args, state, ...(d.kind === 'not_run' ? { message: d.message } : {}) };
   });
   const calls = ctx.gate.forRun(threadId, waiting, turnOf(run.messages.length, waiting));
-  const scope = createScope(threadId, calls, paused);
+  const held: HeldCall[] = [];
+  const scope = createScope(threadId, calls, paused, holdFor(ctx, run, held));
   const prompt = (ctx.o.resumePrompt ?? resumePrompt)(decided);
-  return runAndSave(ctx, run, threadId, prompt, scope, () => {
+  return runAndSave(ctx, run, threadId, prompt, scope, held, () => {
     const still = waiting.flatMap((w, i) => {
       const d = decisions[i]!;
       return d.kind === 'wait' && !scope.reproposed.has(w.toolCallId) ? [{ w, req: d.outcome.request }] : [];

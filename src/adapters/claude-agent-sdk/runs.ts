@@ -10,22 +10,12 @@ import {
   type WaitingCall,
 } from '../core/index.ts';
 import { toThreadMessages, toolUses } from './messages.ts';
-import { interlockCanUseTool, interlockHook, type HookContext, type RunScope } from './scope.ts';
+import type { ClaudeContext, ClaudeWaiting } from './context.ts';
+import { interlockCanUseTool, interlockHook, type RunScope } from './scope.ts';
 import { gatedServer, HOW, INTEGRATION } from './tools.ts';
+import type { HeldCall } from './hold.ts';
 import { turnTranscript, type SavedTranscript, type TurnTranscript } from './transcript.ts';
 import type { ClaudeAgentOptions, ClaudeRunResult, ClaudeTool } from './types.ts';
-
-/** What the adapter's turns share: the options, the thread's agent name, the gate, the hook's context, your tools' handlers. */
-export interface ClaudeContext {
-  o: ClaudeAgentOptions;
-  name: string;
-  gate: CallGate;
-  hook: HookContext;
-  originals: Map<string, ClaudeTool['handler']>;
-}
-
-/** A waiting call as the adapter saves it: the framework's call id, the request, and Claude's name of the tool. */
-export type ClaudeWaiting = WaitingCall & { tool: string };
 
 /** The SDK session a thread continues and its transcript, kept in the thread's checkpoint. */
 export function transcriptOf(state: AdapterState | undefined): SavedTranscript | undefined {
@@ -116,11 +106,17 @@ export async function runAndSave(
   threadId: string,
   prompt: string,
   scope: RunScope,
+  held: readonly HeldCall[],
   /** The calls still waiting from before that this turn did not propose again, and their standing requests. */
   carry: () => { waiting: ClaudeWaiting[]; requests: ApprovalRequest[] } = () => ({ waiting: [], requests: [] }),
 ): Promise<ClaudeRunResult> {
   const { messages, result, transcript } = await runTurn(ctx, threadId, prompt, scope, transcriptOf(run.state));
-  const carried = carry();
+  const before = carry();
+  // Calls the hook held past holdMs wait like paused ones: their requests are open already.
+  const carried = {
+    waiting: [...before.waiting, ...held.map((h) => h.waiting)],
+    requests: [...before.requests, ...held.map((h) => h.request)],
+  };
   const { items, waiting, known } = await scope.calls.collectPause<{ tool: string }>(scope.stopped);
   const all: ClaudeWaiting[] = [...carried.waiting, ...waiting];
   const state: AdapterState = { adapter: 'claude-agent-sdk', waiting: all, framework: { transcript } };

@@ -1,5 +1,7 @@
 import type { HookCallback, PermissionResult } from '@anthropic-ai/claude-agent-sdk';
 import { actionHash } from '../../core/index.ts';
+import type { HookContext } from './context.ts';
+import type { Hold } from './hold.ts';
 import { noteBypass, type AdapterCall, type CallCheck, type CallGate, type RunCalls } from '../core/index.ts';
 
 /** What the adapter's hook decided for one Claude tool call (by Claude's tool_use id). */
@@ -30,10 +32,17 @@ export interface RunScope {
   readonly reproposed: Set<string>;
   /** Take the id of a paused call with this action, once: the model calls it again under a new id. */
   takePaused(hash: string): string | undefined;
+  /** With `holdMs`: hold a call that needs a person until its decision (see {@link holdFor}). */
+  hold?: Hold;
 }
 
 /** A scope for one turn; `paused` maps each waiting call's action hash to its call ids (oldest first). */
-export function createScope(threadId: string, calls: RunCalls, paused: Map<string, string[]> = new Map()): RunScope {
+export function createScope(
+  threadId: string,
+  calls: RunCalls,
+  paused: Map<string, string[]> = new Map(),
+  hold?: Hold,
+): RunScope {
   const reproposed = new Set<string>();
   return {
     threadId,
@@ -41,21 +50,13 @@ export function createScope(threadId: string, calls: RunCalls, paused: Map<strin
     seen: new Map(),
     stopped: [],
     reproposed,
+    ...(hold ? { hold } : {}),
     takePaused(hash) {
       const id = paused.get(hash)?.shift();
       if (id) reproposed.add(id);
       return id;
     },
   };
-}
-
-/** What the hook needs beyond the turn: the call gate, the policy's names, the own tools' names, the model texts. */
-export interface HookContext {
-  gate: CallGate;
-  policyName: (claudeName: string) => string;
-  /** Whether Claude's tool is one of the adapter's own in-process tools (they run under the ledger themselves). */
-  isOwn: (claudeName: string) => boolean;
-  texts: { ask: (reason: string) => string; waiting: () => string; ranOnce: (requestId: string) => string };
 }
 
 type HookOut = Awaited<ReturnType<HookCallback>>;
@@ -89,9 +90,12 @@ export function interlockHook(h: HookContext, scope: RunScope): HookCallback {
     const id = scope.takePaused(actionHash(tool, args)) ?? input.tool_use_id;
     const call: AdapterCall = { threadId: scope.threadId, toolCallId: id, tool, args };
     const check = await scope.calls.check(call);
-    const seen = await answer(h, call, input.tool_name, check);
+    // Held until decided (with holdMs), the call goes on as the decision says; otherwise it stops the turn.
+    const decided = check.kind === 'ask' && scope.hold ? await scope.hold(call, check, input.tool_name) : undefined;
+    const seen = await answer(h, call, input.tool_name, decided ?? check);
     scope.seen.set(input.tool_use_id, seen);
-    if (check.kind === 'ask' || check.kind === 'wait') scope.stopped.push({ call, extra: { tool: input.tool_name } });
+    if ((check.kind === 'ask' && !scope.hold) || check.kind === 'wait')
+      scope.stopped.push({ call, extra: { tool: input.tool_name } });
     return seen.allowed ? decision('allow', 'Interlock: allowed', seen.input) : decision('deny', seen.message ?? '');
   };
 }
