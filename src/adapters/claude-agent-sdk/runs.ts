@@ -1,21 +1,13 @@
 import type { Options, SDKMessage, SDKResultMessage } from '@anthropic-ai/claude-agent-sdk';
 import { InterlockSystemError, type ApprovalRequest } from '../../core/index.ts';
-import {
-  interruptsOf,
-  watchWiring,
-  NotWiredError,
-  type AdapterState,
-  type CallGate,
-  type ThreadRun,
-  type WaitingCall,
-} from '../core/index.ts';
+import { interruptsOf, watchWiring, NotWiredError, type AdapterState, type ThreadRun } from '../core/index.ts';
 import { toThreadMessages, toolUses } from './messages.ts';
 import type { ClaudeContext, ClaudeWaiting } from './context.ts';
 import { interlockCanUseTool, interlockHook, type RunScope } from './scope.ts';
 import { gatedServer, HOW, INTEGRATION } from './tools.ts';
 import type { HeldCall } from './hold.ts';
 import { turnTranscript, type SavedTranscript, type TurnTranscript } from './transcript.ts';
-import type { ClaudeAgentOptions, ClaudeRunResult, ClaudeTool } from './types.ts';
+import type { ClaudeRunResult } from './types.ts';
 
 /** The SDK session a thread continues and its transcript, kept in the thread's checkpoint. */
 export function transcriptOf(state: AdapterState | undefined): SavedTranscript | undefined {

@@ -2,7 +2,7 @@ import type { HookCallback, PermissionResult } from '@anthropic-ai/claude-agent-
 import { actionHash } from '../../core/index.ts';
 import type { HookContext } from './context.ts';
 import type { Hold } from './hold.ts';
-import { noteBypass, type AdapterCall, type CallCheck, type CallGate, type RunCalls } from '../core/index.ts';
+import { noteBypass, type AdapterCall, type CallCheck, type RunCalls } from '../core/index.ts';
 
 /** What the adapter's hook decided for one Claude tool call (by Claude's tool_use id). */
 export interface SeenCall {
