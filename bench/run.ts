@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only=cycles,steps,storage,http,queue,workers,fleet,mcp] [-- --update-docs]`
+ * `npm run bench [-- --quick] [-- --only=cycles,steps,storage,http,queue,workers,fleet,mcp,oversight] [-- --update-docs]`
  *
  * Runs every suite of the benchmark in one run on this machine — Interlock,
  * LangGraph.js and the database floor side by side — and writes
@@ -24,7 +24,7 @@ import {
   sqliteFloorParticipant,
   type Participant,
 } from './lib/participants.ts';
-import { docsSection, judge, markdown, replaceDocsSection, type Results } from './lib/report.ts';
+import { docsSection, judge, machineLine, markdown, replaceDocsSection, type Results } from './lib/report.ts';
 import { fmt } from './lib/stats.ts';
 import { measureCycles, toRun, warmUp, type CycleSamples } from './suites/cycles.ts';
 import { interlockSteps, langGraphSteps } from './suites/steps.ts';
@@ -35,8 +35,10 @@ import { runWorkers } from './suites/workers.ts';
 import { interlockFleetTurn, langGraphFleetTurn, runFleet, type FleetRun } from './suites/fleet.ts';
 import { loadLangGraph, type LangGraphPeer } from './peers/langgraph.ts';
 import { mcpWork, runMcp } from './suites/mcp.ts';
+import { runOversight } from './suites/oversight-run.ts';
+import { OVERSIGHT_END, OVERSIGHT_START, oversightDocsSection, replaceBetween } from './lib/report-oversight.ts';
 
-const SUITES = ['cycles', 'steps', 'storage', 'http', 'queue', 'workers', 'fleet', 'mcp'] as const;
+const SUITES = ['cycles', 'steps', 'storage', 'http', 'queue', 'workers', 'fleet', 'mcp', 'oversight'] as const;
 type Suite = (typeof SUITES)[number];
 
 const args = process.argv.slice(2);
@@ -71,6 +73,9 @@ const scale = quick
       workerJobs: 1_000,
       fleetSeconds: 3,
       mcpSeconds: 1.5,
+      oversightSeconds: 1.5,
+      oversightRounds: 2,
+      oversightMinOps: 12,
     }
   : {
       cycleSeconds: 6,
@@ -88,6 +93,9 @@ const scale = quick
       workerJobs: 10_000,
       fleetSeconds: 10,
       mcpSeconds: 6,
+      oversightSeconds: 4,
+      oversightRounds: 3,
+      oversightMinOps: 30,
     };
 
 /** Agents in flight in the fleet suite. */
@@ -118,6 +126,7 @@ const results: Results = {
       'fleet: agents in flight': FLEET_AGENTS,
       'fleet: seconds per participant': scale.fleetSeconds,
       'MCP: seconds per participant and concurrency': scale.mcpSeconds,
+      'oversight: seconds per side, operation and concurrency': scale.oversightSeconds,
     },
   },
   cycles: [],
@@ -128,6 +137,7 @@ const results: Results = {
   workers: [],
   fleet: [],
   mcp: [],
+  oversight: [],
   skipped: [],
   targets: [],
 };
@@ -438,6 +448,27 @@ async function suiteMcp(): Promise<void> {
   results.mcpWork = work;
 }
 
+async function suiteOversight(): Promise<void> {
+  const o = {
+    seconds: scale.oversightSeconds,
+    rounds: scale.oversightRounds,
+    minOps: scale.oversightMinOps,
+    warmup: 20,
+    turnsPerThread: 5,
+    concurrencies: [1, 16],
+    settle,
+  };
+  // LangChain's side needs LangGraph's own checkpointers (the peers); without them its rows say why.
+  const savers = { sqlite: !!lg && peers.sqliteSaver.ok, postgres: !!lg && peers.postgresSaver.ok };
+  for (const [backend, ok] of Object.entries(savers))
+    if (!ok)
+      results.skipped.push({
+        what: `Cost of oversight: LangChain on ${backend}`,
+        why: 'its checkpointer peer is unavailable (above)',
+      });
+  results.oversight = await runOversight(scratch, lg, savers, o, log);
+}
+
 const suites: Record<Suite, [string, () => Promise<void>]> = {
   cycles: ['1. pause → decide → resume cycles', suiteCycles],
   steps: ['2. steps that do not pause', suiteSteps],
@@ -447,6 +478,7 @@ const suites: Record<Suite, [string, () => Promise<void>]> = {
   workers: ['6. workers on PostgreSQL', suiteWorkers],
   fleet: ['7. a fleet of agents', suiteFleet],
   mcp: ['8. the MCP gateway', suiteMcp],
+  oversight: ['9. cost of oversight, per adapter', suiteOversight],
 };
 
 try {
@@ -507,7 +539,26 @@ if (updateDocs && !quick && complete) {
     );
   }
 } else if (updateDocs) {
-  log('bench: --update-docs applies to a full run (no --quick; --only only with --merge); docs left as they are');
+  log(
+    'bench: the results section of README.md and docs/performance.md is rewritten by a full run (no --quick; --only only with --merge); left as it is',
+  );
+}
+if (updateDocs && only.has('oversight') && results.oversight?.length) {
+  // Its own markers: it is rewritten by any run that measured it, and names its own command and load.
+  const path = join(dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'performance.md');
+  const before = readFileSync(path, 'utf8');
+  const after = replaceBetween(
+    before,
+    OVERSIGHT_START,
+    OVERSIGHT_END,
+    oversightDocsSection(results, machineLine(results)),
+  );
+  if (after !== before) writeFileSync(path, after);
+  log(
+    after !== before
+      ? 'bench: updated Cost of oversight in docs/performance.md'
+      : 'bench: docs/performance.md has no oversight markers',
+  );
 }
 log('');
 log(md.split('\n## 1.')[0]!);

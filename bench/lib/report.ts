@@ -14,8 +14,9 @@ import type { Machine } from './machine.ts';
 import type { PeerStatus } from '../setup.ts';
 import { fmt, ratio } from './stats.ts';
 import { mcpSection, mcpTable, mcpTargets, mcpWorkLine, type McpResults } from './report-mcp.ts';
+import { oversightSection, oversightTargets, type OversightResults } from './report-oversight.ts';
 
-export interface Results extends McpResults {
+export interface Results extends McpResults, OversightResults {
   meta: {
     startedAt: string;
     durationSec: number;
@@ -130,6 +131,7 @@ export function judge(r: Results): Target[] {
       met: doubles === 0,
     });
   out.push(...mcpTargets(r));
+  out.push(...oversightTargets(r));
   return out;
 }
 
@@ -481,6 +483,7 @@ export function markdown(r: Results): string {
     out.push('');
   }
   out.push(...mcpSection(r));
+  out.push(...oversightSection(r));
   return out.join('\n');
 }
 
