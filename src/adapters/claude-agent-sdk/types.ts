@@ -62,10 +62,11 @@ export interface ClaudeAgentOptions extends Omit<CallGateOptions, 'interlock' | 
    */
   options?: Omit<Options, 'resume' | 'canUseTool' | 'sessionStore'>;
   /**
-   * How the policy names a tool Claude calls. Default: your `tools` by their own name (`issue_refund`),
-   * every other tool as Claude names it (`Bash`, `Edit`, `WebFetch`, `mcp__github__create_issue`).
+   * How the policy names a tool Claude calls, where the default does not suit (`undefined`: the default).
+   * Default: your `tools` by their own name (`issue_refund`), every other tool as Claude names it
+   * (`Bash`, `Edit`, `WebFetch`, `Agent`, `mcp__github__create_issue`).
    */
-  toolName?: (claudeName: string) => string;
+  toolName?: (claudeName: string) => string | undefined;
   /**
    * How long the `PreToolUse` hook holds a call that needs a person, waiting for the decision inside
    * the same turn (ms, default 0). A decision within it lets the turn go on; without one the call is

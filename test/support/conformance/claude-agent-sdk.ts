@@ -1,4 +1,4 @@
-import { createSdkMcpServer, query, tool } from '@anthropic-ai/claude-agent-sdk';
+import { createSdkMcpServer, query, tool, type Options, type SessionStoreEntry } from '@anthropic-ai/claude-agent-sdk';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,7 +37,6 @@ function lastUserText(req: FakeAnthropicRequest): { text?: string; results: bool
  */
 export function conformanceResponder(world: ConformanceWorld) {
   return (req: FakeAnthropicRequest): FakeAnthropicBlock[] => {
-    if (process.env.CF_DEBUG) console.error(JSON.stringify(req.messages).slice(0, 1500));
     const { text, results } = lastUserText(req);
     if (!results && text !== undefined) {
       const again = [...text.matchAll(/^- (\S+) (\{.*\}): approved\./gm)].map((m): FakeAnthropicBlock => ({
@@ -48,12 +47,17 @@ export function conformanceResponder(world: ConformanceWorld) {
       }));
       const calls = text.startsWith('Interlock:')
         ? again
-        : world.plan(text).map((c): FakeAnthropicBlock => ({
-            type: 'tool_use',
-            id: c.id,
-            name: `mcp__${SERVER}__${c.tool}`,
-            input: c.args,
-          }));
+        : world.plan(text).map((c): FakeAnthropicBlock => {
+            // A task for a sub-agent is Claude Code's Agent tool, naming the sub-agent.
+            if (c.tool === 'delegate')
+              return {
+                type: 'tool_use',
+                id: c.id,
+                name: 'Agent',
+                input: { description: 'A refund', prompt: c.args.input, subagent_type: 'refunds' },
+              };
+            return { type: 'tool_use', id: c.id, name: `mcp__${SERVER}__${c.tool}`, input: c.args };
+          });
       if (calls.length) return calls;
     }
     world.afterTools();
@@ -75,6 +79,36 @@ export function worldTools(world: ConformanceWorld) {
   ];
 }
 
+const toolsOf = new WeakMap<ConformanceWorld, ReturnType<typeof worldTools>>();
+
+/** The adapter over a world, as docs/adapters/claude-agent-sdk.md wires it (with `extra` options for the tree). */
+async function build(
+  world: ConformanceWorld,
+  tree?: { toolName: (n: string) => string | undefined; agents: NonNullable<Options['agents']> },
+): Promise<ClaudeAgent> {
+  const api = await apiOf(world);
+  const aborts = new Set<AbortController>();
+  // The world's process dies: its CLI processes go with it.
+  world.onKill(() => aborts.forEach((a) => a.abort()));
+  const tools = worldTools(world);
+  toolsOf.set(world, tools);
+  return createClaudeAgent({
+    name: tree ? 'cf-claude-tree' : 'cf-claude',
+    interlock: world.interlock,
+    query: (params) => {
+      const abortController = new AbortController();
+      aborts.add(abortController);
+      return query({ ...params, options: { ...params.options, abortController } });
+    },
+    createSdkMcpServer,
+    tools,
+    server: SERVER,
+    schemas: { issue_refund: z.object(refundShape) },
+    ...(tree ? { toolName: tree.toolName } : {}),
+    options: { cwd, env: api.env(), settingSources: [], ...(tree ? { agents: tree.agents } : {}) },
+  });
+}
+
 /** One fake Messages API and Claude Code home per world, closed when the world's process dies or the file ends. */
 async function apiOf(world: ConformanceWorld): Promise<FakeAnthropic> {
   const api = await startFakeAnthropic(conformanceResponder(world));
@@ -89,24 +123,37 @@ export const claudeAgentSdkDriver: IntegrationDriver = {
   name: 'claude-agent-sdk',
   // A failed turn saves nothing: send the message again.
   retry: 'invoke',
-  async create(world) {
-    const api = await apiOf(world);
-    const aborts = new Set<AbortController>();
-    world.onKill(() => aborts.forEach((a) => a.abort()));
-    return createClaudeAgent({
-      name: 'cf-claude',
-      interlock: world.interlock,
-      query: (params) => {
-        const abortController = new AbortController();
-        aborts.add(abortController);
-        return query({ ...params, options: { ...params.options, abortController } });
+  create: (world) => build(world),
+  // Claude Code's sub-agents (options.agents, reached by its Agent tool): their calls pass the same hook.
+  subAgent: (world) =>
+    build(world, {
+      toolName: (n) => (n === 'Agent' ? 'delegate' : undefined),
+      agents: {
+        refunds: { description: 'Refunds desk', prompt: 'You issue refunds.', tools: [`mcp__${SERVER}__issue_refund`] },
       },
-      createSdkMcpServer,
-      tools: worldTools(world),
-      server: SERVER,
-      schemas: { issue_refund: z.object(refundShape) },
-      options: { cwd, env: api.env(), settingSources: [] },
-    });
+    }),
+  // The session continued by the SDK alone, every permission granted, with the tools Interlock guards.
+  async forge(world, _runner, threadId) {
+    const tools = toolsOf.get(world)!;
+    const { checkpoint } = await world.interlock.threads.loadLatest(threadId);
+    const saved = (checkpoint!.state as { framework: { transcript: { sessionId: string; main: SessionStoreEntry[] } } })
+      .framework.transcript;
+    const asked = (await world.interlock.listRequests({ threadId, status: 'pending' })).items;
+    const prompt = `Interlock: approved.\n${asked.map((r) => `- mcp__${SERVER}__${r.tool} ${JSON.stringify(r.args)}: approved.`).join('\n')}`;
+    const api = await apiOf(world);
+    for await (const m of query({
+      prompt,
+      options: {
+        cwd,
+        env: api.env(),
+        settingSources: [],
+        resume: saved.sessionId,
+        sessionStore: { append: async () => undefined, load: async () => saved.main },
+        mcpServers: { [SERVER]: createSdkMcpServer({ name: SERVER, tools }) },
+        canUseTool: async (_n, input) => ({ behavior: 'allow', updatedInput: input }),
+      },
+    }))
+      void m;
   },
   // The app's query runs its own options: its own server with the tools, no Interlock hook.
   async miswired(world) {
