@@ -1,0 +1,63 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { allBackends } from '../../src/testing/backends.ts';
+import type { Store } from '../../src/store/types.ts';
+import { describeReport, runCrashHarness, summarize } from './crash-harness.ts';
+import { recordResult } from './results.ts';
+
+// The service's wall clock runs 10 minutes ahead and is stepped back to the true time mid-run, under
+// traffic (an NTP correction). Before the fix the sweeper stopped for the length of the step and the
+// decision rate limiter refused every reviewer active before it with 429. Now: no reviewer is refused,
+// requests created after the step get their timeout defaults on time, every invariant holds, and
+// `audit verify` passes while noting that times ran backwards along the log.
+const CLOCK_STEP = fileURLToPath(new URL('./fixtures/clock-step.ts', import.meta.url));
+const STEP_MS = 10 * 60_000;
+
+/** The last log position now: events after it were written after the step. */
+async function lastAuditSeq(store: Store): Promise<number> {
+  const [row] = await store.unsafeQuery('SELECT COALESCE(MAX(seq), 0) AS m FROM il_audit');
+  return Number(row?.m ?? 0);
+}
+
+for (const backend of allBackends()) {
+  describe(`a wall clock stepped back 10 minutes mid-run on ${backend.name}`, () => {
+    it('refuses no reviewer, keeps applying timeout defaults, loses nothing', { timeout: 180_000 }, async (t) => {
+      let stepSeq = 0;
+      let probe: Store | undefined;
+      const report = await runCrashHarness({
+        backend: {
+          ...backend,
+          env: () => ({ ...backend.env(), INTERLOCK_TEST_CLOCK_OFFSET_MS: String(STEP_MS) }),
+        },
+        faults: 1,
+        upMs: [3000, 4000],
+        threadsPerSecond: 6,
+        nodeArgs: ['--import', CLOCK_STEP],
+        fault: async ({ service }) => {
+          probe ??= await backend.create();
+          stepSeq = await lastAuditSeq(probe);
+          process.kill(service.pid!, 'SIGUSR2');
+        },
+        log: (l) => t.diagnostic(l),
+      });
+      for (const line of describeReport(report)) t.diagnostic(line);
+      recordResult(`clock-step-${backend.name}`, { stepMs: STEP_MS, ...summarize(report) });
+      const tail = `\n--- service output (tail) ---\n${report.serviceOutput.slice(-3000)}`;
+      try {
+        assert.deepEqual(report.violations, [], `invariants broken (seed ${report.seed}):${tail}`);
+        assert.equal(report.traffic.decisionsRefused.rate_limited, undefined, 'no reviewer was refused with 429');
+        // Timeout defaults applied to requests proposed after the step: the sweeper kept its cadence.
+        const [row] = await probe!.unsafeQuery(
+          `SELECT COUNT(*) AS n FROM il_audit e WHERE e.type = 'expired' AND e.seq > $1
+             AND EXISTS (SELECT 1 FROM il_audit c WHERE c.request_id = e.request_id AND c.type = 'interrupted' AND c.seq > $1)`,
+          [stepSeq],
+        );
+        assert.ok(Number(row?.n) > 0, `no timeout default was applied to a request created after the step${tail}`);
+        assert.match(report.auditVerify.output, /note: \d+ event\(s\) carry a time earlier than the event before them/);
+      } finally {
+        await backend.destroy();
+      }
+    });
+  });
+}
