@@ -162,6 +162,7 @@ describe('the packed package, installed into another project', () => {
         `@langchain/langgraph@${versionOf('@langchain/langgraph')}`,
         `@modelcontextprotocol/sdk@${versionOf('@modelcontextprotocol/sdk')}`,
         `@mastra/core@${versionOf('@mastra/core')}`,
+        `@anthropic-ai/claude-agent-sdk@${versionOf('@anthropic-ai/claude-agent-sdk')}`,
         // The upstream of the MCP quick start (docs/adapters/mcp.md).
         `@modelcontextprotocol/server-filesystem@${versionOf('@modelcontextprotocol/server-filesystem')}`,
         // The AI SDK's own declarations refer to these types; a strict project without skipLibCheck needs them.
@@ -215,6 +216,7 @@ describe('the packed package, installed into another project', () => {
         ['an OpenAI Agents SDK agent behind interlock-approvals/openai-agents', 'openai-agents.mjs', paused],
         ['a LangChain createAgent agent with interlock-approvals/langchain', 'langchain.mjs', paused],
         ['a Mastra agent behind interlock-approvals/mastra', 'mastra.mjs', paused],
+        ['a Claude Agent SDK session behind interlock-approvals/claude-agent-sdk', 'claude-agent-sdk.mjs', paused],
         [
           'an MCP server behind interlock-approvals/mcp',
           'mcp.mjs',
