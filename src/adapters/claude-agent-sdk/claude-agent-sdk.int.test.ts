@@ -119,11 +119,12 @@ describe('Claude Agent SDK adapter', () => {
   it('holdMs: the hook holds the call while a reviewer decides, and the turn goes on', async () => {
     script = () => [refund('toolu_h1', 40)];
     const decider = (async () => {
-      for (;;) {
+      for (let i = 0; i < 2000; i++) {
         const open = (await il.listRequests({ threadId: 'c-hold', status: 'pending' })).items;
         if (open[0]) return approve(open[0].id);
         await new Promise((r) => setTimeout(r, 50));
       }
+      throw new Error('the held call opened no request');
     })();
     const r = await agent({ holdMs: 60_000 }).invoke('refund 40', { threadId: 'c-hold' });
     await decider;
