@@ -1,7 +1,7 @@
 /**
  * `interlock-approvals/claude-agent-sdk`: Interlock in front of every tool call of a Claude Agent SDK
  * session — built-in tools, MCP tools and your in-process tools. Needs `@anthropic-ai/claude-agent-sdk`
- * 0.3+ (an optional peer dependency: install it in your project).
+ * 0.3.332+ (an optional peer dependency: install it in your project).
  * @example
  * import { createSdkMcpServer, query, tool } from '@anthropic-ai/claude-agent-sdk';
  * import { createClaudeAgent } from 'interlock-approvals/claude-agent-sdk';
