@@ -13,6 +13,7 @@ import { allBackends, startFakeAnthropic, type FakeAnthropic, type FakeAnthropic
 const policy: PolicyConfig = {
   tools: {
     Bash: [{ id: 'shell', tier: 'approve', role: 'supervisor', reason: 'a shell command' }],
+    Write: [{ id: 'notes', tier: 'auto', reason: 'notes in the work directory' }],
     issue_refund: [{ id: 'all', tier: 'approve', role: 'supervisor', reason: 'every refund' }],
   },
 };
@@ -114,6 +115,16 @@ describe('Claude Agent SDK adapter', () => {
     assert.equal(done.stopReason, 'interrupt');
     assert.equal((await il.getRequestOrThrow(r.interrupts[0]!.id)).status, 'executed');
     assert.notEqual(done.interrupts[0]!.id, r.interrupts[0]!.id);
+  });
+
+  it('a built-in tool the policy lets run: Claude Code runs it, and the audit log records it', async () => {
+    const note = join(cwd, 'note.txt');
+    script = () => [{ type: 'tool_use', id: 'toolu_w1', name: 'Write', input: { file_path: note, content: 'hello' } }];
+    const r = await agent().invoke('write a note', { threadId: 'c-write' });
+    assert.equal(r.stopReason, 'end_turn');
+    assert.equal(readFileSync(note, 'utf8'), 'hello');
+    const events = await il.audit.listAudit({ threadId: 'c-write' });
+    assert.ok(events.some((e) => e.type === 'auto_executed' && (e.payload as { tool?: string }).tool === 'Write'));
   });
 
   it('holdMs: the hook holds the call while a reviewer decides, and the turn goes on', async () => {

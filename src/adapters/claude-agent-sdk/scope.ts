@@ -104,8 +104,13 @@ export function interlockHook(h: HookContext, scope: RunScope): HookCallback {
 async function answer(h: HookContext, call: AdapterCall, claudeName: string, check: CallCheck): Promise<SeenCall> {
   const base = { call, claudeName, check, input: call.args };
   switch (check.kind) {
-    case 'run':
-      return { ...base, allowed: true };
+    case 'run': {
+      if (h.isOwn(claudeName)) return { ...base, allowed: true };
+      // Claude Code runs this one itself: the ledger and the audit log record that it was let through
+      // (and a notify rule's notification goes out); a replay after a crash lets it through again.
+      const r = await h.gate.run(call, async () => ({ handedTo: 'claude-agent-sdk' }), check);
+      return r.status === 'refused' ? { ...base, allowed: false, message: r.message } : { ...base, allowed: true };
+    }
     case 'block':
       await h.gate.recordBlock(call, check);
       return { ...base, allowed: false, message: check.message };
