@@ -19,6 +19,8 @@ export interface AppStore {
   close(): Promise<void>;
   /** Where it lives, for the report. */
   readonly durability: string;
+  /** Transactions `save` committed so far. */
+  commits(): number;
 }
 
 const TABLES = [
@@ -38,8 +40,10 @@ export function sqliteAppStore(scratch: Scratch, name: string): AppStore {
   );
   const clearPaused = db.prepare('DELETE FROM app_paused WHERE thread_id = ?');
   const getPaused = db.prepare('SELECT state FROM app_paused WHERE thread_id = ?');
+  let commits = 0;
   return {
     durability: 'synchronous=FULL (WAL)',
+    commits: () => commits,
     load: async (threadId) => select.all(threadId).map((r) => JSON.parse(String(r.body)) as unknown),
     async save(threadId, from, items, paused) {
       db.exec('BEGIN IMMEDIATE');
@@ -48,6 +52,7 @@ export function sqliteAppStore(scratch: Scratch, name: string): AppStore {
         if (paused === null) clearPaused.run(threadId);
         else if (paused !== undefined) setPaused.run(threadId, paused);
         db.exec('COMMIT');
+        commits++;
       } catch (err) {
         db.exec('ROLLBACK');
         throw err;
@@ -68,8 +73,10 @@ export async function postgresAppStore(scratch: Scratch, name: string, max = 16)
   pool.on('error', () => undefined); // a dropped idle connection must not crash the run
   await pool.query(`CREATE SCHEMA ${schema}`);
   for (const t of TABLES) await pool.query(t.replace('CREATE TABLE ', `CREATE TABLE ${schema}.`));
+  let commits = 0;
   return {
     durability: 'server defaults',
+    commits: () => commits,
     async load(threadId) {
       const r = await pool.query<{ body: string }>(
         `SELECT body FROM ${schema}.app_messages WHERE thread_id = $1 ORDER BY seq`,
@@ -93,6 +100,7 @@ export async function postgresAppStore(scratch: Scratch, name: string, max = 16)
             [threadId, paused],
           );
         await c.query('COMMIT');
+        commits++;
       } catch (err) {
         await c.query('ROLLBACK').catch(() => undefined);
         throw err;

@@ -19,6 +19,11 @@ export interface OversightAgent {
   cycle(threadId: string, input: string): Promise<void>;
   /** How many times the refund tool ran (each auto turn and each approved cycle runs it once). */
   runs(): number;
+  /**
+   * Transactions committed so far by what this side adds to the framework (the app's table, or
+   * Interlock's store: `store.stats`); absent where nothing is counted (LangGraph's checkpointers).
+   */
+  commits?(): number;
   close(): Promise<void>;
 }
 

@@ -67,6 +67,7 @@ async function own(scratch: Scratch, backend: OversightBackend): Promise<Oversig
       expect(done.finishReason === 'stop', `AI SDK resume on ${threadId} ended ${done.finishReason}`);
     },
     runs: () => log.runs.length,
+    commits: () => app.commits(),
     close: () => app.close(),
   };
 }
@@ -95,6 +96,7 @@ async function withInterlock(scratch: Scratch, backend: OversightBackend): Promi
       expect(done.stopReason === 'end_turn', `AI SDK + Interlock resume on ${threadId} ended ${done.stopReason}`);
     },
     runs: () => log.runs.length,
+    commits: () => store.stats.transactions,
     close: () => store.close(),
   };
 }

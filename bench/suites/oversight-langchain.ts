@@ -150,6 +150,7 @@ async function withInterlock(lg: LangGraphPeer, scratch: Scratch, backend: Overs
       expect(done.stopReason === 'end_turn', `LangChain + Interlock resume on ${threadId} ended ${done.stopReason}`);
     },
     runs: () => count.runs,
+    commits: () => store.stats.transactions,
     async close() {
       await store.close();
       await cp.close();

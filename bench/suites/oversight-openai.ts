@@ -86,6 +86,7 @@ async function own(scratch: Scratch, backend: OversightBackend): Promise<Oversig
       await app.save(threadId, held, done.history.slice(held), null);
     },
     runs: () => log.runs.length,
+    commits: () => app.commits(),
     close: () => app.close(),
   };
 }
@@ -116,6 +117,7 @@ async function withInterlock(scratch: Scratch, backend: OversightBackend): Promi
       );
     },
     runs: () => log.runs.length,
+    commits: () => store.stats.transactions,
     close: () => store.close(),
   };
 }

@@ -30,6 +30,8 @@ export interface OversightRun {
   opsPerSec: number;
   /** Per auto turn or per gated cycle (pause + decision + resume). */
   latencyMs: Summary;
+  /** Transactions per operation committed by what this side adds (null: not counted, LangGraph's checkpointers). */
+  commitsPerOp: number | null;
 }
 
 export interface OversightOptions {
@@ -55,9 +57,10 @@ async function measure(
   agent: OversightAgent,
   mode: OversightMode,
   o: { concurrency: number; seconds: number; minOps: number; turnsPerThread: number; run: string },
-): Promise<{ samples: number[]; elapsedMs: number }> {
+): Promise<{ samples: number[]; elapsedMs: number; commits: number | null }> {
   const samples: number[] = [];
   const before = agent.runs();
+  const committed = agent.commits?.();
   const t0 = performance.now();
   const deadline = t0 + o.seconds * 1000;
   let started = 0;
@@ -79,7 +82,8 @@ async function measure(
     agent.runs() - before === samples.length,
     `${agent.label}: ${agent.runs() - before} refunds ran in ${samples.length} ${mode} operations (${o.run})`,
   );
-  return { samples, elapsedMs };
+  const commits = committed === undefined ? null : agent.commits!() - committed;
+  return { samples, elapsedMs, commits };
 }
 
 /** Both sides of `pair`, every mode and concurrency, in interleaved rounds. */
@@ -104,7 +108,9 @@ export async function runOversightPair(
         run: `${tag}-${side}-${mode}-warm`,
       });
     for (const concurrency of o.concurrencies) {
-      const got = new Map(sides.map((s) => [s.side, { samples: [] as number[], elapsedMs: 0 }]));
+      const got = new Map(
+        sides.map((s) => [s.side, { samples: [] as number[], elapsedMs: 0, commits: null as number | null }]),
+      );
       for (let round = 0; round < o.rounds; round++) {
         // Alternate which side goes first, so neither always follows the other's leftover work.
         for (const { side, agent } of round % 2 ? [...sides].reverse() : sides) {
@@ -119,6 +125,7 @@ export async function runOversightPair(
           const acc = got.get(side)!;
           acc.samples.push(...m.samples);
           acc.elapsedMs += m.elapsedMs;
+          if (m.commits !== null) acc.commits = (acc.commits ?? 0) + m.commits;
         }
       }
       for (const { side, agent } of sides) {
@@ -134,6 +141,7 @@ export async function runOversightPair(
           ops: acc.samples.length,
           opsPerSec: acc.samples.length / (acc.elapsedMs / 1000),
           latencyMs: summarize(acc.samples),
+          commitsPerOp: acc.commits === null ? null : acc.commits / acc.samples.length,
         };
         out.push(run);
         log(
