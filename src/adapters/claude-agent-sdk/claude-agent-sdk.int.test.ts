@@ -127,6 +127,30 @@ describe('Claude Agent SDK adapter', () => {
     assert.ok(events.some((e) => e.type === 'auto_executed' && (e.payload as { tool?: string }).tool === 'Write'));
   });
 
+  it("reject: nothing runs, and Claude reads the reviewer's message", async () => {
+    script = (text) =>
+      text.startsWith('Interlock:') ? [{ type: 'text', text: 'Understood.' }] : [refund('toolu_r1', 43)];
+    const a = agent();
+    const r = await a.invoke('refund 43', { threadId: 'c-reject' });
+    const req = await il.getRequestOrThrow(r.interrupts[0]!.id);
+    const d = {
+      type: 'reject' as const,
+      message: 'order never paid',
+      expectedVersion: req.version,
+      actionHash: req.actionHash,
+    };
+    await il.decide(req.id, d, sam);
+    assert.equal((await a.resume('c-reject')).stopReason, 'end_turn');
+    assert.equal(
+      ran.some((x) => x.amount === 43),
+      false,
+    );
+    assert.match(
+      JSON.stringify(api.requests.at(-1)!.messages),
+      /not run\. A reviewer rejected this action.*order never paid/,
+    );
+  });
+
   it('holdMs: the hook holds the call while a reviewer decides, and the turn goes on', async () => {
     script = () => [refund('toolu_h1', 40)];
     const decider = (async () => {
