@@ -31,6 +31,9 @@ function throughProxy(backend: BackendInitializer, proxy: FaultProxy): BackendIn
         INTERLOCK_PG_CONNECT_TIMEOUT_MS: '500',
         INTERLOCK_PG_STATEMENT_TIMEOUT_MS: '1000',
         INTERLOCK_PG_KEEPALIVE_MS: '1000',
+        // The server keeps a cut-off session's transaction (and its row locks) until this deadline:
+        // the proxy holds the server's side of the connection open, as a partition does.
+        INTERLOCK_PG_IDLE_IN_TRANSACTION_TIMEOUT_MS: '2000',
       };
     },
   };
@@ -72,6 +75,7 @@ describe('PostgreSQL unreachable (network blackhole) mid-run', () => {
         );
       } finally {
         await proxy.close();
+        await backend.destroy();
       }
     },
   );

@@ -18,7 +18,7 @@ import {
 /**
  * Options of the PostgreSQL store. The deadlines ({@link PgTimeouts}) default to the
  * `INTERLOCK_PG_*_MS` environment variables, else 5 s to connect, 15 s per statement,
- * 60 s idle in a transaction and TCP keepalive after 10 s.
+ * 30 s idle in a transaction and TCP keepalive after 10 s.
  */
 export interface PostgresStoreOptions extends PgTimeouts {
   /** `postgres://user@host:port/db`; default `DATABASE_URL`. */
@@ -212,6 +212,7 @@ async function migrate(pool: pg.Pool, stats: PgStats, schema: string): Promise<v
       await client.query(migration('BEGIN'));
       // No statement deadline here: waiting for a concurrent migrator, or a long index build, is expected.
       await client.query(migration('SET LOCAL statement_timeout = 0'));
+      await client.query(migration('SET LOCAL idle_in_transaction_session_timeout = 0'));
       // Transaction-scoped lock: concurrent starters wait, then see the migration applied.
       await client.query(migration(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`));
       await client.query(migration(`CREATE SCHEMA IF NOT EXISTS ${schema}`));

@@ -18,9 +18,11 @@ export interface PgTimeouts {
    */
   statementTimeoutMs?: number;
   /**
-   * A transaction left open without a statement (default 60000;
+   * A transaction left open without a statement (default 30000;
    * `INTERLOCK_PG_IDLE_IN_TRANSACTION_TIMEOUT_MS`): the server ends its session and frees its locks,
-   * so a process that stalls mid-transaction cannot hold rows others wait for.
+   * so a process that stalls mid-transaction, or whose connection a partition cut without the server
+   * noticing, cannot hold rows others wait for. Interlock's own transactions never wait on anything
+   * but the database between statements.
    */
   idleInTransactionTimeoutMs?: number;
   /**
@@ -39,7 +41,7 @@ export const CLIENT_GRACE_MS = 1000;
 const SETTINGS: ReadonlyArray<{ key: keyof PgTimeouts; env: string; fallback: number }> = [
   { key: 'connectTimeoutMs', env: 'INTERLOCK_PG_CONNECT_TIMEOUT_MS', fallback: 5000 },
   { key: 'statementTimeoutMs', env: 'INTERLOCK_PG_STATEMENT_TIMEOUT_MS', fallback: 15_000 },
-  { key: 'idleInTransactionTimeoutMs', env: 'INTERLOCK_PG_IDLE_IN_TRANSACTION_TIMEOUT_MS', fallback: 60_000 },
+  { key: 'idleInTransactionTimeoutMs', env: 'INTERLOCK_PG_IDLE_IN_TRANSACTION_TIMEOUT_MS', fallback: 30_000 },
   { key: 'keepAliveMs', env: 'INTERLOCK_PG_KEEPALIVE_MS', fallback: 10_000 },
 ];
 
