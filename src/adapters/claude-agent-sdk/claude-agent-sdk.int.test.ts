@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -149,6 +149,22 @@ describe('Claude Agent SDK adapter', () => {
       JSON.stringify(api.requests.at(-1)!.messages),
       /not run\. A reviewer rejected this action.*order never paid/,
     );
+  });
+
+  it("settings rules: an ask rule is answered from the hook's decision, a deny rule still wins", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'interlock-claude-settings-'));
+    mkdirSync(join(dir, '.claude'));
+    // Claude Code's file rules are Edit(...) rules, relative to the project; they cover Write as well.
+    const permissions = { ask: ['Edit(asked.txt)'], deny: ['Edit(denied.txt)'] };
+    writeFileSync(join(dir, '.claude', 'settings.json'), JSON.stringify({ permissions }));
+    script = () => [
+      { type: 'tool_use', id: 'toolu_s1', name: 'Write', input: { file_path: join(dir, 'asked.txt'), content: 'a' } },
+      { type: 'tool_use', id: 'toolu_s2', name: 'Write', input: { file_path: join(dir, 'denied.txt'), content: 'd' } },
+    ];
+    const a = agent({ options: { cwd: dir, env: api.env(), settingSources: ['project'] } });
+    assert.equal((await a.invoke('write two notes', { threadId: 'c-settings' })).stopReason, 'end_turn');
+    assert.equal(readFileSync(join(dir, 'asked.txt'), 'utf8'), 'a');
+    assert.equal(existsSync(join(dir, 'denied.txt')), false);
   });
 
   it('holdMs: the hook holds the call while a reviewer decides, and the turn goes on', async () => {

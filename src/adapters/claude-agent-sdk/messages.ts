@@ -54,15 +54,26 @@ export function toThreadMessages(prompt: string, messages: readonly SDKMessage[]
   return out;
 }
 
-/** Claude's tool_use blocks of a turn (the main session's and sub-agents'): every one must have passed the hook. */
-export function toolUses(messages: readonly SDKMessage[]): Array<{ id: string; name: string }> {
-  const out: Array<{ id: string; name: string }> = [];
+/**
+ * Claude's tool calls of a turn (the main session's and sub-agents') that ran: a `tool_use` whose
+ * `tool_result` is not an error. Each of them must have passed the hook; a call Claude Code refused
+ * itself (a settings deny rule is checked before hooks) did not run.
+ */
+export function toolsThatRan(messages: readonly SDKMessage[]): Array<{ id: string; name: string }> {
+  const calls: Array<{ id: string; name: string }> = [];
+  const failed = new Set<string>();
+  const answered = new Set<string>();
   for (const m of messages) {
-    if (m.type !== 'assistant' || !Array.isArray(m.message.content)) continue;
-    for (const b of m.message.content as Block[])
-      if (b.type === 'tool_use' && b.id) out.push({ id: b.id, name: b.name ?? '' });
+    if ((m.type !== 'assistant' && m.type !== 'user') || !Array.isArray(m.message.content)) continue;
+    for (const b of m.message.content as Array<Block & { is_error?: boolean }>) {
+      if (m.type === 'assistant' && b.type === 'tool_use' && b.id) calls.push({ id: b.id, name: b.name ?? '' });
+      if (m.type === 'user' && b.type === 'tool_result' && b.tool_use_id) {
+        answered.add(b.tool_use_id);
+        if (b.is_error) failed.add(b.tool_use_id);
+      }
+    }
   }
-  return out;
+  return calls.filter((c) => answered.has(c.id) && !failed.has(c.id));
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Options, SDKMessage, SDKResultMessage } from '@anthropic-ai/claude-agent-sdk';
 import { InterlockSystemError, type ApprovalRequest } from '../../core/index.ts';
 import { interruptsOf, watchWiring, NotWiredError, type AdapterState, type ThreadRun } from '../core/index.ts';
-import { toThreadMessages, toolUses } from './messages.ts';
+import { toThreadMessages, toolsThatRan } from './messages.ts';
 import type { ClaudeContext, ClaudeWaiting } from './context.ts';
 import { interlockCanUseTool, interlockHook, type RunScope } from './scope.ts';
 import { gatedServer, HOW, INTEGRATION } from './tools.ts';
@@ -29,6 +29,18 @@ export function turnOptions(
     hooks: {
       ...base.hooks,
       PreToolUse: [{ hooks: [interlockHook(ctx.hook, scope)] }, ...(base.hooks?.PreToolUse ?? [])],
+      // Proof that the session runs with Interlock's hooks: a turn without it was started around them.
+      UserPromptSubmit: [
+        {
+          hooks: [
+            async () => {
+              scope.wired = true;
+              return {};
+            },
+          ],
+        },
+        ...(base.hooks?.UserPromptSubmit ?? []),
+      ],
     },
     canUseTool: interlockCanUseTool(scope),
     ...(server ? { mcpServers: { ...base.mcpServers, [ctx.o.server ?? 'interlock']: server } } : {}),
@@ -55,7 +67,7 @@ export class ClaudeTurnError extends InterlockSystemError {
   }
 }
 
-/** One SDK turn over a held thread; fails closed when a tool call the SDK reports never passed Interlock's hook. */
+/** One SDK turn over a held thread; fails closed when a tool call ran that never passed Interlock's hook. */
 async function runTurn(
   ctx: ClaudeContext,
   threadId: string,
@@ -82,7 +94,8 @@ async function runTurn(
       if (m.type === 'result') result = m;
     }
   });
-  const unseen = toolUses(messages).find((u) => !scope.seen.has(u.id));
+  if (!scope.wired) throw new NotWiredError(INTEGRATION, 'a turn', HOW);
+  const unseen = toolsThatRan(messages).find((u) => !scope.seen.has(u.id));
   if (unseen) throw new NotWiredError(INTEGRATION, `tool call "${unseen.name}"`, HOW);
   if (!result || result.subtype !== 'success' || result.is_error) throw new ClaudeTurnError(threadId, result);
   return { messages, result, transcript: transcript.after(result.session_id) };

@@ -30,6 +30,8 @@ export interface RunScope {
   readonly stopped: Array<{ call: AdapterCall; extra: { tool: string } }>;
   /** Ids of the paused calls this turn proposed again. */
   readonly reproposed: Set<string>;
+  /** Set when Interlock's hooks fired in the turn: the query function passed its options on. */
+  wired: boolean;
   /** Take the id of a paused call with this action, once: the model calls it again under a new id. */
   takePaused(hash: string): string | undefined;
   /** With `holdMs`: hold a call that needs a person until its decision (see {@link holdFor}). */
@@ -50,6 +52,7 @@ export function createScope(
     seen: new Map(),
     stopped: [],
     reproposed,
+    wired: false,
     ...(hold ? { hold } : {}),
     takePaused(hash) {
       const id = paused.get(hash)?.shift();
