@@ -167,6 +167,25 @@ describe('Claude Agent SDK adapter', () => {
     assert.equal(existsSync(join(dir, 'denied.txt')), false);
   });
 
+  it('turnTimeoutMs: a turn that never ends fails, saves nothing and gives the thread back', async () => {
+    let answer: () => void = () => undefined;
+    const silent = await startFakeAnthropic(
+      () => new Promise((r) => (answer = () => r([{ type: 'text', text: 'late' }]))),
+    );
+    const a = agent({ turnTimeoutMs: 1500, options: { cwd, env: silent.env(), settingSources: [] } });
+    await assert.rejects(a.invoke('hello', { threadId: 'c-timeout' }), (e: Error & { code?: string }) => {
+      assert.equal(e.code, 'internal');
+      assert.match(e.message, /no result within 1500 ms.*run it again/);
+      return true;
+    });
+    answer();
+    await silent.close();
+    assert.deepEqual(await il.threads.listMessages('c-timeout'), []);
+    // The lease is free: another run of the thread is not busy.
+    script = () => [{ type: 'text', text: 'Hi.' }];
+    assert.equal((await agent().invoke('hello', { threadId: 'c-timeout' })).stopReason, 'end_turn');
+  });
+
   it('holdMs: the hook holds the call while a reviewer decides, and the turn goes on', async () => {
     script = () => [refund('toolu_h1', 40)];
     const decider = (async () => {

@@ -44,6 +44,8 @@ export function checkOptions(o: ClaudeAgentOptions): void {
     throw new ConfigError(
       `${fn}: options.mcpServers already has a server "${server}"; Interlock serves your tools under that name. Pick another "server".`,
     );
+  if (o.turnTimeoutMs !== undefined && !(Number.isFinite(o.turnTimeoutMs) && o.turnTimeoutMs > 0))
+    throw new ConfigError(`${fn}: "turnTimeoutMs" must be a number of milliseconds > 0.`);
   if (o.holdMs !== undefined && !(Number.isFinite(o.holdMs) && o.holdMs >= 0))
     throw new ConfigError(`${fn}: "holdMs" must be a number of milliseconds ≥ 0.`);
 }

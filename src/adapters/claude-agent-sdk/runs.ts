@@ -51,12 +51,14 @@ export function turnOptions(
 
 /** A turn that ended in an error (the model's API, the CLI): nothing of it is saved; run it again (code `internal`). */
 export class ClaudeTurnError extends InterlockSystemError {
-  constructor(threadId: string, result: SDKResultMessage | undefined) {
-    const why = !result
-      ? 'the SDK ended without a result message'
-      : 'result' in result && result.result
-        ? result.result
-        : ('errors' in result ? result.errors.join('; ') : '') || result.subtype;
+  constructor(threadId: string, result: SDKResultMessage | undefined, reason?: string) {
+    const why = reason
+      ? reason
+      : !result
+        ? 'the SDK ended without a result message'
+        : 'result' in result && result.result
+          ? result.result
+          : ('errors' in result ? result.errors.join('; ') : '') || result.subtype;
     super(
       'internal',
       `Claude Agent SDK turn of thread ${threadId} failed: ${why}. Nothing of it was saved; run it again.`,
@@ -82,8 +84,13 @@ async function runTurn(
   const messages: SDKMessage[] = [];
   const transcript = turnTranscript(saved);
   let result: SDKResultMessage | undefined;
+  const options = turnOptions(ctx, scope, transcript, saved?.sessionId);
+  // A turn that never ends would hold the thread's lease for good: turnTimeoutMs aborts its process.
+  const timeout = ctx.o.turnTimeoutMs;
+  const abort = options.abortController ?? new AbortController();
+  const timer = timeout ? setTimeout(() => abort.abort(), timeout) : undefined;
   await watchWiring(INTEGRATION, HOW, async () => {
-    for await (const m of ctx.o.query({ prompt, options: turnOptions(ctx, scope, transcript, saved?.sessionId) })) {
+    for await (const m of ctx.o.query({ prompt, options: { ...options, abortController: abort } })) {
       messages.push(m);
       if (m.type === 'system' && m.subtype === 'init' && m.permissionMode === 'bypassPermissions')
         throw new NotWiredError(
@@ -93,7 +100,13 @@ async function runTurn(
         );
       if (m.type === 'result') result = m;
     }
-  });
+  })
+    .catch((e: unknown) => {
+      if (abort.signal.aborted && timeout)
+        throw new ClaudeTurnError(threadId, undefined, `no result within ${timeout} ms`);
+      throw e;
+    })
+    .finally(() => clearTimeout(timer));
   if (!scope.wired) throw new NotWiredError(INTEGRATION, 'a turn', HOW);
   const unseen = toolsThatRan(messages).find((u) => !scope.seen.has(u.id));
   if (unseen) throw new NotWiredError(INTEGRATION, `tool call "${unseen.name}"`, HOW);

@@ -73,6 +73,11 @@ export interface ClaudeAgentOptions extends Omit<CallGateOptions, 'interlock' | 
    * refused to the model, the turn ends, and `resume` continues the session once a reviewer decided.
    */
   holdMs?: number;
+  /**
+   * The longest a turn may take (ms; default: no limit). Past it the SDK's process is aborted and the
+   * turn fails with {@link ClaudeTurnError}: nothing of it is saved, and the thread's lease is given back.
+   */
+  turnTimeoutMs?: number;
   /** The user message `resume` sends with the decisions (default: {@link resumePrompt}). */
   resumePrompt?: (decided: readonly DecidedCall[]) => string;
 }
