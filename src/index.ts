@@ -63,7 +63,7 @@ export { reveal, revealDeep, findHidden, hasHidden, type HiddenChar } from './co
 export type * from './store/types.ts';
 export { createSqliteStore, type SqliteStoreOptions } from './store/sqlite/sqlite-store.ts';
 export { openStore } from './store/open-store.ts';
-export { isStoreUnavailable } from './store/unavailable.ts';
+export { isStorageFull, isStoreUnavailable } from './store/unavailable.ts';
 
 // The engine: gate, pause, decide, expire, execute once, audit.
 export * from './engine/index.ts';
