@@ -133,7 +133,14 @@ describe('the packed package, installed into another project', () => {
     app = join(work, 'app');
     mkdirSync(app);
     cpSync(join(ROOT, 'test/package/consumer'), app, { recursive: true });
-    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+    // Strands Agents declares optional peers (openai 6, @ai-sdk/provider 3) older than what the OpenAI
+    // Agents SDK and the AI SDK bring: a project with them all resolves those peers to its own versions,
+    // as docs/adapters/strands.md tells users to, and as this repository does.
+    const { overrides } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { overrides?: unknown };
+    writeFileSync(
+      join(app, 'package.json'),
+      JSON.stringify({ name: 'consumer', private: true, type: 'module', ...(overrides ? { overrides } : {}) }),
+    );
     const types = JSON.parse(readFileSync(join(ROOT, 'node_modules/@types/node/package.json'), 'utf8')) as {
       version: string;
     };

@@ -174,11 +174,12 @@ async function forward(
  */
 async function hold(ctx: GatewayContext, call: AdapterCall, site: CallSite, extra: CallExtra): Promise<CallCheck> {
   const { gate, il } = ctx;
-  const until = Date.now() + ctx.holdMs;
+  // An interval, so a monotonic clock: a wall clock stepped back must not stretch the hold.
+  const until = performance.now() + ctx.holdMs;
   let c = await gate.check(call);
-  while (c.kind === 'wait' && Date.now() < until && !extra.signal.aborted) {
+  while (c.kind === 'wait' && performance.now() < until && !extra.signal.aborted) {
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, Math.min(1000, Math.max(0, until - Date.now())));
+      const timer = setTimeout(done, Math.min(1000, Math.max(0, until - performance.now())));
       const off = il.on((e) => {
         if (e.type === 'approval.decided' || e.type === 'approval.expired') done();
       });
