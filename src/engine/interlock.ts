@@ -12,7 +12,7 @@ import {
   type ToolCall,
 } from '../core/index.ts';
 import { definePolicy } from '../core/index.ts';
-import type { RequestQuery, Store } from '../store/types.ts';
+import type { ClockSkew, RequestQuery, Store } from '../store/types.ts';
 import type { EngineContext, EngineEvent, ToolSchemaEntry } from './context.ts';
 import { createEventHub } from './event-hub.ts';
 import {
@@ -59,7 +59,10 @@ export interface InterlockOptions {
   policy: PolicyConfig | Policy;
   /** Argument schemas of the tools, so edits can be validated. */
   tools?: Record<string, ToolSchemaEntry>;
-  /** Clock in epoch ms (default `Date.now`); tests pass a fake one. */
+  /**
+   * Clock in epoch ms; tests pass a fake one. Default: the store's clock when it has one (PostgreSQL:
+   * the database's, so every process judges leases and expiry by one clock), else `Date.now`.
+   */
   now?: () => number;
   /** Uniform random numbers in [0, 1) deciding planted checks (default `Math.random`); tests pass a fixed sequence. */
   random?: () => number;
@@ -105,8 +108,10 @@ export interface Interlock {
   readonly notes: NoteOps;
   /** Approved actions that failed when they ran: the "needs attention" list and its count. */
   readonly attention: AttentionOps;
-  /** The engine's clock (epoch ms). */
+  /** The engine's clock (epoch ms): the injected `now`, else the store's shared clock (the database's on PostgreSQL), else the process's. */
   now(): number;
+  /** How far this process's clock is from the database's, when the store keeps one clock for several processes (PostgreSQL); else null. */
+  clockSkew(): ClockSkew | null;
   /** Lease owner name of this process. */
   readonly owner: string;
   /** How long leases last unless renewed (thread runs, execution claims, jobs). */
@@ -242,7 +247,7 @@ export function createInterlock(options: InterlockOptions): Interlock {
     store: options.store,
     policy,
     tools,
-    now: options.now ?? Date.now,
+    now: engineClock(options),
     fallbackRole: options.fallbackRole ?? 'supervisor',
     owner,
     leaseMs,
@@ -260,6 +265,7 @@ export function createInterlock(options: InterlockOptions): Interlock {
     notes: noteOps(ctx),
     attention: attentionOps(ctx),
     now: () => ctx.now(),
+    clockSkew: () => options.store.clock?.skew() ?? null,
     owner,
     leaseMs: ctx.leaseMs,
     storeName: options.store.name,
@@ -295,6 +301,15 @@ export function createInterlock(options: InterlockOptions): Interlock {
     cardOpened: (requestId, reviewerId) => ctx.store.recordCardOpen(requestId, reviewerId, ctx.now()),
     on: hub.on,
   };
+}
+
+/**
+ * The injected clock, else the store's: one clock for all processes sharing the database, so a
+ * skewed host neither takes over live work nor expires anything early.
+ */
+function engineClock(options: InterlockOptions): () => number {
+  const clock = options.store.clock;
+  return options.now ?? (clock ? () => clock.now() : Date.now);
 }
 
 /** What became of a framework's call (Interlock.callOutcome). */

@@ -228,7 +228,11 @@ function mountRoutes(
   app.route(
     '/',
     healthRoutes(
-      { name: interlock.storeName, getAuditHeads: () => interlock.audit.getAuditHeads() },
+      {
+        name: interlock.storeName,
+        getAuditHeads: () => interlock.audit.getAuditHeads(),
+        clockSkew: () => interlock.clockSkew(),
+      },
       { readyTimeoutMs: 2000, storage },
     ),
   );

@@ -82,6 +82,22 @@ function eventSeries(registry: Registry) {
   };
 }
 
+/** How far this process's clock is from the database's (PostgreSQL), measured by the store; set when scraped. */
+function clockGauges(registry: Registry) {
+  return {
+    offset: new Gauge({
+      name: 'interlock_clock_offset_seconds',
+      help: "The database's clock minus this process's, as last measured (PostgreSQL). Interlock corrects for it; a large value means the host's time sync is broken.",
+      registers: [registry],
+    }),
+    skewed: new Gauge({
+      name: 'interlock_clock_skewed',
+      help: '1 when this process’s clock is off from the database’s by more than the tolerance (INTERLOCK_CLOCK_TOLERANCE_MS), else 0.',
+      registers: [registry],
+    }),
+  };
+}
+
 type EventSeries = ReturnType<typeof eventSeries>;
 
 /** Queue gauges, computed from the store when scraped (so every process reports the shared queue). */
@@ -162,6 +178,8 @@ export function createMetrics(interlock: Interlock, opts: MetricsOptions = {}): 
   if (opts.processMetrics) collectDefaultMetrics({ register: registry });
   const series = eventSeries(registry);
   const { queueDepth, oldest } = queueGauges(registry);
+  // Only a store that keeps one clock for several processes has an offset to report.
+  const clock = interlock.clockSkew() ? clockGauges(registry) : undefined;
 
   // Events name the request but not every detail; these look-ups finish before the next scrape renders.
   const lookups = new Set<Promise<void>>();
@@ -182,6 +200,11 @@ export function createMetrics(interlock: Interlock, opts: MetricsOptions = {}): 
     contentType: registry.contentType,
     async render() {
       await Promise.allSettled([...lookups]);
+      const skew = interlock.clockSkew();
+      if (clock && skew?.offsetMs != null) {
+        clock.offset.set(skew.offsetMs / 1000);
+        clock.skewed.set(skew.skewed ? 1 : 0);
+      }
       const rows = await interlock.requests.countPendingByRole();
       const now = interlock.now();
       queueDepth.reset();

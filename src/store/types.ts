@@ -3,6 +3,8 @@ import type { ApprovalRequest, RequestStatus, AuditEvent, AuditEventInput, Chain
 export * from './rows.ts';
 export * from './claim-note-types.ts';
 export * from './attention-types.ts';
+export * from './clock-types.ts';
+import type { StoreClock } from './clock-types.ts';
 import type { AttentionStoreOps } from './attention-types.ts';
 import type { ClaimStoreOps, NoteStoreOps } from './claim-note-types.ts';
 import type {
@@ -350,6 +352,11 @@ export interface StoreEventBus {
 
 /** The one storage interface the engine talks to. */
 export interface Store extends StoreTx {
+  /**
+   * Present when several processes share the database: its clock, which the engine takes its time
+   * from, so leases, expiry and audit times mean the same in every process whatever their clocks say.
+   */
+  readonly clock?: StoreClock;
   /** Present when several processes can share the database: live events reach all of them. */
   readonly events?: StoreEventBus;
   readonly name: 'sqlite' | 'postgres';

@@ -6,6 +6,7 @@ import type { Dialect, Row, SqlExecutor } from '../sql/executor.ts';
 import { sqlOps, standaloneOps } from '../sql/repository.ts';
 import { applyMigrations } from '../sql/migrate.ts';
 import { createPgEventBus } from './event-bus.ts';
+import { createDbClock, type DbClock, type ProcessClocks } from './clock.ts';
 import { checked, expecting, pipelinedSession, pipelinedTx, type PgStats } from './pipeline.ts';
 import {
   pgClientSettings,
@@ -27,6 +28,50 @@ export interface PostgresStoreOptions extends PgTimeouts {
   schema?: string;
   /** Pool size (default 10). */
   max?: number;
+  /**
+   * How far this process's clock may be from the database's before it says so, in ms (default 2000;
+   * `INTERLOCK_CLOCK_TOLERANCE_MS`): a warning logged once, the `interlock_clock_skewed` metric and
+   * `/readyz`'s `clock` detail. Times are corrected whatever the offset (see {@link Store.clock}).
+   */
+  clockToleranceMs?: number;
+  /** How often the offset to the database's clock is measured again, in ms (default 30 000; 0: only at `migrate`). */
+  clockCheckMs?: number;
+  /** The process's clocks (default `Date.now`, `performance.now`); tests pass a skewed one. */
+  processClocks?: Partial<ProcessClocks>;
+  /** Where the one clock warning goes (default `console.warn`). */
+  warn?: (message: string) => void;
+}
+
+/** A whole number of ms from the option, else the environment variable, else the default. */
+function wholeMs(given: number | undefined, env: string, fallback: number, key: string): number {
+  const raw = process.env[env];
+  const v = given ?? (raw === undefined || raw === '' ? fallback : Number(raw));
+  if (!Number.isInteger(v) || v < 0)
+    throw new ConfigError(
+      `createPostgresStore: ${given === undefined ? `the environment variable ${env}` : `"${key}"`} must be a whole number of milliseconds, 0 or more (default ${fallback}), not ${String(given ?? raw)}.`,
+    );
+  return v;
+}
+
+/** The database's clock for this store: the first measurement at `migrate`, then every `clockCheckMs`. */
+function dbClock(pool: pg.Pool, options: PostgresStoreOptions): DbClock {
+  const toleranceMs = wholeMs(options.clockToleranceMs, 'INTERLOCK_CLOCK_TOLERANCE_MS', 2000, 'clockToleranceMs');
+  const intervalMs = wholeMs(options.clockCheckMs, 'INTERLOCK_CLOCK_CHECK_MS', 30_000, 'clockCheckMs');
+  return createDbClock({
+    // clock_timestamp(), not now(): now() is the transaction's start, and this must be the moment of reading.
+    read: async () =>
+      Number(
+        (await pool.query<{ t: number }>('SELECT (extract(epoch from clock_timestamp()) * 1000)::bigint AS t')).rows[0]
+          ?.t,
+      ),
+    clocks: {
+      wall: options.processClocks?.wall ?? Date.now,
+      monotonic: options.processClocks?.monotonic ?? (() => performance.now()),
+    },
+    toleranceMs,
+    intervalMs,
+    ...(options.warn ? { warn: options.warn } : {}),
+  });
 }
 
 const dialect: Dialect = {
@@ -238,6 +283,7 @@ export function createPostgresStore(options: PostgresStoreOptions = {}): Store {
   const stats: PgStats = { transactions: 0, statements: 0, roundTrips: 0 };
   const ops = sqlOps(executor(pool, stats), dialect);
   const bus = createPgEventBus({ pool, connectionString, types, schema, timeouts });
+  const clock = dbClock(pool, options);
 
   return {
     ...standaloneOps(
@@ -250,7 +296,12 @@ export function createPostgresStore(options: PostgresStoreOptions = {}): Store {
     stats,
     transaction: (fn) => transaction(pool, stats, fn),
     batch: (fn) => batch(pool, stats, fn),
-    migrate: () => migrate(pool, stats, schema),
+    async migrate() {
+      await migrate(pool, stats, schema);
+      // Every process opens the store through migrate: from here on its times are the database's.
+      await clock.measure();
+    },
+    clock: { now: () => clock.now(), skew: () => clock.skew() },
     unsafeQuery: (sql, params = []) => executor(pool, stats, unnamed).all(sql, params),
     async threadStorageBytes(threadId) {
       const r = await pool.query<{ n: number }>(
@@ -265,6 +316,7 @@ export function createPostgresStore(options: PostgresStoreOptions = {}): Store {
       // Closing twice is a no-op, as on SQLite: the owner and a test harness may both close a store.
       if (closed) return;
       closed = true;
+      clock.stop();
       await bus.close();
       await pool.end();
     },

@@ -1,0 +1,125 @@
+import type { ClockSkew, StoreClock } from '../types.ts';
+
+/** One reading of the database's clock, bracketed by the process's. */
+export interface OffsetSample {
+  /** Database time minus process time at the midpoint of the round trip, in ms. */
+  offsetMs: number;
+  /** The round trip; the offset is known to within half of it. */
+  roundTripMs: number;
+  /** The database's reading, and the monotonic time taken as its moment (the midpoint). */
+  dbAt: number;
+  monoAt: number;
+}
+
+/** The clocks a {@link createDbClock} reads: the process's wall clock and a monotonic one. */
+export interface ProcessClocks {
+  /** Wall clock in epoch ms (default `Date.now`); only the reported offset depends on it. */
+  wall: () => number;
+  /** Monotonic ms (default `performance.now`): time between measurements is counted on it. */
+  monotonic: () => number;
+}
+
+/**
+ * The offset of the database's clock from the process's: `samples` readings, keeping the one with
+ * the shortest round trip (the least uncertain, as NTP does). `read` answers the database's epoch ms.
+ */
+export async function measureOffset(
+  read: () => Promise<number>,
+  clocks: ProcessClocks,
+  samples = 3,
+): Promise<OffsetSample> {
+  let best: OffsetSample | undefined;
+  for (let i = 0; i < samples; i++) {
+    const w0 = clocks.wall();
+    const m0 = clocks.monotonic();
+    const db = await read();
+    const m1 = clocks.monotonic();
+    const w1 = clocks.wall();
+    const sample = { offsetMs: db - (w0 + w1) / 2, roundTripMs: m1 - m0, dbAt: db, monoAt: (m0 + m1) / 2 };
+    if (!best || sample.roundTripMs < best.roundTripMs) best = sample;
+  }
+  if (!best) throw new RangeError('measureOffset needs at least one sample');
+  return best;
+}
+
+/** Options of {@link createDbClock}. */
+export interface DbClockOptions {
+  /** Reads the database's clock in epoch ms. */
+  read: () => Promise<number>;
+  clocks: ProcessClocks;
+  /** Offset beyond which the process says its clock is off (ms). */
+  toleranceMs: number;
+  /** How often the offset is measured again (ms, on a monotonic timer); 0: only at start. */
+  intervalMs: number;
+  /** Where the one warning goes (default `console.warn`). */
+  warn?: (message: string) => void;
+}
+
+/** A {@link StoreClock} that also starts and stops its measurements. */
+export interface DbClock extends StoreClock {
+  /** Measure now (and, the first time, start measuring every `intervalMs`); a failure is recorded, then thrown. */
+  measure(): Promise<void>;
+  stop(): void;
+}
+
+/**
+ * The database's clock, read from this process: anchored at the last measurement and advanced on the
+ * monotonic clock, so neither a skewed process clock nor a step of it between measurements moves it.
+ * Before the first measurement it is the process's wall clock. It never runs backwards: a new anchor
+ * a little behind the old one (a measurement's uncertainty) holds the time until it catches up.
+ */
+export function createDbClock(opts: DbClockOptions): DbClock {
+  const { clocks, toleranceMs } = opts;
+  const warn = opts.warn ?? ((m: string) => console.warn(m));
+  let anchor: OffsetSample | undefined;
+  let error: string | undefined;
+  let last = -Infinity;
+  let warned = false;
+  let timer: NodeJS.Timeout | undefined;
+
+  const skewed = () => anchor !== undefined && Math.abs(anchor.offsetMs) > toleranceMs;
+  async function measure(): Promise<void> {
+    try {
+      anchor = await measureOffset(opts.read, clocks);
+      error = undefined;
+    } catch (err) {
+      error = (err as Error).message;
+      throw err;
+    }
+    if (skewed() && !warned) {
+      warned = true;
+      const s = Math.round(anchor.offsetMs / 100) / 10;
+      warn(
+        `interlock: this process's clock is ${Math.abs(s)} s ${s < 0 ? 'ahead of' : 'behind'} the database's (tolerance ${toleranceMs / 1000} s). ` +
+          `Interlock uses the database's time for leases, expiry and audit times, so nothing goes wrong, but fix the host's time sync (NTP/chrony).`,
+      );
+    }
+    if (!timer && opts.intervalMs > 0) {
+      // A failed re-measurement keeps the last anchor (the monotonic clock keeps counting) and is reported in skew().
+      timer = setInterval(() => void measure().catch(() => undefined), opts.intervalMs);
+      timer.unref();
+    }
+  }
+  return {
+    now() {
+      // Unmeasured, the wall clock is all there is; the hold against running backwards starts at the first anchor.
+      if (!anchor) return clocks.wall();
+      last = Math.max(last, Math.round(anchor.dbAt + (clocks.monotonic() - anchor.monoAt)));
+      return last;
+    },
+    skew(): ClockSkew {
+      return {
+        offsetMs: anchor ? Math.round(anchor.offsetMs) : null,
+        roundTripMs: anchor ? Math.round(anchor.roundTripMs) : null,
+        toleranceMs,
+        skewed: skewed(),
+        ...(error !== undefined ? { error } : {}),
+      };
+    },
+    measure,
+    stop() {
+      clearInterval(timer);
+      timer = undefined;
+    },
+  };
+}
