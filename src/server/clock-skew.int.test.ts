@@ -141,8 +141,12 @@ describe('one clock for all processes on postgres: a process skewed by +1 h', ()
 });
 
 describe('the clock on readiness and metrics', () => {
-  it('a PostgreSQL store whose offset was never measured is not ready (503 clock_unknown)', async () => {
-    const store = createPostgresStore({ connectionString: TEST_DATABASE_URL, schema: 'il_never_opened' });
+  it('a PostgreSQL store whose offset cannot be measured is not ready (503 clock_unknown)', async () => {
+    // A database that refuses connections: the measurement each readiness probe starts cannot succeed.
+    const store = createPostgresStore({
+      connectionString: 'postgres://postgres@127.0.0.1:1/none',
+      connectTimeoutMs: 500,
+    });
     try {
       const il = createInterlock({ store, policy });
       assert.equal(il.clockSkew()?.offsetMs, null);

@@ -59,8 +59,6 @@ describe('createDbClock', () => {
       intervalMs: 0,
       warn: (m) => warnings.push(m),
     });
-    assert.equal(clock.skew().offsetMs, null, 'unmeasured');
-    assert.equal(clock.now(), w.clocks.wall(), 'before a measurement, the process clock');
     await clock.measure();
     assert.equal(clock.now(), w.clocks.wall() - 3_600_000);
     w.advance(5000);
@@ -69,6 +67,35 @@ describe('createDbClock', () => {
     assert.equal(warnings.length, 1, 'one warning, not one per measurement');
     assert.match(warnings[0]!, /3600 s ahead of the database's/);
     assert.deepEqual(clock.skew(), { offsetMs: -3_600_000, roundTripMs: 20, toleranceMs: 2000, skewed: true });
+  });
+
+  it('unmeasured, it is the process clock, and reading it starts one measurement (shared by all callers)', async () => {
+    let reads = 0;
+    let answer!: (t: number) => void;
+    const clock = createDbClock({
+      read: () => {
+        reads++;
+        return new Promise<number>((r) => (answer = r));
+      },
+      clocks: { wall: () => 10_000, monotonic: () => 0 },
+      toleranceMs: 2000,
+      intervalMs: 0,
+      warn: () => undefined,
+    });
+    assert.equal(clock.now(), 10_000, 'before a measurement, the process clock');
+    assert.equal(clock.skew().offsetMs, null);
+    const measured = clock.measure();
+    assert.equal(reads, 1, 'one read in flight, not one per caller');
+    answer(4000);
+    // The best of three samples: answer the other two the same.
+    for (let i = 0; i < 2; i++) {
+      await new Promise((r) => setImmediate(r));
+      answer(4000);
+    }
+    await measured;
+    assert.equal(reads, 3);
+    assert.equal(clock.now(), 4000);
+    assert.equal(clock.skew().offsetMs, -6000);
   });
 
   it('a process clock step between measurements moves nothing; a process within tolerance says nothing', async () => {

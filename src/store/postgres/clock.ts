@@ -65,8 +65,9 @@ export interface DbClock extends StoreClock {
 /**
  * The database's clock, read from this process: anchored at the last measurement and advanced on the
  * monotonic clock, so neither a skewed process clock nor a step of it between measurements moves it.
- * Before the first measurement it is the process's wall clock. It never runs backwards: a new anchor
- * a little behind the old one (a measurement's uncertainty) holds the time until it catches up.
+ * Until the first measurement succeeds it is the process's wall clock, and reading it (or its skew)
+ * starts one, so a store used without `migrate` still gets there. It never runs backwards: a new
+ * anchor a little behind the old one (a measurement's uncertainty) holds the time until it catches up.
  */
 export function createDbClock(opts: DbClockOptions): DbClock {
   const { clocks, toleranceMs } = opts;
@@ -75,10 +76,21 @@ export function createDbClock(opts: DbClockOptions): DbClock {
   let error: string | undefined;
   let last = -Infinity;
   let warned = false;
+  let stopped = false;
   let timer: NodeJS.Timeout | undefined;
+  let inFlight: Promise<void> | undefined;
 
   const skewed = () => anchor !== undefined && Math.abs(anchor.offsetMs) > toleranceMs;
-  async function measure(): Promise<void> {
+  function say(sample: OffsetSample): void {
+    if (warned || !skewed()) return;
+    warned = true;
+    const s = Math.round(sample.offsetMs / 100) / 10;
+    warn(
+      `interlock: this process's clock is ${Math.abs(s)} s ${s < 0 ? 'ahead of' : 'behind'} the database's (tolerance ${toleranceMs / 1000} s). ` +
+        `Interlock uses the database's time for leases, expiry and audit times, so nothing goes wrong, but fix the host's time sync (NTP/chrony).`,
+    );
+  }
+  async function once(): Promise<void> {
     try {
       anchor = await measureOffset(opts.read, clocks);
       error = undefined;
@@ -86,28 +98,34 @@ export function createDbClock(opts: DbClockOptions): DbClock {
       error = (err as Error).message;
       throw err;
     }
-    if (skewed() && !warned) {
-      warned = true;
-      const s = Math.round(anchor.offsetMs / 100) / 10;
-      warn(
-        `interlock: this process's clock is ${Math.abs(s)} s ${s < 0 ? 'ahead of' : 'behind'} the database's (tolerance ${toleranceMs / 1000} s). ` +
-          `Interlock uses the database's time for leases, expiry and audit times, so nothing goes wrong, but fix the host's time sync (NTP/chrony).`,
-      );
-    }
-    if (!timer && opts.intervalMs > 0) {
-      // A failed re-measurement keeps the last anchor (the monotonic clock keeps counting) and is reported in skew().
+    say(anchor);
+  }
+  function measure(): Promise<void> {
+    if (!timer && !stopped && opts.intervalMs > 0) {
+      // Also after a failure: a database down at start is measured once it answers. A failed
+      // re-measurement keeps the last anchor (the monotonic clock keeps counting) and shows in skew().
       timer = setInterval(() => void measure().catch(() => undefined), opts.intervalMs);
       timer.unref();
     }
+    // One measurement at a time: callers arriving meanwhile share it.
+    inFlight ??= once().finally(() => (inFlight = undefined));
+    return inFlight;
   }
+  const startIfUnmeasured = () => {
+    if (!anchor && !inFlight && !stopped) void measure().catch(() => undefined);
+  };
   return {
     now() {
       // Unmeasured, the wall clock is all there is; the hold against running backwards starts at the first anchor.
-      if (!anchor) return clocks.wall();
+      if (!anchor) {
+        startIfUnmeasured();
+        return clocks.wall();
+      }
       last = Math.max(last, Math.round(anchor.dbAt + (clocks.monotonic() - anchor.monoAt)));
       return last;
     },
     skew(): ClockSkew {
+      startIfUnmeasured();
       return {
         offsetMs: anchor ? Math.round(anchor.offsetMs) : null,
         roundTripMs: anchor ? Math.round(anchor.roundTripMs) : null,
@@ -118,6 +136,7 @@ export function createDbClock(opts: DbClockOptions): DbClock {
     },
     measure,
     stop() {
+      stopped = true;
       clearInterval(timer);
       timer = undefined;
     },
