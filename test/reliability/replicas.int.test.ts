@@ -43,7 +43,6 @@ describe('three service replicas on one PostgreSQL behind a round-robin proxy', 
         r.figures.paymentCallsRepeated <= r.figures.executionsTakenOver,
         'a key reached the payment API again without its execution being taken over from a killed replica',
       );
-      assert.ok(r.figures.eventStreamsKept >= 2, 'at least the replicas not killed kept their event streams');
     },
   );
 
