@@ -15,7 +15,7 @@ import {
   type ThreadRun,
 } from '../core/index.ts';
 import { raise } from './hooks.ts';
-import { responseOf } from './runs.ts';
+import { decidedAnswers } from './runs.ts';
 import { CheckpointSnapshots, type SavedSnapshots } from './snapshots.ts';
 import type { StrandsGraph, StrandsGraphOptions, StrandsGraphResult } from './graph-types.ts';
 export type { StrandsGraph, StrandsGraphOptions, StrandsGraphResult } from './graph-types.ts';
@@ -178,24 +178,9 @@ async function beforeNode(
 
 /** Continue a paused thread: each decided node's interrupt answered by id; nothing runs while all still wait. */
 async function resumeGraph(ctx: Ctx, run: ThreadRun, threadId: string): Promise<StrandsGraphResult> {
-  const waiting = (run.state?.waiting ?? []) as Waiting[];
-  if (waiting.length === 0) {
-    await run.release();
-    return { threadId, stopReason: 'end_turn', text: '', interrupts: [] };
-  }
-  const decisions = await Promise.all(waiting.map((w) => ctx.gate.decisionOf(w.requestId)));
-  const pending = decisions.flatMap((d) => (d.kind === 'wait' ? [d.outcome.request] : []));
-  if (pending.length === decisions.length) {
-    await run.release();
-    return { threadId, stopReason: 'interrupt', text: '', interrupts: interruptsOf(pending) };
-  }
-  const responses = waiting.flatMap((w, i) => {
-    const d = decisions[i]!;
-    return d.kind === 'wait' || !w.interruptId
-      ? []
-      : [{ interruptResponse: { interruptId: w.interruptId, response: responseOf(w.requestId, d) } }];
-  });
-  return runGraph(ctx, run, threadId, responses, runTurn(run.messages.length, waiting));
+  const r = await decidedAnswers<Waiting>(ctx.gate, run, threadId);
+  if ('result' in r) return r.result;
+  return runGraph(ctx, run, threadId, r.answers, runTurn(run.messages.length, r.waiting));
 }
 
 /** Interlock answers only its own interrupts: a node agent's own (its tools' hooks) stops the run, nothing saved. */

@@ -1,5 +1,6 @@
-import type { Agent, AgentResult, Tool } from '@strands-agents/sdk';
+import type { Agent, AgentResult, InterruptResponseContentData, Tool } from '@strands-agents/sdk';
 import { ConfigError } from '../../core/index.ts';
+import type { RunnerInterrupt } from '../../engine/index.ts';
 import {
   guardTool,
   interruptsOf,
@@ -95,24 +96,42 @@ export async function runAndSave(
  * from the answer. While every call still waits, nothing runs.
  */
 export async function resumeRun(ctx: StrandsContext, run: ThreadRun, threadId: string): Promise<StrandsRunResult> {
-  const waiting = (run.state?.waiting ?? []) as Waiting[];
+  const r = await decidedAnswers(ctx.gate, run, threadId);
+  if ('result' in r) return r.result;
+  return runAndSave(ctx, run, threadId, r.answers, runTurn(run.messages.length, r.waiting));
+}
+
+/**
+ * Where a paused run (an agent's or a graph's) stands when it is resumed: nothing waits (it ended),
+ * every call still waits (its interrupts again), or the answers, by interrupt id, of the calls decided
+ * so far. The run's lease is given back in the first two cases, where nothing runs.
+ */
+export async function decidedAnswers<W extends Waiting>(
+  gate: Pick<CallGate, 'decisionOf'>,
+  run: ThreadRun,
+  threadId: string,
+): Promise<
+  | { result: { threadId: string; stopReason: 'end_turn' | 'interrupt'; text: string; interrupts: RunnerInterrupt[] } }
+  | { answers: InterruptResponseContentData[]; waiting: W[] }
+> {
+  const waiting = (run.state?.waiting ?? []) as W[];
   if (waiting.length === 0) {
     await run.release();
-    return { threadId, stopReason: 'end_turn', text: '', interrupts: [] };
+    return { result: { threadId, stopReason: 'end_turn', text: '', interrupts: [] } };
   }
-  const decisions = await Promise.all(waiting.map((w) => ctx.gate.decisionOf(w.requestId)));
+  const decisions = await Promise.all(waiting.map((w) => gate.decisionOf(w.requestId)));
   const pending = decisions.flatMap((d) => (d.kind === 'wait' ? [d.outcome.request] : []));
   if (pending.length === decisions.length) {
     await run.release();
-    return { threadId, stopReason: 'interrupt', text: '', interrupts: interruptsOf(pending) };
+    return { result: { threadId, stopReason: 'interrupt', text: '', interrupts: interruptsOf(pending) } };
   }
-  const responses = waiting.flatMap((w, i) => {
+  const answers = waiting.flatMap((w, i) => {
     const d = decisions[i]!;
     return d.kind === 'wait' || !w.interruptId
       ? []
       : [{ interruptResponse: { interruptId: w.interruptId, response: responseOf(w.requestId, d) } }];
   });
-  return runAndSave(ctx, run, threadId, responses, runTurn(run.messages.length, waiting));
+  return { answers, waiting };
 }
 
 /** What the SDK's interrupt is answered with: the decision as recorded (for the app's own hooks and logs). */
