@@ -15,6 +15,7 @@ export {
   openThreadRun,
   withThreadRun,
   busyResult,
+  settleRun,
   ADAPTER_STATE_VERSION,
   type AdapterState,
   type ThreadRun,

@@ -1,13 +1,14 @@
-import { InterlockUsageError } from '../../core/index.ts';
+import { InterlockUsageError, type ApprovalRequest } from '../../core/index.ts';
 import type {
   CheckpointInput,
   Interlock,
   PauseItem,
   PauseResult,
+  RunnerInterrupt,
   RunnerResult,
   ThreadRef,
 } from '../../engine/index.ts';
-import { runOwner } from './results.ts';
+import { interruptsOf, runOwner } from './results.ts';
 
 /** The saved state of an adapter thread: what its framework needs to continue. */
 export interface AdapterState {
@@ -151,4 +152,39 @@ export async function withThreadRun<R>(
     await run.release().catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * The end of a framework run that holds its thread: pause with the calls that now need a person (their
+ * requests open with the run's new messages and state, in one transaction), or save and finish —
+ * `interrupted` while calls of earlier steps still wait, `completed` otherwise. The result lists every
+ * request the run waits on: those it already knew of, then the new ones.
+ */
+export async function settleRun<R>(
+  run: ThreadRun,
+  o: {
+    threadId: string;
+    newMessages: readonly unknown[];
+    state: AdapterState;
+    items: PauseItem[];
+    known: readonly ApprovalRequest[];
+    proposer: string;
+    text: string;
+    result: R;
+  },
+): Promise<{ threadId: string; stopReason: string; text: string; interrupts: RunnerInterrupt[]; result: R }> {
+  const { threadId, text, result } = o;
+  if (o.items.length > 0) {
+    const paused = await run.pause(o.newMessages, o.state, o.items, o.proposer);
+    return {
+      threadId,
+      stopReason: 'interrupt',
+      text,
+      interrupts: interruptsOf([...o.known, ...paused.requests]),
+      result,
+    };
+  }
+  const waits = o.state.waiting.length > 0;
+  await run.finish(o.newMessages, o.state, waits ? 'interrupted' : 'completed');
+  return { threadId, stopReason: waits ? 'interrupt' : 'end_turn', text, interrupts: interruptsOf(o.known), result };
 }

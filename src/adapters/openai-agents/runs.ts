@@ -1,5 +1,5 @@
 import type { AgentInputItem, RunState as RunStateType, RunToolApprovalItem } from '@openai/agents-core';
-import { interruptsOf, runTurn, watchWiring, type AdapterState, type ThreadRun } from '../core/index.ts';
+import { interruptsOf, runTurn, settleRun, watchWiring, type AdapterState, type ThreadRun } from '../core/index.ts';
 import { gated, HOW, parse, type GatedAgent, type OpenAIContext } from './gated.ts';
 import { toThreadMessages } from './messages.ts';
 import type { AnyAgent, OpenAIAgentsRunResult } from './types.ts';
@@ -36,24 +36,7 @@ export async function runAndSave(
     seen: history.length,
     ...(interruptions.length ? { framework: result.state.toString() } : {}),
   };
-  if (items.length > 0) {
-    const paused = await run.pause(newMessages, state, items, `agent:${ctx.name}`);
-    return {
-      threadId,
-      stopReason: 'interrupt',
-      text,
-      interrupts: interruptsOf([...known, ...paused.requests]),
-      result,
-    };
-  }
-  await run.finish(newMessages, state, waiting.length ? 'interrupted' : 'completed');
-  return {
-    threadId,
-    stopReason: waiting.length ? 'interrupt' : 'end_turn',
-    text,
-    interrupts: interruptsOf(known),
-    result,
-  };
+  return settleRun(run, { threadId, newMessages, state, items, known, proposer: `agent:${ctx.name}`, text, result });
 }
 
 /**

@@ -5,8 +5,8 @@ import { ConfigError, newId } from '../../core/index.ts';
 import {
   busyResult,
   createCallGate,
-  interruptsOf,
   runTurn,
+  settleRun,
   withThreadRun,
   type AdapterCall,
   type AdapterState,
@@ -115,24 +115,7 @@ async function runGraph(
     ...(text ? [{ role: 'assistant', content: [{ type: 'text', text }] }] : []),
   ];
   const state: AdapterState = { adapter: 'strands-graph', waiting: next, framework: { snapshots: storage.dump() } };
-  if (items.length > 0) {
-    const paused = await run.pause(newMessages, state, items, `agent:${ctx.o.name}`);
-    return {
-      threadId,
-      stopReason: 'interrupt',
-      text,
-      interrupts: interruptsOf([...known, ...paused.requests]),
-      result,
-    };
-  }
-  await run.finish(newMessages, state, next.length ? 'interrupted' : 'completed');
-  return {
-    threadId,
-    stopReason: next.length ? 'interrupt' : 'end_turn',
-    text,
-    interrupts: interruptsOf(known),
-    result,
-  };
+  return settleRun(run, { threadId, newMessages, state, items, known, proposer: `agent:${ctx.o.name}`, text, result });
 }
 
 /**

@@ -5,6 +5,7 @@ import {
   guardTool,
   interruptsOf,
   runTurn,
+  settleRun,
   watchWiring,
   type AdapterState,
   type CallCheck,
@@ -70,24 +71,7 @@ export async function runAndSave(
   };
   const state: AdapterState = { adapter: 'strands', waiting, framework };
   const text = result.stopReason === 'interrupt' ? '' : result.toString();
-  if (items.length > 0) {
-    const paused = await run.pause(newMessages, state, items, `agent:${ctx.name}`);
-    return {
-      threadId,
-      stopReason: 'interrupt',
-      text,
-      interrupts: interruptsOf([...known, ...paused.requests]),
-      result,
-    };
-  }
-  await run.finish(newMessages, state, waiting.length ? 'interrupted' : 'completed');
-  return {
-    threadId,
-    stopReason: waiting.length ? 'interrupt' : 'end_turn',
-    text,
-    interrupts: interruptsOf(known),
-    result,
-  };
+  return settleRun(run, { threadId, newMessages, state, items, known, proposer: `agent:${ctx.name}`, text, result });
 }
 
 /**
