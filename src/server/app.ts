@@ -285,7 +285,6 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     options.rateLimit === false
       ? undefined
       : createRateLimiter(options.rateLimit ?? { capacity: 30, windowMs: 10_000 });
-  const metrics = createMetrics(interlock, options.metrics);
   const streams = new Set<() => void>();
   const deps: RouteDeps = {
     interlock,
@@ -295,6 +294,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const baseReviewers = options.reviewers ?? storeReviewerAuth(interlock.reviewers);
   const reviewers = options.ui ? options.ui.withSessions(baseReviewers, interlock) : baseReviewers;
   const auth = authenticate(reviewers, options.baseUrl ? new URL(options.baseUrl).origin : undefined);
+  // Made after every option is checked (authenticate refuses a bad pairing): it starts gauges.
+  const metrics = createMetrics(interlock, options.metrics);
   const openapi = openApiDocument(options.baseUrl ? { baseUrl: options.baseUrl } : {});
   if (options.ui?.apiPaths) Object.assign(openapi.paths as Record<string, unknown>, options.ui.apiPaths());
 

@@ -56,7 +56,12 @@ for (const backend of allBackends()) {
           [stepSeq],
         );
         assert.ok(Number(row?.n) > 0, `no timeout default was applied to a request proposed after the step${tail}`);
-        assert.match(report.auditVerify.output, /note: \d+ event\(s\) carry a time earlier than the event before them/);
+        const backwards = /note: \d+ event\(s\) carry a time earlier than the event before them/;
+        if (backend.name === 'postgres')
+          // Every time is the database's on PostgreSQL (src/store/postgres/clock.ts): the step moves none.
+          assert.doesNotMatch(report.auditVerify.output, backwards);
+        // One process's clock is the only clock on SQLite: the step shows in the audit, as a note.
+        else assert.match(report.auditVerify.output, backwards);
       } finally {
         await backend.destroy();
       }
