@@ -1,6 +1,6 @@
 import type { ModelMessage, Tool, ToolSet } from 'ai';
 import { ConfigError, newId } from '../../core/index.ts';
-import { createCallGate, withThreadRun, guardTool, busyResult, schemasOf, type ThreadRun } from '../core/index.ts';
+import { createCallGate, leasedRuns, guardTool, busyResult, schemasOf } from '../core/index.ts';
 import { HOW, type AiSdkContext } from './context.ts';
 import { generateTurn } from './generate.ts';
 import { newPart } from './messages.ts';
@@ -47,13 +47,10 @@ export function createAiSdkAgent<TOOLS extends ToolSet>(o: AiSdkAgentOptions<TOO
   });
   const ctx: AiSdkContext<TOOLS> = { o, gate, originals };
 
-  const held = (threadId: string, fresh: boolean, fn: (run: ThreadRun) => Promise<AiSdkRunResult>) =>
-    withThreadRun(
-      il,
-      { threadId, agent: o.name, version, fresh, integration: 'ai-sdk' },
-      () => ({ ...busyResult(threadId), messages: [] }),
-      fn,
-    );
+  const held = leasedRuns<AiSdkRunResult>(il, { agent: o.name, version, integration: 'ai-sdk' }, (threadId) => ({
+    ...busyResult(threadId),
+    messages: [],
+  }));
 
   return {
     name: o.name,

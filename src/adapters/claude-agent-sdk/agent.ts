@@ -1,5 +1,4 @@
-import { ConfigError, newId } from '../../core/index.ts';
-import { busyResult, createCallGate, runTurn, schemasOf, withThreadRun, type ThreadRun } from '../core/index.ts';
+import { createCallGate, runTurn, schemasOf, leasedRuns, turnThread } from '../core/index.ts';
 import { holdFor, type HeldCall } from './hold.ts';
 import { resumeRun } from './resume.ts';
 import type { ClaudeContext, HookContext } from './context.ts';
@@ -72,20 +71,12 @@ export function createClaudeAgent(o: ClaudeAgentOptions): ClaudeAgent {
     },
   };
   const ctx: ClaudeContext = { o, name, gate, hook, originals };
-  const held = (threadId: string, fresh: boolean, fn: (run: ThreadRun) => Promise<ClaudeRunResult>) =>
-    withThreadRun<ClaudeRunResult>(
-      il,
-      { threadId, agent: name, version, fresh, integration: 'claude-agent-sdk' },
-      () => busyResult(threadId),
-      fn,
-    );
+  const held = leasedRuns<ClaudeRunResult>(il, { agent: name, version, integration: 'claude-agent-sdk' });
   return {
     name,
     version,
     async invoke(input, opts = {}) {
-      if (typeof input !== 'string' || input.length === 0)
-        throw new ConfigError('invoke needs the user message: a non-empty string.');
-      const threadId = opts.threadId ?? newId<string>('thr');
+      const threadId = turnThread(input, opts);
       return held(threadId, true, (run) => {
         const calls = gate.forRun(threadId, [], runTurn(run.messages.length, input));
         const held: HeldCall[] = [];

@@ -16,6 +16,8 @@ export {
   withThreadRun,
   busyResult,
   settleRun,
+  leasedRuns,
+  turnThread,
   ADAPTER_STATE_VERSION,
   type AdapterState,
   type ThreadRun,

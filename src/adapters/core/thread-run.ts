@@ -1,4 +1,4 @@
-import { InterlockUsageError, type ApprovalRequest } from '../../core/index.ts';
+import { ConfigError, InterlockUsageError, newId, type ApprovalRequest } from '../../core/index.ts';
 import type {
   CheckpointInput,
   Interlock,
@@ -187,4 +187,26 @@ export async function settleRun<R>(
   const waits = o.state.waiting.length > 0;
   await run.finish(o.newMessages, o.state, waits ? 'interrupted' : 'completed');
   return { threadId, stopReason: waits ? 'interrupt' : 'end_turn', text, interrupts: interruptsOf(o.known), result };
+}
+
+/**
+ * An adapter's runs of its threads, each holding the thread's lease ({@link withThreadRun}): `run(threadId,
+ * fresh, fn)`. A thread another run holds answers `busy` ({@link busyResult}, or what `onBusy` adds to it).
+ */
+export function leasedRuns<R>(
+  il: Interlock,
+  t: { agent: string; version: string; integration: string },
+  onBusy: (threadId: string) => R = (threadId) => busyResult(threadId) as R,
+): (threadId: string, fresh: boolean, fn: (run: ThreadRun) => Promise<R>) => Promise<R> {
+  return (threadId, fresh, fn) => withThreadRun<R>(il, { ...t, threadId, fresh }, () => onBusy(threadId), fn);
+}
+
+/**
+ * The thread a new turn runs on, once its input is checked: a non-empty string (`what` names it in the
+ * refusal), on `opts.threadId` or a new thread.
+ */
+export function turnThread(input: unknown, opts: { threadId?: string } | undefined, what = 'the user message'): string {
+  if (typeof input !== 'string' || input.length === 0)
+    throw new ConfigError(`invoke needs ${what}: a non-empty string.`);
+  return opts?.threadId ?? newId<string>('thr');
 }

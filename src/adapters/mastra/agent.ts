@@ -5,7 +5,7 @@ import {
   createCallGate,
   runTurn,
   schemasOf,
-  withThreadRun,
+  leasedRuns,
   type CallGate,
   type ThreadRun,
 } from '../core/index.ts';
@@ -57,13 +57,10 @@ export function createMastraAgent(o: MastraAgentOptions): MastraAgent {
   // The agent's tools are gated in place once; each run checks that the tools Mastra will use are those.
   const ready = prepare(o, il);
   ready.catch(() => undefined);
-  const held = (threadId: string, fresh: boolean, fn: (run: ThreadRun) => Promise<MastraRunResult>) =>
-    withThreadRun(
-      il,
-      { threadId, agent: name, version, fresh, integration: 'mastra' },
-      () => ({ ...busyResult(threadId), messages: [] }),
-      fn,
-    );
+  const held = leasedRuns<MastraRunResult>(il, { agent: name, version, integration: 'mastra' }, (threadId) => ({
+    ...busyResult(threadId),
+    messages: [],
+  }));
   const base = { agent, name, gate, options: o.options ?? {} };
   return {
     name,

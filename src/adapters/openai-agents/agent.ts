@@ -1,15 +1,7 @@
 import type { AgentInputItem, FunctionTool } from '@openai/agents-core';
-import { ConfigError, newId } from '../../core/index.ts';
+import { ConfigError } from '../../core/index.ts';
 import { toInputItems } from './messages.ts';
-import {
-  createCallGate,
-  withThreadRun,
-  busyResult,
-  schemasOf,
-  guardTool,
-  runTurn,
-  type ThreadRun,
-} from '../core/index.ts';
+import { createCallGate, leasedRuns, turnThread, schemasOf, guardTool, runTurn } from '../core/index.ts';
 import { gated, HOW, type OpenAIContext } from './gated.ts';
 import { resumeRun, runAndSave } from './runs.ts';
 import type { AnyAgent, OpenAIAgentsAgent, OpenAIAgentsOptions, OpenAIAgentsRunResult } from './types.ts';
@@ -52,21 +44,13 @@ export function createOpenAIAgentsAgent(o: OpenAIAgentsOptions): OpenAIAgentsAge
   });
   const ctx: OpenAIContext = { o, name, gate, originals };
 
-  const held = (threadId: string, fresh: boolean, fn: (run: ThreadRun) => Promise<OpenAIAgentsRunResult>) =>
-    withThreadRun<OpenAIAgentsRunResult>(
-      il,
-      { threadId, agent: name, version, fresh, integration: 'openai-agents' },
-      () => busyResult(threadId),
-      fn,
-    );
+  const held = leasedRuns<OpenAIAgentsRunResult>(il, { agent: name, version, integration: 'openai-agents' });
 
   return {
     name,
     version,
     async invoke(input, opts = {}) {
-      if (typeof input !== 'string' || input.length === 0)
-        throw new ConfigError('invoke needs the user message: a non-empty string.');
-      const threadId = opts.threadId ?? newId<string>('thr');
+      const threadId = turnThread(input, opts);
       return held(threadId, true, async (run) => {
         // A later turn starts from the thread's history, as a chat continues.
         const prior = toInputItems(run.messages) as AgentInputItem[];

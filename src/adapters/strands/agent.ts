@@ -1,5 +1,5 @@
-import { ConfigError, newId } from '../../core/index.ts';
-import { busyResult, createCallGate, runTurn, schemasOf, withThreadRun, type ThreadRun } from '../core/index.ts';
+import { ConfigError } from '../../core/index.ts';
+import { createCallGate, runTurn, schemasOf, leasedRuns, turnThread } from '../core/index.ts';
 import { resumeRun, runAndSave, type StrandsContext } from './runs.ts';
 import type { StrandsAgent, StrandsAgentOptions, StrandsRunResult } from './types.ts';
 export { interlockRun, type InterlockExecution } from '../core/index.ts';
@@ -38,20 +38,12 @@ export function createStrandsAgent(o: StrandsAgentOptions): StrandsAgent {
     ...(o.texts ? { texts: o.texts } : {}),
   });
   const ctx: StrandsContext = { o, name: o.name, gate, built: new WeakSet() };
-  const held = (threadId: string, fresh: boolean, fn: (run: ThreadRun) => Promise<StrandsRunResult>) =>
-    withThreadRun<StrandsRunResult>(
-      il,
-      { threadId, agent: o.name, version, fresh, integration: 'strands' },
-      () => busyResult(threadId),
-      fn,
-    );
+  const held = leasedRuns<StrandsRunResult>(il, { agent: o.name, version, integration: 'strands' });
   return {
     name: o.name,
     version,
     async invoke(input, opts = {}) {
-      if (typeof input !== 'string' || input.length === 0)
-        throw new ConfigError('invoke needs the user message: a non-empty string.');
-      const threadId = opts.threadId ?? newId<string>('thr');
+      const threadId = turnThread(input, opts);
       return held(threadId, true, (run) => runAndSave(ctx, run, threadId, input, runTurn(run.messages.length, input)));
     },
     async resume(threadId) {

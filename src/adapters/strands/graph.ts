@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { SessionManager, type InterruptResponseContentData } from '@strands-agents/sdk';
 import { BeforeNodeCallEvent, type Graph, type MultiAgentResult } from '@strands-agents/sdk/multiagent';
-import { ConfigError, newId } from '../../core/index.ts';
+import { ConfigError } from '../../core/index.ts';
 import {
-  busyResult,
   createCallGate,
   runTurn,
   settleRun,
-  withThreadRun,
+  leasedRuns,
+  turnThread,
   type AdapterCall,
   type AdapterState,
   type CallGate,
@@ -54,20 +54,12 @@ export function createStrandsGraph(o: StrandsGraphOptions): StrandsGraph {
     ...(o.texts ? { texts: o.texts } : {}),
   });
   const ctx: Ctx = { o, gate };
-  const held = (threadId: string, fresh: boolean, fn: (run: ThreadRun) => Promise<StrandsGraphResult>) =>
-    withThreadRun<StrandsGraphResult>(
-      il,
-      { threadId, agent: o.name, version, fresh, integration: 'strands-graph' },
-      () => busyResult(threadId),
-      fn,
-    );
+  const held = leasedRuns<StrandsGraphResult>(il, { agent: o.name, version, integration: 'strands-graph' });
   return {
     name: o.name,
     version,
     async invoke(input, opts = {}) {
-      if (typeof input !== 'string' || input.length === 0)
-        throw new ConfigError('invoke needs the task: a non-empty string.');
-      const threadId = opts.threadId ?? newId<string>('thr');
+      const threadId = turnThread(input, opts, 'the task');
       return held(threadId, true, (run) => runGraph(ctx, run, threadId, input, runTurn(run.messages.length, input)));
     },
     async resume(threadId) {
