@@ -136,8 +136,45 @@ export function decidedMessage(req: ApprovalRequest, baseUrl: string, names: Rec
   };
 }
 
-/** The modal that asks for a rejection's message or a response. */
-export function messageModal(kind: 'reject' | 'respond', meta: ButtonValue & { channel?: string }) {
+/** The block id and action id of the canned reasons' menu in the reject modal. */
+export const REASON_BLOCK = 'reason';
+
+/**
+ * The modal that asks for a rejection's message or a response. A reject of a rule with canned reasons
+ * offers them in a menu (the choice, the reviewer's own words, or both — as on the web card); a rule
+ * that requires a reason says so in the labels, and the engine refuses a reject without one.
+ */
+export function messageModal(
+  kind: 'reject' | 'respond',
+  meta: ButtonValue & { channel?: string },
+  reasons?: { required: boolean; choices: readonly string[] },
+) {
+  const choices = kind === 'reject' ? (reasons?.choices ?? []) : [];
+  const required = kind === 'reject' && reasons?.required === true;
+  const menu = choices.length
+    ? [
+        {
+          type: 'input',
+          block_id: REASON_BLOCK,
+          optional: true,
+          label: plain(required ? 'Reason (required: pick one, or write it below)' : 'Reason'),
+          element: {
+            type: 'static_select',
+            action_id: 'choice',
+            placeholder: plain('Pick a reason'),
+            options: choices.slice(0, 100).map((c) => ({ text: plain(c.slice(0, 75)), value: c.slice(0, 150) })),
+          },
+        },
+      ]
+    : [];
+  const label =
+    kind === 'respond'
+      ? 'Your answer (the agent gets it as the result)'
+      : choices.length
+        ? 'Your own words (added to the reason, or on their own; the agent sees this)'
+        : required
+          ? 'Why (required; the agent sees this)'
+          : 'Why (the agent sees this)';
   return {
     type: 'modal',
     callback_id: kind === 'reject' ? ACTIONS.reject : ACTIONS.respond,
@@ -146,10 +183,13 @@ export function messageModal(kind: 'reject' | 'respond', meta: ButtonValue & { c
     submit: plain(kind === 'reject' ? 'Reject' : 'Send'),
     close: plain('Cancel'),
     blocks: [
+      ...menu,
       {
         type: 'input',
         block_id: 'message',
-        label: plain(kind === 'reject' ? 'Why (the agent sees this)' : 'Your answer (the agent gets it as the result)'),
+        // A reject's words may be left out (the engine says when the rule needs a reason); an answer may not.
+        ...(kind === 'reject' ? { optional: true } : {}),
+        label: plain(label),
         element: { type: 'plain_text_input', action_id: 'text', multiline: true, max_length: 2000 },
       },
     ],

@@ -86,7 +86,9 @@ async function blockAction(
     return invalid(`unknown action "${action.action_id}"; nothing changed`);
   if (action.action_id === ACTIONS.reject || action.action_id === ACTIONS.respond) {
     const kind = action.action_id === ACTIONS.reject ? 'reject' : 'respond';
-    await ctx.call('views.open', { trigger_id: payload.trigger_id, view: messageModal(kind, v) });
+    // The rule's canned reasons, offered in the reject form (read now: the request as it stands).
+    const reasons = kind === 'reject' ? (await ctx.il.getRequest(v.id))?.rejectReasons : undefined;
+    await ctx.call('views.open', { trigger_id: payload.trigger_id, view: messageModal(kind, v, reasons) });
     return ok();
   }
   try {
@@ -109,7 +111,10 @@ async function viewSubmission(
   const callback = payload.view?.callback_id;
   if (callback !== ACTIONS.respond && callback !== ACTIONS.reject) return invalid(`unknown form "${callback}"`);
   const kind = callback === ACTIONS.respond ? 'respond' : 'reject';
-  const text = payload.view?.state?.values?.message?.text?.value?.trim() ?? '';
+  const words = payload.view?.state?.values?.message?.text?.value?.trim() ?? '';
+  // A canned reason and the reviewer's own words make one message, as on the web card.
+  const choice = kind === 'reject' ? payload.view?.state?.values?.reason?.choice?.selected_option?.value : undefined;
+  const text = choice && words ? `${choice} — ${words}` : (choice ?? words);
   // Shown in the modal, next to the message field: the reviewer can correct it and submit again.
   const fail = (message: string) => ({ status: 200, body: { response_action: 'errors', errors: { message } } });
   if (!reviewer) return fail(await unknownUser(ctx, payload.user?.id, meta.id));
@@ -199,6 +204,11 @@ interface Payload {
   view?: {
     callback_id?: string;
     private_metadata?: string;
-    state?: { values?: { message?: { text?: { value?: string } } } };
+    state?: {
+      values?: {
+        message?: { text?: { value?: string | null } };
+        reason?: { choice?: { selected_option?: { value?: string } | null } };
+      };
+    };
   };
 }

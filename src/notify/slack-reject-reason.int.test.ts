@@ -37,16 +37,35 @@ for (const backend of allBackends()) {
     });
 
     /** Send a reject form as Slack does (form-encoded, signed with the v0 HMAC). */
-    async function submitReject(value: string, text: string) {
+    async function submitReject(value: string, text: string | null, choice?: string) {
       const payload = {
         type: 'view_submission',
         user: { id: 'U_BOB' },
         view: {
           callback_id: 'interlock_reject',
           private_metadata: value,
-          state: { values: { message: { text: { value: text } } } },
+          state: {
+            values: {
+              message: { text: { value: text } },
+              ...(choice === undefined ? {} : { reason: { choice: { selected_option: { value: choice } } } }),
+            },
+          },
         },
       };
+      return post(payload);
+    }
+
+    /** Click a message's Reject button, as Slack sends it. */
+    function clickReject(value: string) {
+      return post({
+        type: 'block_actions',
+        user: { id: 'U_BOB' },
+        trigger_id: 'trig-1',
+        actions: [{ action_id: 'interlock_reject', value }],
+      });
+    }
+
+    async function post(payload: unknown) {
       const body = `payload=${encodeURIComponent(JSON.stringify(payload))}`;
       const ts = String(Math.floor(f.clock.now() / 1000));
       const sig = `v0=${createHmac('sha256', SECRET).update(`v0:${ts}:${body}`).digest('hex')}`;
@@ -61,6 +80,48 @@ for (const backend of allBackends()) {
       });
       return (await res.json()) as { response_action?: string; errors?: { message?: string } };
     }
+
+    async function pending(orderId: string) {
+      const call = { tool: 'issue_refund', args: { orderId, customerId: 'c1', amount: 800 } };
+      const verdict = await f.interlock.gate(call);
+      const { requests } = await f.interlock.pause({
+        thread: { id: `slack-rr-${backend.name}-${orderId}`, agent: 'support', agentVersion: '1' },
+        items: [
+          {
+            call,
+            verdict: {
+              ...verdict,
+              rejectReasons: { required: true, choices: ['Duplicate request', 'Over the order total'] },
+            },
+          },
+        ],
+        proposer: 'agent:support',
+      });
+      const req = requests[0]!;
+      return { req, value: JSON.stringify({ id: req.id, v: req.version, h: req.actionHash } satisfies ButtonValue) };
+    }
+
+    it("the reject form offers the rule's canned reasons and says one is required", async () => {
+      const { value } = await pending('ORD-S2');
+      await clickReject(value);
+      const view = (fake.of('views.open').at(-1)?.body as { view?: { blocks?: unknown[] } } | undefined)?.view;
+      const blocks = JSON.stringify(view?.blocks ?? []);
+      assert.match(blocks, /"static_select"/);
+      assert.match(blocks, /"Duplicate request".*"Over the order total"/);
+      assert.match(blocks, /Reason \(required: pick one, or write it below\)/);
+    });
+
+    it('a picked reason alone lands as the message; with words of its own, both', async () => {
+      const a = await pending('ORD-S3');
+      assert.deepEqual(await submitReject(a.value, null, 'Duplicate request'), {});
+      assert.equal((await f.interlock.getRequestOrThrow(a.req.id)).resolution?.message, 'Duplicate request');
+      const b = await pending('ORD-S4');
+      assert.deepEqual(await submitReject(b.value, 'see ORD-7', 'Over the order total'), {});
+      assert.equal(
+        (await f.interlock.getRequestOrThrow(b.req.id)).resolution?.message,
+        'Over the order total — see ORD-7',
+      );
+    });
 
     it('a blank reason is refused beside the field; a reason lands', async () => {
       const call = { tool: 'issue_refund', args: { orderId: 'ORD-S1', customerId: 'c1', amount: 800 } };
