@@ -1,13 +1,9 @@
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { allBackends } from '../testing/backends.ts';
-import type { Interlock } from '../engine/index.ts';
-import { startServerFixture, type ServerFixture } from '../../test/support/server-fixture.ts';
+import { childProcesses } from '../../test/support/child-processes.ts';
 
 // One child script per adapter: the same agent on its framework, run in a process of its own.
 const children = {
@@ -20,30 +16,8 @@ const children = {
 for (const [framework, child] of Object.entries(children))
   for (const backend of allBackends()) {
     describe(`${framework} adapter across processes on ${backend.name}`, () => {
-      let il: Interlock;
-      const dir = mkdtempSync(join(tmpdir(), 'interlock-ai-proc-'));
-
-      let api: ServerFixture;
-
-      before(async () => {
-        // The reviewers' HTTP API over the database the children use.
-        api = await startServerFixture(backend);
-        il = api.interlock;
-      });
-      after(async () => {
-        await api.close();
-        await backend.destroy();
-      });
-
-      function run(verb: 'invoke' | 'resume', threadId: string, ledger: string, extra: Record<string, string> = {}) {
-        const r = spawnSync(process.execPath, [child, verb, threadId, ledger], {
-          env: { ...process.env, ...backend.env(), ...extra },
-          encoding: 'utf8',
-          timeout: 60_000,
-        });
-        return { status: r.status, signal: r.signal, out: r.stdout, err: r.stderr };
-      }
-      const paid = (ledger: string) => (existsSync(ledger) ? readFileSync(ledger, 'utf8').trim().split('\n') : []);
+      const h = childProcesses(child, backend);
+      const { dir, run, paid } = h;
 
       it('pauses in one process; a reviewer approves over HTTP; another process resumes it', async () => {
         const t = `proc-${framework.length}-${backend.name}-1`;
@@ -51,12 +25,12 @@ for (const [framework, child] of Object.entries(children))
         const first = run('invoke', t, ledger);
         assert.equal(first.status, 0, first.err);
         const id = (JSON.parse(first.out) as { interrupts: Array<{ id: string }> }).interrupts[0]!.id;
-        const packet = await api.call<{ version: number; actionHash: string; toolCallId: string }>(
+        const packet = await h.api.call<{ version: number; actionHash: string; toolCallId: string }>(
           `/api/v1/approvals/${id}`,
           'alice',
         );
         assert.equal(packet.body.toolCallId, 'call_refund');
-        const decided = await api.call(`/api/v1/approvals/${id}/decision`, 'alice', {
+        const decided = await h.api.call(`/api/v1/approvals/${id}/decision`, 'alice', {
           method: 'POST',
           body: { type: 'approve', expectedVersion: packet.body.version, actionHash: packet.body.actionHash },
         });
@@ -65,7 +39,7 @@ for (const [framework, child] of Object.entries(children))
         assert.equal(second.status, 0, second.err);
         assert.match(second.out, /"stopReason":"end_turn"/);
         assert.equal(paid(ledger).length, 1);
-        assert.equal((await il.getRequestOrThrow(id)).status, 'executed');
+        assert.equal((await h.il.getRequestOrThrow(id)).status, 'executed');
       });
 
       it('killed between authorization and payment: after a restart the refund is paid exactly once', async () => {
@@ -73,8 +47,8 @@ for (const [framework, child] of Object.entries(children))
         const ledger = join(dir, `${t}.jsonl`);
         const first = run('invoke', t, ledger);
         const id = (JSON.parse(first.out) as { interrupts: Array<{ id: string }> }).interrupts[0]!.id;
-        const req = await il.getRequestOrThrow(id);
-        await il.decide(
+        const req = await h.il.getRequestOrThrow(id);
+        await h.il.decide(
           req.id,
           { type: 'approve', expectedVersion: req.version, actionHash: req.actionHash },
           {
@@ -85,17 +59,16 @@ for (const [framework, child] of Object.entries(children))
         const killed = run('resume', t, ledger, { KILL_IN_EXECUTE: '1' });
         assert.equal(killed.signal, 'SIGKILL');
         assert.equal(paid(ledger).length, 0);
-        assert.equal((await il.getRequestOrThrow(id)).status, 'executing');
+        assert.equal((await h.il.getRequestOrThrow(id)).status, 'executing');
         // The restarted process waits out the dead one's leases (500 ms), takes the claim over under the same key.
-        let again = run('resume', t, ledger);
-        for (let i = 0; i < 40 && again.status === 3; i++) again = run('resume', t, ledger);
+        const again = h.resumeAfterRestart(t, ledger);
         assert.equal(again.status, 0, again.err);
         assert.match(again.out, /"stopReason":"end_turn"/);
         assert.equal(run('resume', t, ledger).status, 0);
         const lines = paid(ledger);
         assert.equal(lines.length, 1);
         assert.equal((JSON.parse(lines[0]!) as { key: string }).key, `${req.id}:${req.actionHash}`);
-        assert.equal((await il.getRequestOrThrow(id)).status, 'executed');
+        assert.equal((await h.il.getRequestOrThrow(id)).status, 'executed');
       });
     });
   }

@@ -1,13 +1,9 @@
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { allBackends } from '../../testing/backends.ts';
-import type { Interlock } from '../../engine/index.ts';
-import { startServerFixture, type ServerFixture } from '../../../test/support/server-fixture.ts';
+import { childProcesses } from '../../../test/support/child-processes.ts';
 
 // Interlock's checkpoint is the source of truth for a paused Mastra run: every child process below has
 // its own Mastra with its own in-memory storage, so a process that resumes has only what Interlock kept.
@@ -15,35 +11,8 @@ const child = fileURLToPath(new URL('../../../test/support/mastra-child.ts', imp
 
 for (const backend of allBackends()) {
   describe(`Mastra adapter across processes on ${backend.name}`, () => {
-    let il: Interlock;
-    let api: ServerFixture;
-    const dir = mkdtempSync(join(tmpdir(), 'interlock-mastra-proc-'));
-
-    before(async () => {
-      // The reviewers' HTTP API over the database the children use.
-      api = await startServerFixture(backend);
-      il = api.interlock;
-    });
-    after(async () => {
-      await api.close();
-      await backend.destroy();
-    });
-
-    function run(verb: 'invoke' | 'resume', threadId: string, ledger: string, extra: Record<string, string> = {}) {
-      const r = spawnSync(process.execPath, [child, verb, threadId, ledger], {
-        env: { ...process.env, ...backend.env(), ...extra },
-        encoding: 'utf8',
-        timeout: 60_000,
-      });
-      return { status: r.status, signal: r.signal, out: r.stdout, err: r.stderr };
-    }
-    const paid = (ledger: string) => (existsSync(ledger) ? readFileSync(ledger, 'utf8').trim().split('\n') : []);
-    /** Resume until the dead process's leases ran out (exit 3: busy). */
-    function resumeAfterRestart(t: string, ledger: string) {
-      let again = run('resume', t, ledger);
-      for (let i = 0; i < 40 && again.status === 3; i++) again = run('resume', t, ledger);
-      return again;
-    }
+    const h = childProcesses(child, backend);
+    const { dir, run, paid, resumeAfterRestart } = h;
 
     it('pauses in one process; a reviewer approves over HTTP; another process (empty Mastra storage) resumes it', async () => {
       const t = `mastra-proc-${backend.name}-1`;
@@ -51,12 +20,12 @@ for (const backend of allBackends()) {
       const first = run('invoke', t, ledger);
       assert.equal(first.status, 0, first.err);
       const id = (JSON.parse(first.out) as { interrupts: Array<{ id: string }> }).interrupts[0]!.id;
-      const packet = await api.call<{ version: number; actionHash: string; toolCallId: string }>(
+      const packet = await h.api.call<{ version: number; actionHash: string; toolCallId: string }>(
         `/api/v1/approvals/${id}`,
         'alice',
       );
       assert.equal(packet.body.toolCallId, 'call_refund');
-      const decided = await api.call(`/api/v1/approvals/${id}/decision`, 'alice', {
+      const decided = await h.api.call(`/api/v1/approvals/${id}/decision`, 'alice', {
         method: 'POST',
         body: { type: 'approve', expectedVersion: packet.body.version, actionHash: packet.body.actionHash },
       });
@@ -66,8 +35,8 @@ for (const backend of allBackends()) {
       assert.match(second.out, /"stopReason":"end_turn"/);
       assert.match(second.out, /refunded.{0,4}850/, "the model read the tool's result");
       assert.equal(paid(ledger).length, 1);
-      assert.equal((await il.getRequestOrThrow(id)).status, 'executed');
-      assert.equal((await il.threads.getThread(t))?.status, 'completed');
+      assert.equal((await h.il.getRequestOrThrow(id)).status, 'executed');
+      assert.equal((await h.il.threads.getThread(t))?.status, 'completed');
     });
 
     for (const when of ['before', 'after'] as const)
@@ -76,8 +45,8 @@ for (const backend of allBackends()) {
         const ledger = join(dir, `${t}.jsonl`);
         const first = run('invoke', t, ledger);
         const id = (JSON.parse(first.out) as { interrupts: Array<{ id: string }> }).interrupts[0]!.id;
-        const req = await il.getRequestOrThrow(id);
-        await il.decide(
+        const req = await h.il.getRequestOrThrow(id);
+        await h.il.decide(
           req.id,
           { type: 'approve', expectedVersion: req.version, actionHash: req.actionHash },
           { id: 'sam', roles: ['supervisor'] },
@@ -85,9 +54,9 @@ for (const backend of allBackends()) {
         const killed = run('resume', t, ledger, { KILL_IN_EXECUTE: when });
         assert.equal(killed.signal, 'SIGKILL');
         assert.equal(paid(ledger).length, when === 'before' ? 0 : 1);
-        assert.equal((await il.getRequestOrThrow(id)).status, 'executing');
+        assert.equal((await h.il.getRequestOrThrow(id)).status, 'executing');
         // Interlock's checkpoint still holds the paused run: the dead process's Mastra progress is gone with it.
-        assert.equal((await il.threads.getThread(t))?.status, 'interrupted');
+        assert.equal((await h.il.threads.getThread(t))?.status, 'interrupted');
         const again = resumeAfterRestart(t, ledger);
         assert.equal(again.status, 0, again.err);
         assert.match(again.out, /"stopReason":"end_turn"/);
@@ -95,8 +64,8 @@ for (const backend of allBackends()) {
         const lines = paid(ledger);
         assert.equal(lines.length, 1);
         assert.equal((JSON.parse(lines[0]!) as { key: string }).key, `${req.id}:${req.actionHash}`);
-        assert.equal((await il.getRequestOrThrow(id)).status, 'executed');
-        assert.equal((await il.threads.getThread(t))?.status, 'completed');
+        assert.equal((await h.il.getRequestOrThrow(id)).status, 'executed');
+        assert.equal((await h.il.threads.getThread(t))?.status, 'completed');
       });
   });
 }
