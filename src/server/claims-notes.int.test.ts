@@ -128,6 +128,12 @@ for (const backend of allBackends()) {
       const again = await f.call<ErrorBody>(`/api/v1/approvals/${req.id}/claim`, 'alice', { body: {} });
       assert.equal(again.status, 409);
       assert.equal(again.body.error.code, 'already_resolved');
+      // The card's own claim racing that decision is no error: nothing is left to claim.
+      const auto = await f.call<{ claimed: boolean; claim: unknown }>(`/api/v1/approvals/${req.id}/claim`, 'alice', {
+        body: { auto: true },
+      });
+      assert.equal(auto.status, 200);
+      assert.deepEqual([auto.body.claimed, auto.body.claim], [false, null]);
     });
 
     it('notes: added and listed by the request’s readers, audited, absent from what the agent reads', async () => {

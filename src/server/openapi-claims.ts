@@ -85,7 +85,7 @@ export function claimNotePaths(): Json {
         responses: {
           200: json(
             { type: 'object', properties: { claimed: { type: 'boolean' }, claim, timeoutMs } },
-            'The claim that holds now, and whether it is yours.',
+            'The claim that holds now, and whether it is yours. An automatic claim (`auto: true`) of a request that no longer takes decisions answers `claimed: false, claim: null` (a claim by hand gets 409 or 410).',
           ),
           ...errors(400, 401, 403, 404, 409, 410),
         },

@@ -2,9 +2,13 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import type { Claim, Note } from '../../engine/index.ts';
 import { MAX_NOTE_LENGTH } from '../../engine/index.ts';
+import { InterlockError } from '../../core/index.ts';
 import { visibleRequest } from '../access.ts';
 import { readJson } from '../input.ts';
 import type { AppEnv, RouteDeps } from '../types.ts';
+
+/** Refusals of a request that takes no more decisions (and so no claim). */
+const FINISHED = new Set(['already_resolved', 'request_expired']);
 
 /** Body of POST /api/v1/approvals/:id/claim. */
 export const claimBody = z.strictObject({
@@ -76,8 +80,16 @@ export function claimNoteRoutes(deps: RouteDeps): Hono<AppEnv> {
     const p = c.var.principal;
     const req = await visibleRequest(deps, p, c.req.param('id'));
     const body = await readJson(c, claimBody, 'claim');
-    const r = await interlock.claims.claim(req.id, reviewer(p), body);
-    return c.json({ claimed: r.claimed, claim: claimView(r.claim), timeoutMs: interlock.claims.timeoutMs });
+    try {
+      const r = await interlock.claims.claim(req.id, reviewer(p), body);
+      return c.json({ claimed: r.claimed, claim: claimView(r.claim), timeoutMs: interlock.claims.timeoutMs });
+    } catch (err) {
+      // The card's own claim (on open, or renewing) racing a decision made elsewhere: nothing is left to
+      // claim, which the card's live update shows. Not an error; a claim asked for by hand still is.
+      if (body.auto && err instanceof InterlockError && FINISHED.has(err.code))
+        return c.json({ claimed: false, claim: null, timeoutMs: interlock.claims.timeoutMs });
+      throw err;
+    }
   });
 
   app.post('/approvals/:id/claim/release', async (c) => {
