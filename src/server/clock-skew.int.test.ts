@@ -1,9 +1,13 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
-import { sqliteBackend, TEST_DATABASE_URL } from '../testing/backends.ts';
+import { TEST_DATABASE_URL } from '../testing/backends.ts';
 import { createPostgresStore } from '../store/postgres/postgres-store.ts';
+import { createSqliteStore } from '../store/sqlite/sqlite-store.ts';
 import type { Store } from '../store/types.ts';
 import type { PolicyConfig } from '../core/index.ts';
 import { createInterlock, type Interlock } from '../engine/interlock.ts';
@@ -161,19 +165,44 @@ describe('the clock on readiness and metrics', () => {
     }
   });
 
-  it('SQLite (one process) has no offset to report: nothing changes', async () => {
-    const backend = sqliteBackend();
+  it('SQLite (one process): a step of the host clock moves no time, and is reported', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'interlock-clock-'));
+    let step = 0;
+    const warnings: string[] = [];
     try {
-      const il = createInterlock({ store: await backend.create(), policy });
-      assert.equal(il.clockSkew(), null);
-      assert.doesNotMatch(await createMetrics(il).render(), /interlock_clock_/);
-      const res = await healthRoutes(
-        { name: 'sqlite', getAuditHeads: () => il.audit.getAuditHeads(), clockSkew: () => il.clockSkew() },
-        { readyTimeoutMs: 5000 },
-      ).request('/readyz');
-      assert.deepEqual(await res.json(), { status: 'ready', store: 'sqlite' });
+      const store = createSqliteStore({
+        path: join(dir, 'interlock.db'),
+        processClocks: { wall: () => Date.now() + step },
+        warn: (m) => warnings.push(m),
+      });
+      await store.migrate();
+      const il = createInterlock({ store, policy });
+      assert.deepEqual(il.clockSkew(), { offsetMs: 0, roundTripMs: 0, toleranceMs: 2000, skewed: false });
+      const ready = () =>
+        healthRoutes(
+          { name: 'sqlite', getAuditHeads: () => il.audit.getAuditHeads(), clockSkew: () => il.clockSkew() },
+          { readyTimeoutMs: 5000 },
+        ).request('/readyz');
+      assert.deepEqual(await (await ready()).json(), {
+        status: 'ready',
+        store: 'sqlite',
+        clock: { offsetMs: 0, toleranceMs: 2000, skewed: false },
+      });
+      const t0 = store.clock!.now();
+      step = -10 * 60_000;
+      const t1 = store.clock!.now();
+      assert.ok(t1 >= t0 && t1 - t0 < 1000, `the store's time did not move with the step (${t1 - t0} ms)`);
+      const res = await ready();
+      assert.equal(res.status, 200, 'a corrected step is not unreadiness');
+      const body = (await res.json()) as { clock: { offsetMs: number; skewed: boolean } };
+      assert.equal(body.clock.skewed, true);
+      assert.ok(Math.abs(body.clock.offsetMs - 600_000) < 1000, `offset ${body.clock.offsetMs}`);
+      assert.match(await createMetrics(il).render(), /^interlock_clock_skewed 1$/m);
+      assert.equal(warnings.length, 1);
+      assert.match(warnings[0]!, /stepped 600 s back since this process started/);
+      await store.close();
     } finally {
-      await backend.destroy();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

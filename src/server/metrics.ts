@@ -87,12 +87,12 @@ function clockGauges(registry: Registry) {
   return {
     offset: new Gauge({
       name: 'interlock_clock_offset_seconds',
-      help: "The database's clock minus this process's, as last measured (PostgreSQL). Interlock corrects for it; a large value means the host's time sync is broken.",
+      help: "The store's clock minus this process's wall clock: on PostgreSQL the database's, as last measured; on SQLite the steps the host's clock took since the process started. Interlock corrects for it; a large value means the host's time sync is broken.",
       registers: [registry],
     }),
     skewed: new Gauge({
       name: 'interlock_clock_skewed',
-      help: '1 when this process’s clock is off from the database’s by more than the tolerance (INTERLOCK_CLOCK_TOLERANCE_MS), else 0.',
+      help: '1 when this process’s clock is off from the store’s by more than the tolerance (INTERLOCK_CLOCK_TOLERANCE_MS), else 0.',
       registers: [registry],
     }),
   };

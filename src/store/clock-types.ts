@@ -1,7 +1,7 @@
 // The clock every process sharing a database reads: see Store.clock.
-/** How far this process's clock is from the database's (see {@link StoreClock}). */
+/** How far this process's clock is from the store's (see {@link StoreClock}). */
 export interface ClockSkew {
-  /** Database time minus process time, in ms; null until first measured. */
+  /** Store time minus the process's wall clock, in ms; null until first measured. */
   offsetMs: number | null;
   /** Round trip of that measurement: the offset is known to within half of it. */
   roundTripMs: number | null;
@@ -13,9 +13,20 @@ export interface ClockSkew {
   error?: string;
 }
 
-/** One clock for every process sharing a database: the database's, read from this process. */
+/**
+ * The engine's clock, from the store: on PostgreSQL the database's, read from this process (one clock for
+ * every process sharing it); on SQLite the one process's, made steady against steps of the host's clock.
+ */
 export interface StoreClock {
-  /** The database's time now, in epoch ms; never runs backwards once measured. */
+  /** The time now, in epoch ms; never runs backwards once measured. */
   now(): number;
   skew(): ClockSkew;
+}
+
+/** The clocks a store's clock reads (PostgreSQL's `createDbClock`, SQLite's `createSteadyClock`): the process's wall clock and a monotonic one. */
+export interface ProcessClocks {
+  /** Wall clock in epoch ms (default `Date.now`); only the reported offset depends on it. */
+  wall: () => number;
+  /** Monotonic ms (default `performance.now`): time between measurements is counted on it. */
+  monotonic: () => number;
 }

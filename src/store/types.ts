@@ -353,8 +353,10 @@ export interface StoreEventBus {
 /** The one storage interface the engine talks to. */
 export interface Store extends StoreTx {
   /**
-   * Present when several processes share the database: its clock, which the engine takes its time
-   * from, so leases, expiry and audit times mean the same in every process whatever their clocks say.
+   * The clock the engine takes its time from. On PostgreSQL, the database's, so leases, expiry and
+   * audit times mean the same in every process whatever their clocks say; on SQLite, the one process's
+   * clock made steady (read once, then counted on the monotonic clock), so a step of the host's clock
+   * moves no lease, deadline or job.
    */
   readonly clock?: StoreClock;
   /** Present when several processes can share the database: live events reach all of them. */

@@ -10,7 +10,7 @@ import { recordResult } from './results.ts';
 // traffic (an NTP correction). Before the fix the sweeper stopped for the length of the step and the
 // decision rate limiter refused every reviewer active before it with 429. Now: no reviewer is refused,
 // requests created after the step get their timeout defaults on time, every invariant holds, and
-// `audit verify` passes while noting that times ran backwards along the log.
+// `audit verify` passes with no time running backwards along the log.
 const CLOCK_STEP = fileURLToPath(new URL('./fixtures/clock-step.ts', import.meta.url));
 const STEP_MS = 10 * 60_000;
 
@@ -22,16 +22,7 @@ async function lastAuditSeq(store: Store): Promise<number> {
 
 for (const backend of allBackends()) {
   describe(`a wall clock stepped back 10 minutes mid-run on ${backend.name}`, () => {
-    // Known gap on SQLite (issue 31): the one process's clock is the engine's, so a job's `runAt` or a
-    // lease set just before a backward step lies up to the step's length in the future — an approved
-    // call queued at that moment waits it out (seen in about one run in four). PostgreSQL reads the
-    // database's clock and holds. Run here, reported, not failing the suite, until engine time on SQLite
-    // is anchored on the monotonic clock.
-    const todo =
-      backend.name === 'sqlite'
-        ? 'SQLite: jobs and leases set just before a backward step wait out the step'
-        : undefined;
-    it('refuses no reviewer, keeps applying timeout defaults, loses nothing', { timeout: 180_000, todo }, async (t) => {
+    it('refuses no reviewer, keeps applying timeout defaults, loses nothing', { timeout: 180_000 }, async (t) => {
       let stepSeq = 0;
       let probe: Store | undefined;
       const report = await runCrashHarness({
@@ -65,12 +56,12 @@ for (const backend of allBackends()) {
           [stepSeq],
         );
         assert.ok(Number(row?.n) > 0, `no timeout default was applied to a request proposed after the step${tail}`);
-        const backwards = /note: \d+ event\(s\) carry a time earlier than the event before them/;
-        if (backend.name === 'postgres')
-          // Every time is the database's on PostgreSQL (src/store/postgres/clock.ts): the step moves none.
-          assert.doesNotMatch(report.auditVerify.output, backwards);
-        // One process's clock is the only clock on SQLite: the step shows in the audit, as a note.
-        else assert.match(report.auditVerify.output, backwards);
+        // Every time is the store's clock: the database's on PostgreSQL (src/store/postgres/clock.ts), the
+        // process's counted on the monotonic clock on SQLite (src/store/sqlite/clock.ts). The step moves none.
+        assert.doesNotMatch(
+          report.auditVerify.output,
+          /note: \d+ event\(s\) carry a time earlier than the event before them/,
+        );
       } finally {
         await backend.destroy();
       }

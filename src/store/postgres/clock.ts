@@ -1,4 +1,6 @@
-import type { ClockSkew, StoreClock } from '../types.ts';
+import type { ClockSkew, ProcessClocks, StoreClock } from '../types.ts';
+
+export type { ProcessClocks } from '../types.ts';
 
 /** One reading of the database's clock, bracketed by the process's. */
 export interface OffsetSample {
@@ -9,14 +11,6 @@ export interface OffsetSample {
   /** The database's reading, and the monotonic time taken as its moment (the midpoint). */
   dbAt: number;
   monoAt: number;
-}
-
-/** The clocks a {@link createDbClock} reads: the process's wall clock and a monotonic one. */
-export interface ProcessClocks {
-  /** Wall clock in epoch ms (default `Date.now`); only the reported offset depends on it. */
-  wall: () => number;
-  /** Monotonic ms (default `performance.now`): time between measurements is counted on it. */
-  monotonic: () => number;
 }
 
 /**

@@ -5,6 +5,7 @@ import type { Store, StoreTx } from '../types.ts';
 import type { Dialect, Row, SqlExecutor } from '../sql/executor.ts';
 import { sqlOps, standaloneOps } from '../sql/repository.ts';
 import { applyMigrations } from '../sql/migrate.ts';
+import { wholeMs } from '../whole-ms.ts';
 import { createPgEventBus } from './event-bus.ts';
 import { createDbClock, type DbClock, type ProcessClocks } from './clock.ts';
 import { checked, expecting, pipelinedSession, pipelinedTx, type PgStats } from './pipeline.ts';
@@ -42,21 +43,22 @@ export interface PostgresStoreOptions extends PgTimeouts {
   warn?: (message: string) => void;
 }
 
-/** A whole number of ms from the option, else the environment variable, else the default. */
-function wholeMs(given: number | undefined, env: string, fallback: number, key: string): number {
-  const raw = process.env[env];
-  const v = given ?? (raw === undefined || raw === '' ? fallback : Number(raw));
-  if (!Number.isInteger(v) || v < 0)
-    throw new ConfigError(
-      `createPostgresStore: ${given === undefined ? `the environment variable ${env}` : `"${key}"`} must be a whole number of milliseconds, 0 or more (default ${fallback}), not ${String(given ?? raw)}.`,
-    );
-  return v;
-}
-
 /** The database's clock for this store: the first measurement at `migrate`, then every `clockCheckMs`. */
 function dbClock(pool: pg.Pool, options: PostgresStoreOptions): DbClock {
-  const toleranceMs = wholeMs(options.clockToleranceMs, 'INTERLOCK_CLOCK_TOLERANCE_MS', 2000, 'clockToleranceMs');
-  const intervalMs = wholeMs(options.clockCheckMs, 'INTERLOCK_CLOCK_CHECK_MS', 30_000, 'clockCheckMs');
+  const toleranceMs = wholeMs(
+    'createPostgresStore',
+    options.clockToleranceMs,
+    'INTERLOCK_CLOCK_TOLERANCE_MS',
+    2000,
+    'clockToleranceMs',
+  );
+  const intervalMs = wholeMs(
+    'createPostgresStore',
+    options.clockCheckMs,
+    'INTERLOCK_CLOCK_CHECK_MS',
+    30_000,
+    'clockCheckMs',
+  );
   return createDbClock({
     // clock_timestamp(), not now(): now() is the transaction's start, and this must be the moment of reading.
     read: async () =>

@@ -2,11 +2,13 @@ import { DatabaseSync, type StatementSync, type SQLInputValue } from 'node:sqlit
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { StoreError } from '../../core/index.ts';
-import type { Store, StoreTx } from '../types.ts';
+import type { ProcessClocks, Store, StoreTx } from '../types.ts';
 import type { Dialect, SqlExecutor } from '../sql/executor.ts';
 import { sqlOps, standaloneOps } from '../sql/repository.ts';
 import { applyMigrations } from '../sql/migrate.ts';
 import { groupCommit } from './group-commit.ts';
+import { createSteadyClock } from './clock.ts';
+import { wholeMs } from '../whole-ms.ts';
 
 /** Options of the embedded store. */
 export interface SqliteStoreOptions {
@@ -17,6 +19,16 @@ export interface SqliteStoreOptions {
    * survives power loss. `normal` survives a crash of the process, not of the machine.
    */
   durability?: 'full' | 'normal';
+  /**
+   * How far the host's clock may step from the store's steady clock before the process says so, in ms
+   * (default 2000; `INTERLOCK_CLOCK_TOLERANCE_MS`): a warning logged once, the `interlock_clock_skewed`
+   * metric and `/readyz`'s `clock` detail. Times never jump whatever the step (see {@link createSteadyClock}).
+   */
+  clockToleranceMs?: number;
+  /** The process's clocks (default `Date.now`, `performance.now`); tests pass a stepped one. */
+  processClocks?: Partial<ProcessClocks>;
+  /** Where the one clock warning goes (default `console.warn`). */
+  warn?: (message: string) => void;
 }
 
 const dialect: Dialect = {
@@ -138,6 +150,20 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     options.path === ':memory:'
       ? ':memory:'
       : resolve(options.path ?? resolve(process.env.INTERLOCK_DATA_DIR ?? './data', 'interlock.db'));
+  const clock = createSteadyClock({
+    clocks: {
+      wall: options.processClocks?.wall ?? Date.now,
+      monotonic: options.processClocks?.monotonic ?? (() => performance.now()),
+    },
+    toleranceMs: wholeMs(
+      'createSqliteStore',
+      options.clockToleranceMs,
+      'INTERLOCK_CLOCK_TOLERANCE_MS',
+      2000,
+      'clockToleranceMs',
+    ),
+    ...(options.warn ? { warn: options.warn } : {}),
+  });
   const conn = open(path, options.durability ?? 'full');
   const { db, serialize } = conn;
   const stats = { transactions: 0, statements: 0 };
@@ -158,6 +184,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
   return {
     ...single,
     name: 'sqlite',
+    clock,
     capabilities: { multiProcess: false, skipLocked: false },
     stats,
     transaction,
