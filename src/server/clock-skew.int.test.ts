@@ -177,17 +177,17 @@ describe('the clock on readiness and metrics', () => {
       });
       await store.migrate();
       const il = createInterlock({ store, policy });
-      assert.deepEqual(il.clockSkew(), { offsetMs: 0, roundTripMs: 0, toleranceMs: 2000, skewed: false });
+      // Within a millisecond or two: the monotonic clock is finer than the wall clock.
+      const first = il.clockSkew()!;
+      assert.ok(Math.abs(first.offsetMs!) <= 2 && !first.skewed && first.toleranceMs === 2000, JSON.stringify(first));
       const ready = () =>
         healthRoutes(
           { name: 'sqlite', getAuditHeads: () => il.audit.getAuditHeads(), clockSkew: () => il.clockSkew() },
           { readyTimeoutMs: 5000 },
         ).request('/readyz');
-      assert.deepEqual(await (await ready()).json(), {
-        status: 'ready',
-        store: 'sqlite',
-        clock: { offsetMs: 0, toleranceMs: 2000, skewed: false },
-      });
+      const fresh = (await (await ready()).json()) as { status: string; clock: { offsetMs: number; skewed: boolean } };
+      assert.equal(fresh.status, 'ready');
+      assert.ok(Math.abs(fresh.clock.offsetMs) <= 2 && !fresh.clock.skewed, JSON.stringify(fresh));
       const t0 = store.clock!.now();
       step = -10 * 60_000;
       const t1 = store.clock!.now();
