@@ -22,7 +22,7 @@ for (const [framework, child] of Object.entries(children))
       it('pauses in one process; a reviewer approves over HTTP; another process resumes it', async () => {
         const t = `proc-${framework.length}-${backend.name}-1`;
         const ledger = join(dir, `${t}.jsonl`);
-        const first = run('invoke', t, ledger);
+        const first = await run('invoke', t, ledger);
         assert.equal(first.status, 0, first.err);
         const id = (JSON.parse(first.out) as { interrupts: Array<{ id: string }> }).interrupts[0]!.id;
         const packet = await h.api.call<{ version: number; actionHash: string; toolCallId: string }>(
@@ -35,7 +35,7 @@ for (const [framework, child] of Object.entries(children))
           body: { type: 'approve', expectedVersion: packet.body.version, actionHash: packet.body.actionHash },
         });
         assert.equal(decided.status, 200, JSON.stringify(decided.body));
-        const second = run('resume', t, ledger);
+        const second = await run('resume', t, ledger);
         assert.equal(second.status, 0, second.err);
         assert.match(second.out, /"stopReason":"end_turn"/);
         assert.equal(paid(ledger).length, 1);
@@ -45,7 +45,7 @@ for (const [framework, child] of Object.entries(children))
       it('killed between authorization and payment: after a restart the refund is paid exactly once', async () => {
         const t = `proc-${framework.length}-${backend.name}-2`;
         const ledger = join(dir, `${t}.jsonl`);
-        const first = run('invoke', t, ledger);
+        const first = await run('invoke', t, ledger);
         const id = (JSON.parse(first.out) as { interrupts: Array<{ id: string }> }).interrupts[0]!.id;
         const req = await h.il.getRequestOrThrow(id);
         await h.il.decide(
@@ -56,15 +56,15 @@ for (const [framework, child] of Object.entries(children))
             roles: ['supervisor'],
           },
         );
-        const killed = run('resume', t, ledger, { KILL_IN_EXECUTE: '1' });
+        const killed = await run('resume', t, ledger, { KILL_IN_EXECUTE: '1' });
         assert.equal(killed.signal, 'SIGKILL');
         assert.equal(paid(ledger).length, 0);
         assert.equal((await h.il.getRequestOrThrow(id)).status, 'executing');
         // The restarted process waits out the dead one's leases (500 ms), takes the claim over under the same key.
-        const again = h.resumeAfterRestart(t, ledger);
+        const again = await h.resumeAfterRestart(t, ledger);
         assert.equal(again.status, 0, again.err);
         assert.match(again.out, /"stopReason":"end_turn"/);
-        assert.equal(run('resume', t, ledger).status, 0);
+        assert.equal((await run('resume', t, ledger)).status, 0);
         const lines = paid(ledger);
         assert.equal(lines.length, 1);
         assert.equal((JSON.parse(lines[0]!) as { key: string }).key, `${req.id}:${req.actionHash}`);

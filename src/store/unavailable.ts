@@ -58,6 +58,8 @@ export function isStoreUnavailable(err: unknown): boolean {
     if (typeof code === 'string' && (NETWORK.has(code) || PG_UNAVAILABLE.has(code) || /^08[0-9A-Z]{3}$/.test(code)))
       return true;
     if (typeof errcode === 'number' && SQLITE_BUSY.has(errcode)) return true;
+    // The SQLite store's worker thread did not answer within its wait (src/store/sqlite/link.ts).
+    if (code === 'SQLITE_WAIT_TIMEOUT') return true;
     // node-postgres reports a connection the server closed, a pool or client that cannot connect in time,
     // and a statement past its client-side deadline (query_timeout) by message only.
     if (

@@ -75,3 +75,53 @@ console.log(
   `| invalid policies and configs | ${tried('bad-config')} | ConfigError naming the problem; serve exits 3 |`,
 );
 console.log(`| audit tampering | ${tamper.join(' + ')} | detected, first broken event named |`);
+
+// Faults beyond kills: one row per fault run, the columns docs/reliability.md keeps for them.
+type FaultRun = Run & {
+  auditVerify: { exitCode: number | null };
+  violations: string[];
+  holeMs?: number;
+  stallMs?: number;
+  stepMs?: number;
+  fillMb?: number;
+  load?: string;
+  health?: { probes: number; slowestMs: number; failures: string[] };
+};
+const codes = (o: Record<string, number> | undefined) =>
+  Object.entries(o ?? {})
+    .map(([k, v]) => `${k} ×${v}`)
+    .join(', ');
+function faultRow(label: string, duration: (r: FaultRun) => string, r: FaultRun | undefined): string {
+  if (!r) return `| ${label} | (no run) |||||||||`;
+  const f = r.figures;
+  const t = r.traffic;
+  const stranded = (f.threads ?? 0) - (f.threadsCompleted ?? 0) - (f.threadsWaiting ?? 0);
+  const saw = [
+    codes(t.threadErrors as unknown as Record<string, number>) || 'no refused thread start',
+    codes(t.decisionsRefused) ? `decisions: ${codes(t.decisionsRefused)}` : '',
+    r.health ? `/healthz slowest ${r.health.slowestMs} ms of ${r.health.probes}` : '',
+  ]
+    .filter(Boolean)
+    .join('; ');
+  const recovery =
+    r.starts === undefined ? 'by itself' : r.starts <= 1 ? 'by itself, no restart' : `${r.starts - 1} restart(s)`;
+  return `| ${label} | ${duration(r)} | ${r.load ?? `${r.rate ?? 6} threads/s + decisions`} | ${t.threadsAccepted} threads, ${t.decisionsAccepted} decisions | ${f.lost} | ${f.doubleExecutions} | ${stranded} | ${r.auditVerify.exitCode === 0 ? 'ok' : `exit ${String(r.auditVerify.exitCode)}`} | ${r.violations.length ? `${r.violations.length} violation(s)` : recovery} | ${saw} |`;
+}
+const s = (ms: number | undefined) => (ms === undefined ? '?' : `${ms / 1000} s`);
+console.log('');
+console.log(
+  '| fault | duration | load | acknowledged | lost | double | stranded | audit verify | recovery | what clients saw |\n|---|---|---|---|---|---|---|---|---|---|',
+);
+console.log(faultRow('PostgreSQL blackholed', (r) => s(r.holeMs), read<FaultRun>('pg-blackhole')));
+for (const b of ['sqlite', 'postgres'])
+  console.log(faultRow(`wall clock stepped back, ${b}`, (r) => `−${s(r.stepMs)}`, read<FaultRun>(`clock-step-${b}`)));
+console.log(
+  faultRow('SQLite write lock held by another process', (r) => s(r.stallMs), read<FaultRun>('sqlite-write-lock')),
+);
+console.log(faultRow('SQLite disk stalled (fsfreeze)', (r) => s(r.stallMs), read<FaultRun>('sqlite-disk-stall')));
+console.log(faultRow('SQLite disk full (tmpfs)', (r) => s(r.stallMs), read<FaultRun>('sqlite-disk-full')));
+for (const [name, label] of [
+  ['replicas-kill', 'three replicas, one SIGKILLed'],
+  ['replicas-skew', 'three replicas, one clock +1 h'],
+] as const)
+  console.log(faultRow(label, (r) => s(r.durationMs), read<FaultRun>(name)));

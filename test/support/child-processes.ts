@@ -1,5 +1,5 @@
 import { after, before } from 'node:test';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,21 +18,32 @@ export function childProcesses(child: string, backend: BackendInitializer) {
     dir,
     api: undefined as unknown as ServerFixture,
     il: undefined as unknown as Interlock,
-    /** One process: exit status (3: busy), signal, and what it printed. */
-    run: (verb: 'invoke' | 'resume', threadId: string, ledger: string, extra: Record<string, string> = {}) => {
-      const r = spawnSync(process.execPath, [child, verb, threadId, ledger], {
-        env: { ...process.env, ...backend.env(), ...extra },
-        encoding: 'utf8',
-        timeout: 60_000,
-      });
-      return { status: r.status, signal: r.signal, out: r.stdout, err: r.stderr };
-    },
+    /**
+     * One process: exit status (3: busy), signal, and what it printed. Run without blocking this
+     * process's event loop: its engine shares the database, and a transaction of its own left open
+     * while this process stood still would hold the child on SQLite's write lock.
+     */
+    run: (verb: 'invoke' | 'resume', threadId: string, ledger: string, extra: Record<string, string> = {}) =>
+      new Promise<{ status: number | null; signal: NodeJS.Signals | null; out: string; err: string }>(
+        (resolve, reject) => {
+          const p = spawn(process.execPath, [child, verb, threadId, ledger], {
+            env: { ...process.env, ...backend.env(), ...extra },
+            timeout: 60_000,
+          });
+          let out = '';
+          let err = '';
+          p.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+          p.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+          p.on('error', reject);
+          p.on('close', (status, signal) => resolve({ status, signal, out, err }));
+        },
+      ),
     /** The payments the children made, one JSON line each. */
     paid: (ledger: string) => (existsSync(ledger) ? readFileSync(ledger, 'utf8').trim().split('\n') : []),
     /** Resume until the dead process's leases ran out (exit 3: busy). */
-    resumeAfterRestart: (threadId: string, ledger: string) => {
-      let again = h.run('resume', threadId, ledger);
-      for (let i = 0; i < 40 && again.status === 3; i++) again = h.run('resume', threadId, ledger);
+    resumeAfterRestart: async (threadId: string, ledger: string) => {
+      let again = await h.run('resume', threadId, ledger);
+      for (let i = 0; i < 40 && again.status === 3; i++) again = await h.run('resume', threadId, ledger);
       return again;
     },
   };

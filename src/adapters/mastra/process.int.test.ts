@@ -17,7 +17,7 @@ for (const backend of allBackends()) {
     it('pauses in one process; a reviewer approves over HTTP; another process (empty Mastra storage) resumes it', async () => {
       const t = `mastra-proc-${backend.name}-1`;
       const ledger = join(dir, `${t}.jsonl`);
-      const first = run('invoke', t, ledger);
+      const first = await run('invoke', t, ledger);
       assert.equal(first.status, 0, first.err);
       const id = (JSON.parse(first.out) as { interrupts: Array<{ id: string }> }).interrupts[0]!.id;
       const packet = await h.api.call<{ version: number; actionHash: string; toolCallId: string }>(
@@ -30,7 +30,7 @@ for (const backend of allBackends()) {
         body: { type: 'approve', expectedVersion: packet.body.version, actionHash: packet.body.actionHash },
       });
       assert.equal(decided.status, 200, JSON.stringify(decided.body));
-      const second = run('resume', t, ledger);
+      const second = await run('resume', t, ledger);
       assert.equal(second.status, 0, second.err);
       assert.match(second.out, /"stopReason":"end_turn"/);
       assert.match(second.out, /refunded.{0,4}850/, "the model read the tool's result");
@@ -43,7 +43,7 @@ for (const backend of allBackends()) {
       it(`killed ${when} the payment, between the decision and the saved outcome: after a restart it is paid exactly once`, async () => {
         const t = `mastra-proc-${backend.name}-kill-${when}`;
         const ledger = join(dir, `${t}.jsonl`);
-        const first = run('invoke', t, ledger);
+        const first = await run('invoke', t, ledger);
         const id = (JSON.parse(first.out) as { interrupts: Array<{ id: string }> }).interrupts[0]!.id;
         const req = await h.il.getRequestOrThrow(id);
         await h.il.decide(
@@ -51,16 +51,16 @@ for (const backend of allBackends()) {
           { type: 'approve', expectedVersion: req.version, actionHash: req.actionHash },
           { id: 'sam', roles: ['supervisor'] },
         );
-        const killed = run('resume', t, ledger, { KILL_IN_EXECUTE: when });
+        const killed = await run('resume', t, ledger, { KILL_IN_EXECUTE: when });
         assert.equal(killed.signal, 'SIGKILL');
         assert.equal(paid(ledger).length, when === 'before' ? 0 : 1);
         assert.equal((await h.il.getRequestOrThrow(id)).status, 'executing');
         // Interlock's checkpoint still holds the paused run: the dead process's Mastra progress is gone with it.
         assert.equal((await h.il.threads.getThread(t))?.status, 'interrupted');
-        const again = resumeAfterRestart(t, ledger);
+        const again = await resumeAfterRestart(t, ledger);
         assert.equal(again.status, 0, again.err);
         assert.match(again.out, /"stopReason":"end_turn"/);
-        assert.equal(run('resume', t, ledger).status, 0);
+        assert.equal((await run('resume', t, ledger)).status, 0);
         const lines = paid(ledger);
         assert.equal(lines.length, 1);
         assert.equal((JSON.parse(lines[0]!) as { key: string }).key, `${req.id}:${req.actionHash}`);

@@ -1,4 +1,4 @@
-import type { DatabaseSync } from 'node:sqlite';
+import type { SqliteLink } from './link.ts';
 import { StoreError } from '../../core/index.ts';
 
 /** A transaction waiting for its group. */
@@ -18,21 +18,17 @@ interface Done {
   value: unknown;
 }
 
-// A failed rollback leaves nothing more to undo (the transaction is gone): never let it escape.
-function rollback(db: DatabaseSync): void {
-  try {
-    if (db.isTransaction) db.exec('ROLLBACK');
-  } catch {
-    // already rolled back by SQLite
-  }
+// Sent, not waited for: it runs after whatever is still out (a statement stuck on a stalled disk
+// included), and a failed rollback leaves nothing more to undo (the transaction is gone).
+function rollback(db: SqliteLink): void {
+  db.post('ROLLBACK');
 }
 
 /** Undo the failed member's savepoint; false if the transaction itself is gone. */
-function undo(db: DatabaseSync): boolean {
-  if (!db.isTransaction) return false;
+async function undo(db: SqliteLink): Promise<boolean> {
+  if (!db.inTransaction) return false;
   try {
-    db.exec(`ROLLBACK TO ${SAVEPOINT}`);
-    db.exec(`RELEASE ${SAVEPOINT}`);
+    await db.exec(`ROLLBACK TO ${SAVEPOINT}; RELEASE ${SAVEPOINT}`);
     return true;
   } catch {
     return false;
@@ -43,20 +39,20 @@ function undo(db: DatabaseSync): boolean {
  * Run queued members in the open transaction, each after the first in a savepoint, up to
  * {@link MAX_GROUP}. Returns those whose work stands; none when the whole transaction went.
  */
-async function runMembers(db: DatabaseSync, pending: Member[]): Promise<Done[]> {
+async function runMembers(db: SqliteLink, pending: Member[]): Promise<Done[]> {
   const done: Done[] = [];
   // Members that join while earlier ones run (they queue during their awaits) ride along.
   for (let n = 0; pending.length > 0 && n < MAX_GROUP; n++) {
     const m = pending.shift()!;
     const inSavepoint = done.length > 0;
     try {
-      if (inSavepoint) db.exec(`SAVEPOINT ${SAVEPOINT}`);
+      if (inSavepoint) await db.exec(`SAVEPOINT ${SAVEPOINT}`);
       const value = await m.run();
-      if (inSavepoint) db.exec(`RELEASE ${SAVEPOINT}`);
+      if (inSavepoint) await db.exec(`RELEASE ${SAVEPOINT}`);
       done.push({ m, value });
     } catch (err) {
       m.reject(err);
-      if (!inSavepoint || !undo(db)) {
+      if (!inSavepoint || !(await undo(db))) {
         // The first member failed (nothing else to keep), or SQLite rolled the whole transaction back
         // (I/O error, disk full): nothing of this group commits, and the others learn why.
         rollback(db);
@@ -75,18 +71,21 @@ async function runMembers(db: DatabaseSync, pending: Member[]): Promise<Done[]> 
 }
 
 /** One group: BEGIN, its members, one COMMIT; each member hears its outcome only after that COMMIT. */
-async function runGroup(db: DatabaseSync, pending: Member[]): Promise<void> {
+async function runGroup(db: SqliteLink, pending: Member[]): Promise<void> {
   if (pending.length === 0) return;
   try {
-    db.exec('BEGIN IMMEDIATE');
+    await db.exec('BEGIN IMMEDIATE');
   } catch (err) {
+    // A BEGIN that timed out may still run once the database answers: end it then.
+    rollback(db);
     for (const m of pending.splice(0)) m.reject(err);
     return;
   }
   let done = await runMembers(db, pending);
-  if (db.isTransaction) {
+  // None standing: the transaction was rolled back (the rollback may still be on its way).
+  if (done.length > 0 && db.inTransaction) {
     try {
-      db.exec('COMMIT');
+      await db.exec('COMMIT');
     } catch (err) {
       rollback(db);
       for (const d of done) d.m.reject(err);
@@ -109,7 +108,7 @@ async function runGroup(db: DatabaseSync, pending: Member[]): Promise<void> {
  * so no other statement interleaves.
  */
 export function groupCommit(
-  db: DatabaseSync,
+  db: SqliteLink,
   serialize: <T>(fn: () => Promise<T>) => Promise<T>,
 ): <T>(run: () => Promise<T>) => Promise<T> {
   const pending: Member[] = [];

@@ -1,4 +1,3 @@
-import { DatabaseSync, type StatementSync, type SQLInputValue } from 'node:sqlite';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { StoreError } from '../../core/index.ts';
@@ -7,6 +6,8 @@ import type { Dialect, SqlExecutor } from '../sql/executor.ts';
 import { sqlOps, standaloneOps } from '../sql/repository.ts';
 import { applyMigrations } from '../sql/migrate.ts';
 import { groupCommit } from './group-commit.ts';
+import { inlineLink, workerLink, type SqliteLink } from './link.ts';
+import { openSession } from './session.ts';
 import { createSteadyClock } from './clock.ts';
 import { wholeMs } from '../whole-ms.ts';
 
@@ -19,6 +20,20 @@ export interface SqliteStoreOptions {
    * survives power loss. `normal` survives a crash of the process, not of the machine.
    */
   durability?: 'full' | 'normal';
+  /**
+   * Where the connection runs. `true` (default): on a worker thread of its own, so a write lock held
+   * by another process or a stalled disk blocks that thread and not the service (`/healthz` answers,
+   * the API refuses with 503 after `waitMs`). `false`: on the event loop, a little faster per statement,
+   * for a bundled app that cannot load the worker file or a single-shot script; a stall then stops the process.
+   * `INTERLOCK_SQLITE_THREAD=0` sets `false`.
+   */
+  thread?: boolean;
+  /**
+   * How long a statement may wait on the database (a lock another process holds, a stalled disk) before
+   * it fails with `SQLITE_WAIT_TIMEOUT` — the API's 503 `store_unavailable` — in ms (default 5000;
+   * `INTERLOCK_SQLITE_WAIT_MS`). SQLite's own busy timeout is set to the same.
+   */
+  waitMs?: number;
   /**
    * How far the host's clock may step from the store's steady clock before the process says so, in ms
    * (default 2000; `INTERLOCK_CLOCK_TOLERANCE_MS`): a warning logged once, the `interlock_clock_skewed`
@@ -44,19 +59,9 @@ const dialect: Dialect = {
   auditFunction: false,
 };
 
-/** SQLite numbers its parameters `?N`; the shared SQL uses `$N`. */
-function adapt(sql: string): string {
-  return sql.replace(/\$(\d+)/g, '?$1');
-}
-
-function bind(params: readonly unknown[]): SQLInputValue[] {
-  return params.map((p) => (p === undefined ? null : typeof p === 'boolean' ? (p ? 1 : 0) : (p as SQLInputValue)));
-}
-
-/** One SQLite connection, shared by the stores opened on its file in this process, with its statement cache and queue. */
+/** One SQLite connection, shared by the stores opened on its file in this process, with its queue. */
 interface Connection {
-  db: DatabaseSync;
-  cache: Map<string, StatementSync>;
+  link: SqliteLink;
   serialize: <T>(fn: () => Promise<T>) => Promise<T>;
   /** Run a transaction; concurrent ones share a commit (see {@link groupCommit}). */
   transact: <T>(run: () => Promise<T>) => Promise<T>;
@@ -65,24 +70,27 @@ interface Connection {
 }
 
 /**
- * Connections by file. Stores opened on one file in one process share a
- * connection and its queue: a second connection would block the thread in
- * SQLite's busy wait while the first awaits inside its transaction.
+ * Connections by file. Stores opened on one file in one process share a connection and its queue:
+ * one writer per file and process, and a second connection would only wait on the first's lock.
  */
 const connections = new Map<string, Connection>();
 
-function open(path: string, durability: 'full' | 'normal'): Connection {
+function open(path: string, durability: 'full' | 'normal', thread: boolean, waitMs: number): Connection {
   const existing = path === ':memory:' ? undefined : connections.get(path);
   if (existing) {
     existing.refs++;
     return existing;
   }
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  let db: DatabaseSync;
+  const session = { path, durability, busyTimeoutMs: waitMs };
+  let link: SqliteLink;
   try {
-    db = new DatabaseSync(path);
-    db.exec(`PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON;`);
-    db.exec(`PRAGMA synchronous = ${durability === 'normal' ? 'NORMAL' : 'FULL'}`);
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    if (thread) {
+      // Opened here first, briefly: a folder that cannot be written is refused now, not at the first
+      // statement, and the file is in WAL mode before the worker opens it.
+      if (path !== ':memory:') openSession(session).close();
+      link = workerLink({ ...session, waitMs });
+    } else link = inlineLink(session);
   } catch (err) {
     throw new StoreError(
       `Cannot open the SQLite database at ${path}: ${(err as Error).message}. Check that the folder is writable, or set INTERLOCK_DATA_DIR.`,
@@ -96,52 +104,38 @@ function open(path: string, durability: 'full' | 'normal'): Connection {
     tail = run.catch(() => undefined);
     return run;
   };
-  const conn: Connection = {
-    db,
-    cache: new Map(),
-    refs: 1,
-    closed: false,
-    serialize,
-    transact: groupCommit(db, serialize),
-  };
+  const conn: Connection = { link, refs: 1, closed: false, serialize, transact: groupCommit(link, serialize) };
   if (path !== ':memory:') connections.set(path, conn);
   return conn;
 }
 
-/** Statements on the connection, each prepared once per connection and cached by its SQL text. */
-function executor({ db, cache }: Connection, stats: { statements: number }): SqlExecutor {
-  const prepare = (sql: string): StatementSync => {
-    let s = cache.get(sql);
-    if (!s) {
-      s = db.prepare(adapt(sql));
-      cache.set(sql, s);
-    }
-    return s;
-  };
+/** The shared SQL's executor over the connection, counting statements. */
+function executor({ link }: Connection, stats: { statements: number }): SqlExecutor {
   return {
-    async all(sql, params = []) {
+    all(sql, params = []) {
       stats.statements++;
-      return prepare(sql).all(...bind(params));
+      return link.all(sql, params);
     },
-    async run(sql, params = []) {
+    run(sql, params = []) {
       stats.statements++;
-      return Number(prepare(sql).run(...bind(params)).changes);
+      return link.run(sql, params);
     },
     async send(sql, params = []) {
       stats.statements++;
-      prepare(sql).run(...bind(params));
+      await link.run(sql, params);
     },
     async sendExpecting(sql, params, rows, fail) {
       stats.statements++;
-      if (Number(prepare(sql).run(...bind(params)).changes) !== rows) throw fail();
+      if ((await link.run(sql, params)) !== rows) throw fail();
     },
   };
 }
 
 /**
  * The embedded store on Node's built-in `node:sqlite` (no native addon), in WAL
- * mode. One connection per file and process; transactions are serialized
- * in-process by a queue and across processes by `BEGIN IMMEDIATE` with a busy timeout.
+ * mode. One connection per file and process, on a worker thread of its own (see
+ * `thread`); transactions are serialized in-process by a queue and across
+ * processes by `BEGIN IMMEDIATE` with a busy timeout.
  * Transactions that queue up together share one commit (group commit): each
  * caller still hears back only after the WAL sync that makes its writes durable.
  */
@@ -164,8 +158,14 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     ),
     ...(options.warn ? { warn: options.warn } : {}),
   });
-  const conn = open(path, options.durability ?? 'full');
-  const { db, serialize } = conn;
+  const waitMs = wholeMs('createSqliteStore', options.waitMs, 'INTERLOCK_SQLITE_WAIT_MS', 5000, 'waitMs');
+  const conn = open(
+    path,
+    options.durability ?? 'full',
+    options.thread ?? process.env.INTERLOCK_SQLITE_THREAD !== '0',
+    waitMs,
+  );
+  const { link, serialize } = conn;
   const stats = { transactions: 0, statements: 0 };
   const exec = executor(conn, stats);
   const ops = sqlOps(exec, dialect);
@@ -191,18 +191,20 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     // One connection, statements in order: the operations as the Store runs them.
     batch: (fn) => fn(single),
     async migrate() {
-      await applyMigrations((fn) => transaction(() => fn(exec)), dialect);
+      await link.unbounded(() => applyMigrations((fn) => transaction(() => fn(exec)), dialect));
     },
     unsafeQuery: (sql, params = []) => serialize(() => exec.all(sql, params)),
     async threadStorageBytes(threadId) {
       return serialize(async () => {
-        const a = db
-          .prepare(`SELECT COALESCE(SUM(LENGTH(CAST(body AS BLOB))), 0) AS n FROM il_messages WHERE thread_id = ?`)
-          .get(threadId) as { n: number };
-        const b = db
-          .prepare(`SELECT COALESCE(SUM(LENGTH(CAST(state AS BLOB))), 0) AS n FROM il_checkpoints WHERE thread_id = ?`)
-          .get(threadId) as { n: number };
-        return Number(a.n) + Number(b.n);
+        const [a] = await link.all(
+          `SELECT COALESCE(SUM(LENGTH(CAST(body AS BLOB))), 0) AS n FROM il_messages WHERE thread_id = $1`,
+          [threadId],
+        );
+        const [b] = await link.all(
+          `SELECT COALESCE(SUM(LENGTH(CAST(state AS BLOB))), 0) AS n FROM il_checkpoints WHERE thread_id = $1`,
+          [threadId],
+        );
+        return Number(a?.n ?? 0) + Number(b?.n ?? 0);
       });
     },
     async close() {
@@ -212,7 +214,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
         if (--conn.refs > 0) return;
         conn.closed = true;
         connections.delete(path);
-        db.close();
+        await link.close();
       });
     },
   };
