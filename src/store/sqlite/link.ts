@@ -1,27 +1,8 @@
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import { StoreError } from '../../core/index.ts';
 import type { Row } from '../sql/executor.ts';
 import { openSession, type SessionOptions } from './session.ts';
-
-/** A statement sent to the store's worker thread (id 0: nobody waits for its answer). */
-export type LinkRequest =
-  | { id: number; op: 'all' | 'run'; sql: string; params?: readonly unknown[] }
-  | { id: number; op: 'exec'; sql: string }
-  | { op: 'close' };
-
-/** An error as it crosses the thread boundary: node:sqlite's `code`, `errcode` and `errstr` survive. */
-export interface WireError {
-  message: string;
-  code?: string;
-  errcode?: number;
-  errstr?: string;
-}
-
-/** The worker's answer; `tx`: a transaction is open after the statement. */
-export type LinkReply =
-  | { id: number; value: unknown; tx: boolean }
-  | { id: number; error: WireError; tx: boolean }
-  | { id: 0; fatal: WireError };
+import { ANSWER, REQUEST, SPIN, type LinkReply, type LinkRequest, type WireError } from './link-protocol.ts';
 
 /**
  * The store's way to its SQLite connection: statements go in one at a time, in order (the store's
@@ -91,12 +72,11 @@ export interface WorkerLinkOptions extends SessionOptions {
   waitMs: number;
 }
 
-interface Waiting {
-  resolve: (value: unknown) => void;
-  reject: (err: Error) => void;
-  /** performance.now() when sent; undefined: no deadline. */
-  at: number | undefined;
-}
+/**
+ * How long the event loop's thread waits for an answer before it stops waiting and lets the event loop
+ * run (ms). Most statements answer in microseconds, within it; a commit's sync may not.
+ */
+const SYNC_MS = 1;
 
 // Compiled to dist/…/worker.js; run from the repository's TypeScript sources as worker.ts.
 const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url);
@@ -104,92 +84,165 @@ const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './
 /**
  * The connection on a worker thread of its own, so a held write lock or a stalled disk blocks that
  * thread and not the event loop: `/healthz` keeps answering, and every statement has a bounded wait.
- * A statement unanswered after `waitMs` fails with {@link SQLITE_WAIT_TIMEOUT} (the API's 503
- * `store_unavailable`), and so does every statement after it, at once, until the thread answers again.
- * The worker keeps the process alive only while a statement is out.
+ *
+ * A statement is handed over through a message port and two shared flags, and the event loop's thread
+ * first waits for the answer itself, for at most {@link SYNC_MS}: a statement that answers in microseconds
+ * (most do) costs little more than on the event loop, with no turn of the event loop in between. Past
+ * that, the wait goes on asynchronously (`Atomics.waitAsync`) and the event loop runs. A statement
+ * unanswered after `waitMs` fails with {@link SQLITE_WAIT_TIMEOUT} (the API's 503 `store_unavailable`),
+ * and so does every statement after it, at once, until the thread answers again; what was posted to
+ * run after it (the rollback of its transaction) still runs then.
  */
 export function workerLink(o: WorkerLinkOptions): SqliteLink {
   const { waitMs, ...session } = o;
+  // SQLite's own busy timeout (the same wait) answers a lock wait first, with SQLITE_BUSY: the link's
+  // deadline, a quarter second later, is for a thread that cannot answer at all (a stalled disk).
+  const deadlineMs = waitMs + 250;
+  const control = new SharedArrayBuffer(8);
+  const flags = new Int32Array(control);
+  const { port1: port, port2 } = new MessageChannel();
   // The worker needs none of the process's Node options (some are refused in a worker, or only make sense
   // for the entry script, like `--input-type`), except those that let it load TypeScript sources.
   const execArgv = process.execArgv.filter((a) => /^--experimental-(strip|transform)-types$/.test(a));
-  const worker = new Worker(WORKER_URL, { workerData: session, execArgv });
+  const worker = new Worker(WORKER_URL, {
+    workerData: { session, control, port: port2 },
+    transferList: [port2],
+    execArgv,
+  });
   worker.unref();
-  const waiting = new Map<number, Waiting>();
-  let nextId = 1;
+  port.unref();
+
   let inTx = false;
-  /** The thread has not answered within the wait: fail fast until it does. */
+  /** An answer still outstanding past the synchronous wait; settles when it arrives. */
+  let busy: Promise<void> | undefined;
+  /** The caller of that statement, while it still waits. */
+  let outstanding: ((err: Error) => void) | undefined;
+  /** The thread did not answer within the deadline: fail fast until it does. */
   let stalled = false;
   let dead: Error | undefined;
   let noDeadline = 0;
   let exited: Promise<void> | undefined;
 
-  const settleAll = (err: Error) => {
-    for (const w of waiting.values()) w.reject(err);
-    waiting.clear();
-    worker.unref();
+  const die = (err: Error) => {
+    dead ??= err;
+    outstanding?.(dead);
+    outstanding = undefined;
   };
-  worker.on('message', (m: LinkReply) => {
-    stalled = false;
-    if ('fatal' in m) {
-      dead = new StoreError(
-        `Cannot open the SQLite database at ${session.path}: ${m.fatal.message}. Check that the folder is writable, or set INTERLOCK_DATA_DIR.`,
-        revive(m.fatal),
-      );
-      settleAll(dead);
-      return;
-    }
-    inTx = m.tx;
-    const w = waiting.get(m.id);
-    if (!w) return;
-    waiting.delete(m.id);
-    if (waiting.size === 0) worker.unref();
-    if ('error' in m) w.reject(revive(m.error));
-    else w.resolve(m.value);
-  });
-  worker.on('error', (err: Error) => {
-    dead = new StoreError(`The SQLite store's worker thread failed: ${err.message}. Restart the service.`, err);
-    settleAll(dead);
-  });
-  worker.on('exit', () => {
-    dead ??= new StoreError('The store is closed; create a new one.');
-    settleAll(dead);
-  });
-
-  // One check every tenth of the wait (at most every 100 ms): the oldest statement out is the first in the map.
-  // SQLite's own busy timeout (the same wait) answers a lock wait first, with SQLITE_BUSY: the link's
-  // deadline, a quarter second later, is for a thread that cannot answer at all (a stalled disk).
-  const deadlineMs = waitMs + 250;
-  const overdue = (w: Waiting | undefined) => w?.at !== undefined && performance.now() - w.at > deadlineMs;
-  const sweep = setInterval(
-    () => {
-      const first = waiting.values().next().value;
-      if (!overdue(first)) return;
-      // Judge after the answers already waiting are delivered: if this thread itself stood still (a
-      // long synchronous task), the worker may have answered long ago.
-      setImmediate(() => {
-        if (!overdue(waiting.values().next().value)) return;
-        stalled = true;
-        settleAll(waitError(waitMs));
-      });
-    },
-    Math.max(10, Math.min(100, waitMs / 10)),
+  worker.on('error', (err: Error) =>
+    die(new StoreError(`The SQLite store's worker thread failed: ${err.message}. Restart the service.`, err)),
   );
-  sweep.unref();
+  worker.on('exit', () => die(new StoreError('The store is closed; create a new one.')));
 
-  function send<T>(msg: { op: 'all' | 'run'; sql: string; params?: readonly unknown[] } | { op: 'exec'; sql: string }) {
-    if (dead) return Promise.reject(dead);
-    if (stalled && noDeadline === 0) return Promise.reject(waitError(waitMs));
-    const id = nextId++;
+  function take(): LinkReply {
+    const received = receiveMessageOnPort(port);
+    if (!received) throw new StoreError("The SQLite store's worker thread raised its answer flag with no answer.");
+    return received.message as LinkReply;
+  }
+  function settle<T>(reply: LinkReply): T {
+    inTx = reply.tx;
+    if ('error' in reply) {
+      if (reply.fatal)
+        throw (dead ??= new StoreError(
+          `Cannot open the SQLite database at ${session.path}: ${reply.error.message}. Check that the folder is writable, or set INTERLOCK_DATA_DIR.`,
+          revive(reply.error),
+        ));
+      throw revive(reply.error);
+    }
+    return reply.value as T;
+  }
+
+  function start(req: LinkRequest): void {
+    Atomics.store(flags, ANSWER, 0);
+    port.postMessage(req);
+    Atomics.store(flags, REQUEST, 1);
+    Atomics.notify(flags, REQUEST);
+  }
+  /** Wait on this thread for up to SYNC_MS; true if the answer is there. */
+  function syncWait(): boolean {
+    for (let i = 0; i < SPIN && Atomics.load(flags, ANSWER) === 0; i++);
+    // A wake-up may be the late notify of the previous answer: only the flag itself says.
+    const until = performance.now() + SYNC_MS;
+    while (Atomics.load(flags, ANSWER) === 0) {
+      const left = until - performance.now();
+      if (left <= 0) return false;
+      Atomics.wait(flags, ANSWER, 0, left);
+    }
+    return true;
+  }
+  /** Resolves once the answer flag is up (asynchronously: the event loop runs meanwhile). */
+  async function answered(): Promise<void> {
+    while (Atomics.load(flags, ANSWER) === 0) {
+      const w = Atomics.waitAsync(flags, ANSWER, 0);
+      if (w.async) await w.value;
+    }
+  }
+  function asyncWait<T>(startedAt: number): Promise<T> {
+    let free!: () => void;
+    busy = new Promise<void>((resolve) => (free = resolve));
     return new Promise<T>((resolve, reject) => {
-      if (waiting.size === 0) worker.ref();
-      waiting.set(id, {
-        resolve: resolve as (v: unknown) => void,
-        reject,
-        at: noDeadline > 0 ? undefined : performance.now(),
-      });
-      worker.postMessage({ id, ...msg } satisfies LinkRequest);
+      let waiting = true;
+      outstanding = (err) => {
+        waiting = false;
+        reject(err);
+      };
+      // Also what keeps the process alive while the answer is out (a pending waitAsync does not).
+      const timer =
+        noDeadline > 0
+          ? setInterval(() => undefined, 60_000)
+          : setTimeout(
+              () => {
+                // An answer already there (this thread stood still past the deadline) is taken below.
+                if (!waiting || Atomics.load(flags, ANSWER) === 1) return;
+                waiting = false;
+                outstanding = undefined;
+                stalled = true;
+                reject(waitError(waitMs));
+              },
+              Math.max(0, startedAt + deadlineMs - performance.now()),
+            );
+      const arrived = () => {
+        clearTimeout(timer);
+        let reply: LinkReply;
+        try {
+          reply = take();
+        } catch (err) {
+          if (waiting) reject(err);
+          return;
+        }
+        busy = undefined;
+        stalled = false;
+        free();
+        if (!waiting) {
+          inTx = reply.tx; // its caller gave up; the state it left still counts
+          return;
+        }
+        waiting = false;
+        outstanding = undefined;
+        try {
+          resolve(settle<T>(reply));
+        } catch (err) {
+          reject(err);
+        }
+      };
+      void answered().then(arrived);
     });
+  }
+
+  /** Run one request; `queued`: run it after a stuck statement even while stalled (a rollback). */
+  function send<T>(req: LinkRequest, queued = false): Promise<T> {
+    if (dead) return Promise.reject(dead);
+    if (busy) {
+      if (stalled && noDeadline === 0 && !queued) return Promise.reject(waitError(waitMs));
+      return busy.then(() => send<T>(req, queued));
+    }
+    const startedAt = performance.now();
+    start(req);
+    if (!syncWait()) return asyncWait<T>(startedAt);
+    try {
+      return Promise.resolve(settle<T>(take()));
+    } catch (err) {
+      return Promise.reject(err);
+    }
   }
 
   return {
@@ -197,7 +250,7 @@ export function workerLink(o: WorkerLinkOptions): SqliteLink {
     run: (sql, params) => send<number>({ op: 'run', sql, ...(params ? { params } : {}) }),
     exec: (sql) => send<void>({ op: 'exec', sql }),
     post(sql) {
-      if (!dead) worker.postMessage({ id: 0, op: 'exec', sql } satisfies LinkRequest);
+      send<void>({ op: 'exec', sql }, true).catch(() => undefined);
     },
     get inTransaction() {
       return inTx;
@@ -211,13 +264,13 @@ export function workerLink(o: WorkerLinkOptions): SqliteLink {
       }
     },
     close() {
-      exited ??= new Promise<void>((resolve) => {
-        clearInterval(sweep);
-        if (dead) return resolve();
+      exited ??= (async () => {
+        if (dead) return;
+        const gone = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
         worker.ref();
-        worker.once('exit', () => resolve());
-        worker.postMessage({ op: 'close' } satisfies LinkRequest);
-      });
+        await send<void>({ op: 'close' }, true).catch(() => undefined);
+        await gone;
+      })();
       return exited;
     },
   };

@@ -1,11 +1,23 @@
 // The SQLite store's worker thread: it owns the one connection to the database file and runs the
-// statements the store's link (src/store/sqlite/link.ts) sends, one at a time, in the order sent. A held
+// statements the store's link (src/store/sqlite/link.ts) hands it, one at a time, in order. A held
 // write lock or a stalled disk blocks this thread, not the service's event loop.
-import { parentPort, workerData } from 'node:worker_threads';
+//
+// It needs no event loop of its own: it waits on the shared control word, takes the request from its
+// port synchronously, runs it, posts the answer and raises the answer flag (see link.ts for the protocol).
+import { receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import { openSession, type SessionOptions, type SqliteSession } from './session.ts';
-import type { LinkReply, LinkRequest, WireError } from './link.ts';
+import { ANSWER, REQUEST, SPIN, type LinkReply, type LinkRequest, type WireError } from './link-protocol.ts';
 
-const port = parentPort!;
+const {
+  session: options,
+  control,
+  port,
+} = workerData as {
+  session: SessionOptions;
+  control: SharedArrayBuffer;
+  port: MessagePort;
+};
+const flags = new Int32Array(control);
 
 function wire(err: unknown): WireError {
   const e = err as { message?: unknown; code?: unknown; errcode?: unknown; errstr?: unknown };
@@ -17,21 +29,16 @@ function wire(err: unknown): WireError {
   };
 }
 
-let session: SqliteSession;
+let session: SqliteSession | undefined;
+let fatal: WireError | undefined;
 try {
-  session = openSession(workerData as SessionOptions);
+  session = openSession(options);
 } catch (err) {
-  port.postMessage({ id: 0, fatal: wire(err) } satisfies LinkReply);
-  process.exit(1);
+  fatal = wire(err);
 }
 
-port.on('message', (m: LinkRequest) => {
-  if (m.op === 'close') {
-    session.close();
-    port.close();
-    return;
-  }
-  let reply: LinkReply;
+function answer(m: Exclude<LinkRequest, { op: 'close' }>): LinkReply {
+  if (!session) return { error: fatal!, fatal: true, tx: false };
   try {
     const value =
       m.op === 'all'
@@ -39,10 +46,30 @@ port.on('message', (m: LinkRequest) => {
         : m.op === 'run'
           ? session.run(m.sql, m.params ?? [])
           : session.exec(m.sql);
-    reply = { id: m.id, value, tx: session.inTransaction };
+    return { value, tx: session.inTransaction };
   } catch (err) {
-    reply = { id: m.id, error: wire(err), tx: session.inTransaction };
+    return { error: wire(err), tx: session.inTransaction };
   }
-  // Posted statements (id 0) are answered too: any answer tells the link this thread is moving again.
-  port.postMessage(reply);
-});
+}
+
+for (;;) {
+  // A request usually follows the last answer within microseconds (the next statement of a transaction):
+  // spin briefly before sleeping, since waking a sleeping thread costs more than the statement.
+  for (let i = 0; i < SPIN && Atomics.load(flags, REQUEST) === 0; i++);
+  Atomics.wait(flags, REQUEST, 0);
+  Atomics.store(flags, REQUEST, 0);
+  const received = receiveMessageOnPort(port);
+  if (!received) continue;
+  const m = received.message as LinkRequest;
+  if (m.op === 'close') {
+    session?.close();
+    port.postMessage({ value: undefined, tx: false } satisfies LinkReply);
+    Atomics.store(flags, ANSWER, 1);
+    Atomics.notify(flags, ANSWER);
+    port.close();
+    break;
+  }
+  port.postMessage(answer(m));
+  Atomics.store(flags, ANSWER, 1);
+  Atomics.notify(flags, ANSWER);
+}
