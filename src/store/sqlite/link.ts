@@ -29,6 +29,9 @@ export interface SqliteLink {
 /** The error code of a statement the database did not answer within the store's wait. */
 export const SQLITE_WAIT_TIMEOUT = 'SQLITE_WAIT_TIMEOUT';
 
+/** What a catch caught, as the Error a promise is rejected with. */
+const asError = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)));
+
 function revive(e: WireError): Error {
   return Object.assign(new Error(e.message), e);
 }
@@ -206,7 +209,7 @@ export function workerLink(o: WorkerLinkOptions): SqliteLink {
         try {
           reply = take();
         } catch (err) {
-          if (waiting) reject(err);
+          if (waiting) reject(asError(err));
           return;
         }
         busy = undefined;
@@ -221,7 +224,7 @@ export function workerLink(o: WorkerLinkOptions): SqliteLink {
         try {
           resolve(settle<T>(reply));
         } catch (err) {
-          reject(err);
+          reject(asError(err));
         }
       };
       void answered().then(arrived);
@@ -241,7 +244,7 @@ export function workerLink(o: WorkerLinkOptions): SqliteLink {
     try {
       return Promise.resolve(settle<T>(take()));
     } catch (err) {
-      return Promise.reject(err);
+      return Promise.reject(asError(err));
     }
   }
 
