@@ -97,7 +97,8 @@ function faultRow(label: string, duration: (r: FaultRun) => string, r: FaultRun 
   const t = r.traffic;
   const stranded = (f.threads ?? 0) - (f.threadsCompleted ?? 0) - (f.threadsWaiting ?? 0);
   const saw = [
-    codes(t.threadErrors as unknown as Record<string, number>) || 'no refused thread start',
+    `${t.threadsUnknown ?? 0} thread start(s) answered 5xx (coded 503) or cut, each looked up after`,
+    codes(t.threadErrors as unknown as Record<string, number>),
     codes(t.decisionsRefused) ? `decisions: ${codes(t.decisionsRefused)}` : '',
     r.health ? `/healthz slowest ${r.health.slowestMs} ms of ${r.health.probes}` : '',
   ]
@@ -107,7 +108,7 @@ function faultRow(label: string, duration: (r: FaultRun) => string, r: FaultRun 
     r.starts === undefined ? 'by itself' : r.starts <= 1 ? 'by itself, no restart' : `${r.starts - 1} restart(s)`;
   return `| ${label} | ${duration(r)} | ${r.load ?? `${r.rate ?? 6} threads/s + decisions`} | ${t.threadsAccepted} threads, ${t.decisionsAccepted} decisions | ${f.lost} | ${f.doubleExecutions} | ${stranded} | ${r.auditVerify.exitCode === 0 ? 'ok' : `exit ${String(r.auditVerify.exitCode)}`} | ${r.violations.length ? `${r.violations.length} violation(s)` : recovery} | ${saw} |`;
 }
-const s = (ms: number | undefined) => (ms === undefined ? '?' : `${ms / 1000} s`);
+const s = (ms: number | undefined) => (ms === undefined ? '?' : `${Math.round(ms / 1000)} s`);
 console.log('');
 console.log(
   '| fault | duration | load | acknowledged | lost | double | stranded | audit verify | recovery | what clients saw |\n|---|---|---|---|---|---|---|---|---|---|',
