@@ -7,7 +7,8 @@ import {
   type Reviewer,
 } from '../core/index.ts';
 import type { ClaimRow } from '../store/types.ts';
-import type { ClaimEventView, EngineContext } from './context.ts';
+import type { ClaimEventView, EngineContext, EngineEvent } from './context.ts';
+import { commitWithEvents } from './commit-events.ts';
 
 /** Default of {@link InterlockOptions.claimMs}: a claim lapses ten minutes after its last renewal. */
 export const DEFAULT_CLAIM_MS = 10 * 60_000;
@@ -119,20 +120,24 @@ export function claimOps(ctx: EngineContext, timeoutMs: number): ClaimOps {
       const refusal = claimRefusal(req, reviewer, now);
       if (refusal) throw refusal;
       const row = { requestId, reviewer: reviewer.id, reviewerName: reviewer.name ?? reviewer.id, since: now };
-      const put = await ctx.store.putClaim(
-        { ...row, expiresAt: now + timeoutMs, auto: opts.auto === true },
-        opts.takeOver === true,
+      const put = await commitWithEvents(
+        ctx,
+        (tx) => tx.putClaim({ ...row, expiresAt: now + timeoutMs, auto: opts.auto === true }, opts.takeOver === true),
+        (p): EngineEvent[] =>
+          p.claimed
+            ? [{ type: 'claim.changed', requestId, threadId: req.threadId, claim: claimEventView(claimOf(p.claim)) }]
+            : [],
       );
-      const claim = claimOf(put.claim);
-      if (put.claimed)
-        ctx.emit({ type: 'claim.changed', requestId, threadId: req.threadId, claim: claimEventView(claim) });
-      return { claimed: put.claimed, claim };
+      return { claimed: put.claimed, claim: claimOf(put.claim) };
     },
     async release(requestId, reviewerId) {
       const req = await requestOf(requestId);
-      const released = await ctx.store.deleteClaim(requestId, reviewerId);
-      if (released) ctx.emit({ type: 'claim.changed', requestId, threadId: req.threadId, claim: null });
-      return released;
+      return commitWithEvents(
+        ctx,
+        (tx) => tx.deleteClaim(requestId, reviewerId),
+        (released): EngineEvent[] =>
+          released ? [{ type: 'claim.changed', requestId, threadId: req.threadId, claim: null }] : [],
+      );
     },
     async get(requestId) {
       const row = await ctx.store.getClaim(requestId, ctx.now());

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Policy } from '../core/index.ts';
-import type { Store } from '../store/types.ts';
+import type { Store, StoreTx } from '../store/types.ts';
 
 /** What the engine knows about a tool: its argument schema, for validating edits. */
 export interface ToolSchemaEntry {
@@ -49,8 +49,23 @@ export interface EngineContext {
   leaseMs: number;
   /** Called after a transaction commits, for live events (never inside one). */
   emit: (event: EngineEvent) => void;
+  /** Events that travel with a transaction's commit (see commit-events.ts). */
+  events: CommitEvents;
   /** Uniform in [0, 1): whether a pause places a planted check (replaceable in tests). */
   random: () => number;
+}
+
+/** Events that travel with a transaction's commit (see commit-events.ts; the event hub implements it). */
+export interface CommitEvents {
+  /**
+   * Put `events` into transaction `tx`, so other processes hear of them if and only if it commits
+   * (even when this process dies right after the commit); true when they went there. After the
+   * commit, give them to {@link local}. False (nothing sent) without a bus or outside such a
+   * transaction: then emit them after the commit.
+   */
+  readonly publishIn: (tx: StoreTx, events: readonly EngineEvent[]) => Promise<boolean>;
+  /** Deliver to this process's listeners only: for events that went to the others with their commit. */
+  readonly local: (e: EngineEvent) => void;
 }
 
 /**

@@ -13,7 +13,8 @@ import {
   type Reviewer,
 } from '../core/index.ts';
 import type { StoreTx, ThreadClaim, ThreadRow } from '../store/types.ts';
-import type { EngineContext } from './context.ts';
+import type { EngineContext, EngineEvent } from './context.ts';
+import { commitWithEvents } from './commit-events.ts';
 import { gate } from './gate.ts';
 import { resolveToolSchema } from './tool-schemas.ts';
 import { openRequest } from './pause.ts';
@@ -160,41 +161,44 @@ export async function decide(
   const now = ctx.now();
   let result: DecisionResult;
   try {
-    result = await ctx.store.transaction(async (tx) => {
-      const { req, claim } = await lockForDecision(tx, requestId, opts, now);
-      decision = await asAnswer(tx, req, decision, opts);
-      const voters = req.approvalsRequired > 1 ? await tx.listVoters(requestId) : [];
-      checkDecision(req, decision, reviewer, now, voters);
-      const applied =
-        decision.type === 'approve'
-          ? await applyApprove(tx, req, decision, reviewer, now)
-          : decision.type === 'edit'
-            ? await applyEdit(ctx, tx, req, edited!.call, reviewer, now)
-            : await applyAnswer(tx, req, { ...decision, type: decision.type }, reviewer, now);
-      const { next, outcome, created } = applied;
-      // Read for update above: the version cannot have moved, so the write travels with the COMMIT.
-      await tx.updateLockedRequest(next, req.version);
-      await tx.appendAudit(applied.audit, now);
-      if (created) await openCreated(tx, created, reviewer, now);
-      // A planted check has no thread waiting on it: nothing to resume.
-      if ((outcome === 'authorized' || outcome === 'rejected' || outcome === 'responded') && !req.planted)
-        await resolve(tx, next, now);
-      const resolved = outcome !== 'pending' && outcome !== 'superseded';
-      return {
-        request: next,
-        outcome,
-        ...(created ? { newRequest: created } : {}),
-        ...(claim ? { claim } : {}),
-        // The reviewer learns it was a planted check once it is decided, and whether they caught it.
-        ...(req.planted && resolved ? { plantedCheck: { caught: outcome !== 'authorized' } } : {}),
-      };
-    });
+    result = await commitWithEvents(
+      ctx,
+      async (tx): Promise<DecisionResult> => {
+        const { req, claim } = await lockForDecision(tx, requestId, opts, now);
+        decision = await asAnswer(tx, req, decision, opts);
+        const voters = req.approvalsRequired > 1 ? await tx.listVoters(requestId) : [];
+        checkDecision(req, decision, reviewer, now, voters);
+        const applied =
+          decision.type === 'approve'
+            ? await applyApprove(tx, req, decision, reviewer, now)
+            : decision.type === 'edit'
+              ? await applyEdit(ctx, tx, req, edited!.call, reviewer, now)
+              : await applyAnswer(tx, req, { ...decision, type: decision.type }, reviewer, now);
+        const { next, outcome, created } = applied;
+        // Read for update above: the version cannot have moved, so the write travels with the COMMIT.
+        await tx.updateLockedRequest(next, req.version);
+        await tx.appendAudit(applied.audit, now);
+        if (created) await openCreated(tx, created, reviewer, now);
+        // A planted check has no thread waiting on it: nothing to resume.
+        if ((outcome === 'authorized' || outcome === 'rejected' || outcome === 'responded') && !req.planted)
+          await resolve(tx, next, now);
+        const resolved = outcome !== 'pending' && outcome !== 'superseded';
+        return {
+          request: next,
+          outcome,
+          ...(created ? { newRequest: created } : {}),
+          ...(claim ? { claim } : {}),
+          // The reviewer learns it was a planted check once it is decided, and whether they caught it.
+          ...(req.planted && resolved ? { plantedCheck: { caught: outcome !== 'authorized' } } : {}),
+        };
+      },
+      (r) => decidedEvents(requestId, decision, r),
+    );
   } catch (err) {
     // Security refusals are recorded; the refused decision itself changed nothing.
     if (err instanceof ForbiddenError) await auditRefusal(ctx, requestId, reviewer, decision, err);
     throw err;
   }
-  emitDecided(ctx, requestId, decision, result);
   return result;
 }
 
@@ -264,16 +268,21 @@ async function openCreated(tx: StoreTx, created: ApprovalRequest, reviewer: Revi
     await tx.insertVote({ requestId: created.id, reviewer: reviewer.id, type: 'approve', version: 1, createdAt: now });
 }
 
-function emitDecided(ctx: EngineContext, requestId: string, decision: Decision, result: DecisionResult): void {
-  ctx.emit({
-    type: 'approval.decided',
-    requestId,
-    threadId: result.request.threadId,
-    decision: decision.type,
-    status: result.request.status,
-  });
+/** What a decision tells live screens: the request's move, and the request an edit opened. */
+function decidedEvents(requestId: string, decision: Decision, result: DecisionResult): EngineEvent[] {
   const n = result.newRequest;
-  if (n) ctx.emit({ type: 'approval.created', requestId: n.id, threadId: n.threadId, tool: n.tool, role: n.role });
+  return [
+    {
+      type: 'approval.decided',
+      requestId,
+      threadId: result.request.threadId,
+      decision: decision.type,
+      status: result.request.status,
+    },
+    ...(n
+      ? [{ type: 'approval.created' as const, requestId: n.id, threadId: n.threadId, tool: n.tool, role: n.role }]
+      : []),
+  ];
 }
 
 async function auditRefusal(

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { StoreEventBus } from '../store/types.ts';
-import type { EngineEvent } from './context.ts';
+import type { CommitEvents, EngineEvent } from './context.ts';
 
 /** How long events wait to be sent to other processes together. */
 const REMOTE_EVENT_DELAY_MS = 10;
@@ -27,7 +27,7 @@ export function packEvents(events: readonly EngineEvent[]): EngineEvent[][] {
 }
 
 /** Engine events for this process's listeners and, through the store's bus, every other process's. */
-export interface EventHub {
+export interface EventHub extends CommitEvents {
   /** Deliver an event emitted after a commit, here at once and to other processes soon after. */
   readonly emit: (e: EngineEvent) => void;
   /** Listen to local and remote events; returns an unsubscribe function. */
@@ -37,8 +37,11 @@ export interface EventHub {
 /**
  * The engine's event fan-out. Local listeners hear each event synchronously;
  * with a cross-process bus (PostgreSQL), events also go out to other processes
- * on the same database, batched, and events from them arrive marked `remote`.
- * `owner` tells this process's own messages apart when they come back.
+ * on the same database and events from them arrive marked `remote`. The engine's
+ * writes send theirs inside their transaction ({@link CommitEvents.publishIn}:
+ * delivered at the commit, whatever happens to this process after it); `emit`
+ * batches the rest after the fact. `owner` tells this process's own messages
+ * apart when they come back.
  */
 export function createEventHub(bus: StoreEventBus | undefined, owner: string): EventHub {
   const listeners = new Set<(e: EngineEvent) => void>();
@@ -76,6 +79,12 @@ export function createEventHub(bus: StoreEventBus | undefined, owner: string): E
   };
 
   return {
+    async publishIn(tx, events) {
+      if (!bus || !tx.publishOnCommit) return false;
+      for (const batch of packEvents(events)) await tx.publishOnCommit({ origin: owner, events: batch });
+      return true;
+    },
+    local: deliver,
     emit: (e) => {
       deliver(e);
       if (!bus) return;

@@ -55,4 +55,65 @@ describe('live events across processes on postgres', () => {
     assert.ok(types.includes('approval.decided'), types.join(','));
     assert.ok(seen.filter((e) => e.threadId !== 't-probe').every((e) => e.remote === true));
   });
+  it('a decision reaches the others even when its process sends nothing after the commit (killed right after it)', async () => {
+    // Process c's bus never sends: what a process killed between its commit and a later NOTIFY
+    // would manage. Its decision must reach b anyway, because it travels with the commit itself.
+    const store = await backend.create();
+    const silent = { ...store, events: { ...store.events!, publish: () => new Promise<void>(() => undefined) } };
+    const c = createInterlock({ store: silent, policy, owner: 'process-c' });
+    const seen: EngineEvent[] = [];
+    const off = b.on((e) => seen.push(e));
+    try {
+      await listening(b, a);
+      const call = { tool: 'refund', args: { amount: 901 } };
+      const thread = { id: 't-silent', agent: 'x', agentVersion: '1' };
+      const { requests } = await c.pause({
+        thread,
+        items: [{ call, verdict: await c.gate(call) }],
+        proposer: 'agent:x',
+      });
+      const req = requests[0]!;
+      const reviewer = { id: 'sam', roles: ['supervisor'] };
+      // Refused (stale version): rolled back, so nobody may hear of it.
+      await assert.rejects(
+        c.decide(req.id, { type: 'approve', expectedVersion: 7, actionHash: req.actionHash }, reviewer),
+      );
+      await c.decide(req.id, { type: 'approve', expectedVersion: 1, actionHash: req.actionHash }, reviewer);
+      await waitFor(() => seen.some((e) => e.type === 'approval.decided' && e.requestId === req.id));
+      const about = seen.filter((e) => e.threadId === 't-silent').map((e) => e.type);
+      // In commit order, each once: the pause's status and request, then the one decision that committed.
+      assert.deepEqual(about, ['thread.status', 'approval.created', 'approval.decided']);
+      assert.ok(seen.filter((e) => e.threadId === 't-silent').every((e) => e.remote === true));
+    } finally {
+      off();
+    }
+  });
 });
+
+/** Resolves once `to` hears an event `from` sends (LISTEN is live: messages sent before it are not delivered). */
+async function listening(
+  to: ReturnType<typeof createInterlock>,
+  from: ReturnType<typeof createInterlock>,
+): Promise<void> {
+  const threadId = `t-probe-${Math.random().toString(36).slice(2)}`;
+  let heard = false;
+  const stop = to.on((e) => {
+    if (e.threadId === threadId) heard = true;
+  });
+  const probing = setInterval(() => from.emit({ type: 'thread.status', threadId, status: 'running' }), 20);
+  try {
+    await waitFor(() => heard);
+  } finally {
+    clearInterval(probing);
+    stop();
+  }
+}
+
+/** Polls `ok` every 10 ms; fails after 5 s. */
+async function waitFor(ok: () => boolean): Promise<void> {
+  const end = Date.now() + 5000;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error('the other process heard nothing within 5 s');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

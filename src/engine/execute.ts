@@ -8,7 +8,8 @@ import {
   type AuditEventInput,
 } from '../core/index.ts';
 import type { ExecutionRow, StoreTx, ThreadRow, ThreadStatus } from '../store/types.ts';
-import type { EngineContext } from './context.ts';
+import type { EngineContext, EngineEvent } from './context.ts';
+import { commitWithEvents } from './commit-events.ts';
 import { writeCheckpoint, type CheckpointInput, type ThreadRef } from './pause.ts';
 import { runUnclaimed } from './unclaimed.ts';
 import { enqueueApprovalFailed } from './approval-failed.ts';
@@ -110,33 +111,42 @@ export async function executeOnce<T>(
   const now = ctx.now();
   // 1. Claim, and commit the claim before anything runs: from here on a crash leaves a claim that
   //    another process takes over after its lease, never a side effect nobody knows about.
-  const claim = await ctx.store.transaction((tx) => claimInTx(ctx, tx, input, hash, leaseMs, now, opts.checkpoint));
-  // Told after the commit (never inside a transaction), whether or not this call holds the claim.
-  if (opts.checkpoint)
-    ctx.emit({ type: 'thread.status', threadId: opts.checkpoint.thread.id, status: opts.checkpoint.status });
+  // Told with the commit, whether or not this call holds the claim.
+  const cp = opts.checkpoint;
+  const claim = await commitWithEvents(
+    ctx,
+    (tx) => claimInTx(ctx, tx, input, hash, leaseMs, now, cp),
+    (): EngineEvent[] => (cp ? [{ type: 'thread.status', threadId: cp.thread.id, status: cp.status }] : []),
+  );
   // 2. Not ours: the key already finished, or another process holds it; nothing runs.
   if (!claim.claimed) return notClaimed<T>(claim.row, input, hash);
   // 3. Run the side effect, outside any transaction (it may be slow), with the claim's lease kept alive.
   const outcome = await runClaimed(ctx, input, fn, leaseMs, claim.row.attempts, opts.abandonIf);
   // 4. Record the outcome, its request's move and its audit in one transaction, fenced by the claim.
   const done = ctx.now();
-  const recorded = await ctx.store.transaction((tx) =>
-    recordOutcome(ctx, tx, input, hash, outcome, claim.row.attempts, done, opts.readThread),
+  //    The execution is told about with that commit, and only if this process recorded it.
+  const recorded = await commitWithEvents(
+    ctx,
+    (tx) => recordOutcome(ctx, tx, input, hash, outcome, claim.row.attempts, done, opts.readThread),
+    (r): EngineEvent[] =>
+      r
+        ? [
+            {
+              type: 'execution.finished',
+              requestId: input.requestId ?? null,
+              threadId: input.threadId ?? null,
+              tool: input.tool,
+              status: outcome.status,
+              ...(input.requestId ? {} : { tier: autoTier(input) }),
+            },
+          ]
+        : [],
   );
   if (!recorded) {
     // Our lease ran out and another process took the claim over: its record stands.
     const row = await ctx.store.getExecution(input.key);
     return row ? replay<T>(row) : { status: 'in_progress', key: input.key, leaseUntil: null };
   }
-  // 5. Only now, committed, is the execution told about.
-  ctx.emit({
-    type: 'execution.finished',
-    requestId: input.requestId ?? null,
-    threadId: input.threadId ?? null,
-    tool: input.tool,
-    status: outcome.status,
-    ...(input.requestId ? {} : { tier: autoTier(input) }),
-  });
   const thread = recorded.thread ? { thread: recorded.thread } : {};
   return outcome.status === 'succeeded'
     ? { status: 'succeeded', result: outcome.result, replayed: false, key: input.key, ...thread }

@@ -1,6 +1,7 @@
 import { newId, transition, type ApprovalRequest, type AuditEventInput } from '../core/index.ts';
 import type { StoreTx } from '../store/types.ts';
-import type { EngineContext } from './context.ts';
+import type { EngineContext, EngineEvent } from './context.ts';
+import { commitWithEvents } from './commit-events.ts';
 import { cancelOpenRequests } from './end-thread.ts';
 import { newRequest, openRequest } from './pause.ts';
 
@@ -25,33 +26,43 @@ export async function expireDue(
   const done: ApprovalRequest[] = [];
   while (done.length < max) {
     const now = ctx.now();
-    const expired = await ctx.store.transaction(async (tx) => {
-      const due = await tx.claimExpired(now, Math.min(batch, max - done.length));
-      const out: Expired[] = [];
-      const audit: AuditEventInput[] = [];
-      for (const req of due) {
-        const e = await expireOne(ctx, tx, req, audit, now);
-        if (e) out.push(e);
-      }
-      await tx.appendAudit(audit, now);
-      return out;
-    });
-    // Told after the commit, never inside the transaction.
-    for (const { req, created } of expired) {
-      done.push(req);
-      ctx.emit({ type: 'approval.expired', requestId: req.id, threadId: req.threadId, applied: req.onTimeout });
-      if (created)
-        ctx.emit({
-          type: 'approval.created',
-          requestId: created.id,
-          threadId: created.threadId,
-          tool: created.tool,
-          role: created.role,
-        });
-    }
+    const expired = await commitWithEvents(
+      ctx,
+      async (tx) => {
+        const due = await tx.claimExpired(now, Math.min(batch, max - done.length));
+        const out: Expired[] = [];
+        const audit: AuditEventInput[] = [];
+        for (const req of due) {
+          const e = await expireOne(ctx, tx, req, audit, now);
+          if (e) out.push(e);
+        }
+        await tx.appendAudit(audit, now);
+        return out;
+      },
+      (out) => out.flatMap(expiredEvents),
+    );
+    for (const { req } of expired) done.push(req);
     if (expired.length < batch) break;
   }
   return done;
+}
+
+/** What an expiry tells live screens: the default applied, and the request an escalation opened. */
+function expiredEvents({ req, created }: Expired): EngineEvent[] {
+  return [
+    { type: 'approval.expired', requestId: req.id, threadId: req.threadId, applied: req.onTimeout },
+    ...(created
+      ? [
+          {
+            type: 'approval.created' as const,
+            requestId: created.id,
+            threadId: created.threadId,
+            tool: created.tool,
+            role: created.role,
+          },
+        ]
+      : []),
+  ];
 }
 
 /** A request the sweep expired, as it now is, and the request that replaced it when it escalated. */

@@ -252,6 +252,7 @@ export function createInterlock(options: InterlockOptions): Interlock {
     owner,
     leaseMs,
     emit: hub.emit,
+    events: hub,
     random: options.random ?? Math.random,
   };
   const direct = directOps(options.store);

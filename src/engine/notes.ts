@@ -2,6 +2,7 @@ import { newId, NotFoundError, ValidationError, type Reviewer } from '../core/in
 import type { NoteRow } from '../store/types.ts';
 import { auditEvent } from './audit-events.ts';
 import type { EngineContext } from './context.ts';
+import { commitWithEvents } from './commit-events.ts';
 
 /** The longest internal note, in characters. */
 export const MAX_NOTE_LENGTH = 2000;
@@ -55,21 +56,24 @@ export function noteOps(ctx: EngineContext): NoteOps {
         text: body,
         createdAt: now,
       };
-      await ctx.store.transaction(async (tx) => {
-        await tx.insertNote(note);
-        await tx.appendAudit(
-          [
-            auditEvent(
-              'note_added',
-              `reviewer:${author.id}`,
-              { noteId: note.id, text: body },
-              { threadId: req.threadId, requestId },
-            ),
-          ],
-          now,
-        );
-      });
-      ctx.emit({ type: 'note.added', requestId, threadId: req.threadId, noteId: note.id });
+      await commitWithEvents(
+        ctx,
+        async (tx) => {
+          await tx.insertNote(note);
+          await tx.appendAudit(
+            [
+              auditEvent(
+                'note_added',
+                `reviewer:${author.id}`,
+                { noteId: note.id, text: body },
+                { threadId: req.threadId, requestId },
+              ),
+            ],
+            now,
+          );
+        },
+        () => [{ type: 'note.added', requestId, threadId: req.threadId, noteId: note.id }],
+      );
       return note;
     },
     list: (requestId) => ctx.store.listNotes(requestId),

@@ -1,7 +1,8 @@
 import { newId, type ApprovalRequest, type AuditEventInput } from '../core/index.ts';
 import { InterlockUsageError, isInterrupting, ValidationError } from '../core/index.ts';
 import type { StoreTx, ThreadRow, ThreadStatus } from '../store/types.ts';
-import type { EngineContext } from './context.ts';
+import type { EngineContext, EngineEvent } from './context.ts';
+import { commitWithEvents } from './commit-events.ts';
 import { newRequest, type PauseItem } from './new-request.ts';
 import { plantFor } from './plant.ts';
 
@@ -265,43 +266,56 @@ export async function pause(ctx: EngineContext, input: PauseInput): Promise<Paus
     }
   }
   const now = ctx.now();
-  const result = await ctx.store.transaction(async (tx) => {
-    const { checkpointId } = await writeCheckpoint(tx, input.thread, input.checkpoint, 'interrupted', now, {
-      releaseLease: input.releaseLease ?? false,
-    });
-    if (input.settleResumeJobs?.length) await tx.settleResumeJobs(input.thread.id, input.settleResumeJobs, now);
-    if (input.audit?.length) await tx.appendAudit(input.audit, now);
-    const requests: ApprovalRequest[] = [];
-    const planted: ApprovalRequest[] = [];
-    for (const item of input.items) {
-      const req = newRequest(ctx, { threadId: input.thread.id, checkpointId, proposer: input.proposer, item, now });
-      await openRequest(tx, req);
-      requests.push(req);
-      const check = plantFor(ctx, item, req);
-      if (!check) continue;
-      await openRequest(tx, check);
-      // Its own append, so it goes to the planted request's chain, not the thread's: in the thread's
-      // chain it left a gap (an event a reviewer cannot read) right where the check was placed.
-      await tx.appendAudit(
-        [
-          {
-            type: 'planted',
-            actor: 'system:oversight',
-            threadId: null,
-            requestId: check.id,
-            payload: { tool: check.tool, ruleId: check.ruleId, tier: check.tier, role: check.role, beside: req.id },
-          },
-        ],
-        now,
-      );
-      planted.push(check);
-    }
-    return { checkpointId, requests, planted };
-  });
-  ctx.emit({ type: 'thread.status', threadId: input.thread.id, status: 'interrupted' });
-  for (const r of [...result.requests, ...result.planted])
-    ctx.emit({ type: 'approval.created', requestId: r.id, threadId: r.threadId, tool: r.tool, role: r.role });
+  const result = await commitWithEvents(
+    ctx,
+    (tx) => pauseInTx(ctx, tx, input, now),
+    (r): EngineEvent[] => [
+      { type: 'thread.status', threadId: input.thread.id, status: 'interrupted' },
+      ...[...r.requests, ...r.planted].map((q) => ({
+        type: 'approval.created' as const,
+        requestId: q.id,
+        threadId: q.threadId,
+        tool: q.tool,
+        role: q.role,
+      })),
+    ],
+  );
   return { checkpointId: result.checkpointId, requests: result.requests };
+}
+
+/** The pause's writes, in its transaction: checkpoint, requests (planted checks among them), audit, notification jobs. */
+async function pauseInTx(ctx: EngineContext, tx: StoreTx, input: PauseInput, now: number) {
+  const { checkpointId } = await writeCheckpoint(tx, input.thread, input.checkpoint, 'interrupted', now, {
+    releaseLease: input.releaseLease ?? false,
+  });
+  if (input.settleResumeJobs?.length) await tx.settleResumeJobs(input.thread.id, input.settleResumeJobs, now);
+  if (input.audit?.length) await tx.appendAudit(input.audit, now);
+  const requests: ApprovalRequest[] = [];
+  const planted: ApprovalRequest[] = [];
+  for (const item of input.items) {
+    const req = newRequest(ctx, { threadId: input.thread.id, checkpointId, proposer: input.proposer, item, now });
+    await openRequest(tx, req);
+    requests.push(req);
+    const check = plantFor(ctx, item, req);
+    if (!check) continue;
+    await openRequest(tx, check);
+    // Its own append, so it goes to the planted request's chain, not the thread's: in the thread's
+    // chain it left a gap (an event a reviewer cannot read) right where the check was placed.
+    await tx.appendAudit(
+      [
+        {
+          type: 'planted',
+          actor: 'system:oversight',
+          threadId: null,
+          requestId: check.id,
+          payload: { tool: check.tool, ruleId: check.ruleId, tier: check.tier, role: check.role, beside: req.id },
+        },
+      ],
+      now,
+    );
+    planted.push(check);
+  }
+  return { checkpointId, requests, planted };
 }
 
 /** Options of {@link checkpoint}. */
@@ -322,12 +336,14 @@ export async function checkpoint(
   opts: CheckpointOptions = {},
 ): Promise<string | null> {
   const now = ctx.now();
-  const id = await ctx.store.transaction(async (tx) => {
-    const { checkpointId } = await writeCheckpoint(tx, thread, cp, status, now, opts);
-    if (opts.settleResumeJobs?.length) await tx.settleResumeJobs(thread.id, opts.settleResumeJobs, now);
-    if (audit.length) await tx.appendAudit(audit, now);
-    return checkpointId;
-  });
-  ctx.emit({ type: 'thread.status', threadId: thread.id, status });
-  return id;
+  return commitWithEvents(
+    ctx,
+    async (tx) => {
+      const { checkpointId } = await writeCheckpoint(tx, thread, cp, status, now, opts);
+      if (opts.settleResumeJobs?.length) await tx.settleResumeJobs(thread.id, opts.settleResumeJobs, now);
+      if (audit.length) await tx.appendAudit(audit, now);
+      return checkpointId;
+    },
+    () => [{ type: 'thread.status', threadId: thread.id, status }],
+  );
 }

@@ -1,6 +1,7 @@
 import { InterlockUsageError, type ApprovalRequest, type AuditEventInput } from '../core/index.ts';
 import type { JobRow, Store, ThreadClaim, ThreadRow } from '../store/types.ts';
-import type { EngineContext } from './context.ts';
+import type { EngineContext, EngineEvent } from './context.ts';
+import { commitWithEvents } from './commit-events.ts';
 import { cancelOpenRequests, endThread } from './end-thread.ts';
 
 /**
@@ -188,34 +189,35 @@ async function abortThread(ctx: EngineContext, threadId: string, by: string): Pr
     throw new InterlockUsageError('thread_not_found', `Thread ${threadId} does not exist.`, {
       details: { threadId },
     });
-  await store.transaction(async (tx) => {
-    if (thread.status === 'interrupted') {
-      // Paused: it stops now, and its open requests (pending or authorized) are cancelled with it.
-      await endThread(
-        tx,
-        threadId,
-        {
-          status: 'aborted',
-          actor: by,
-          reason: 'the thread was aborted',
-          payload: { requested: true, stoppedNow: true },
-        },
-        now,
-      );
-    } else {
-      // Running: the run stops at its next boundary and cancels what is open then.
-      await tx.updateThread(threadId, { abortRequested: true }, now);
-      await tx.appendAudit(
-        [{ type: 'aborted', actor: by, threadId, payload: { requested: true, stoppedNow: false } }],
-        now,
-      );
-    }
-  });
-  ctx.emit({
-    type: 'thread.status',
-    threadId,
-    status: thread.status === 'interrupted' ? 'aborted' : thread.status,
-  });
+  await commitWithEvents(
+    ctx,
+    async (tx) => {
+      if (thread.status === 'interrupted') {
+        // Paused: it stops now, and its open requests (pending or authorized) are cancelled with it.
+        await endThread(
+          tx,
+          threadId,
+          {
+            status: 'aborted',
+            actor: by,
+            reason: 'the thread was aborted',
+            payload: { requested: true, stoppedNow: true },
+          },
+          now,
+        );
+      } else {
+        // Running: the run stops at its next boundary and cancels what is open then.
+        await tx.updateThread(threadId, { abortRequested: true }, now);
+        await tx.appendAudit(
+          [{ type: 'aborted', actor: by, threadId, payload: { requested: true, stoppedNow: false } }],
+          now,
+        );
+      }
+    },
+    (): EngineEvent[] => [
+      { type: 'thread.status', threadId, status: thread.status === 'interrupted' ? 'aborted' : thread.status },
+    ],
+  );
   return thread;
 }
 

@@ -332,7 +332,14 @@ export interface StoreTx
     ToolSchemaStoreOps,
     ClaimStoreOps,
     NoteStoreOps,
-    AttentionStoreOps {}
+    AttentionStoreOps {
+  /**
+   * Present only inside a transaction of a store with an event bus (PostgreSQL): `message` reaches
+   * the bus's listeners when, and only when, this transaction commits (`pg_notify` in the
+   * transaction). A process that dies right after its commit has still told the others.
+   */
+  publishOnCommit?(message: unknown): Promise<void>;
+}
 
 /** Named differences between backends, so callers never test `if (postgres)`. */
 export interface StoreCapabilities {

@@ -11,6 +11,11 @@ export interface PgEventBusOptions {
   timeouts: ResolvedPgTimeouts;
 }
 
+/** The NOTIFY channel of a schema's events: one per schema, so stores on one database stay apart. */
+export function eventChannel(schema: string): string {
+  return `interlock_events_${schema}`;
+}
+
 const LISTEN_RETRY_MS = [100, 250, 500, 1000, 2000, 5000];
 
 /** The bus's state, shared by its subscribers and the life of its LISTEN connection. */
@@ -120,7 +125,7 @@ export function createPgEventBus({ pool, ...connect }: PgEventBusOptions): {
   close(): Promise<void>;
 } {
   const state: ListenState = {
-    channel: `interlock_events_${connect.schema}`,
+    channel: eventChannel(connect.schema),
     subscribers: new Set(),
     listener: undefined,
     listening: undefined,

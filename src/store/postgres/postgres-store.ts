@@ -6,7 +6,7 @@ import type { Dialect, Row, SqlExecutor } from '../sql/executor.ts';
 import { sqlOps, standaloneOps } from '../sql/repository.ts';
 import { applyMigrations } from '../sql/migrate.ts';
 import { wholeMs } from '../whole-ms.ts';
-import { createPgEventBus } from './event-bus.ts';
+import { createPgEventBus, eventChannel } from './event-bus.ts';
 import { createDbClock, type DbClock, type ProcessClocks } from './clock.ts';
 import { checked, expecting, pipelinedSession, pipelinedTx, type PgStats } from './pipeline.ts';
 import {
@@ -209,13 +209,25 @@ function openPool(options: PostgresStoreOptions): {
 }
 
 /** `fn` in a pipelined transaction on a client of its own; retried (up to 5 attempts) on serialization failures and deadlocks. */
-async function transaction<T>(pool: pg.Pool, stats: PgStats, fn: (tx: StoreTx) => Promise<T>, attempt = 1): Promise<T> {
+async function transaction<T>(
+  pool: pg.Pool,
+  stats: PgStats,
+  channel: string,
+  fn: (tx: StoreTx) => Promise<T>,
+  attempt = 1,
+): Promise<T> {
   const client = await connect(pool);
   const lost = watchCheckedOut(client);
   stats.transactions++;
   const tx = pipelinedTx(client, stats, named);
+  const ops: StoreTx = {
+    ...sqlOps(tx.exec, dialect),
+    // NOTIFY is transactional: delivered at COMMIT, in commit order, and never for a rollback. It
+    // travels with the COMMIT (no round trip of its own).
+    publishOnCommit: (message) => tx.exec.send('SELECT pg_notify($1, $2)', [channel, JSON.stringify(message)]),
+  };
   try {
-    const result = await fn(sqlOps(tx.exec, dialect));
+    const result = await fn(ops);
     await tx.commit();
     lost.release(false);
     return result;
@@ -228,7 +240,7 @@ async function transaction<T>(pool: pg.Pool, stats: PgStats, fn: (tx: StoreTx) =
     }
     lost.release(broken);
     const code = (err as { code?: string }).code;
-    if (code && RETRYABLE.has(code) && attempt < 5) return transaction(pool, stats, fn, attempt + 1);
+    if (code && RETRYABLE.has(code) && attempt < 5) return transaction(pool, stats, channel, fn, attempt + 1);
     throw err;
   }
 }
@@ -285,18 +297,19 @@ export function createPostgresStore(options: PostgresStoreOptions = {}): Store {
   const stats: PgStats = { transactions: 0, statements: 0, roundTrips: 0 };
   const ops = sqlOps(executor(pool, stats), dialect);
   const bus = createPgEventBus({ pool, connectionString, types, schema, timeouts });
+  const channel = eventChannel(schema);
   const clock = dbClock(pool, options);
 
   return {
     ...standaloneOps(
       ops,
       (fn) => fn(),
-      (fn) => transaction(pool, stats, fn),
+      (fn) => transaction(pool, stats, channel, fn),
     ),
     name: 'postgres',
     capabilities: { multiProcess: true, skipLocked: true },
     stats,
-    transaction: (fn) => transaction(pool, stats, fn),
+    transaction: (fn) => transaction(pool, stats, channel, fn),
     batch: (fn) => batch(pool, stats, fn),
     async migrate() {
       await migrate(pool, stats, schema);
