@@ -31,7 +31,11 @@ export interface NotifierOptions {
   baseUrl: string;
   /** Lease owner name (default `notifier:host:pid:random`). */
   owner?: string;
-  /** How long a claimed job is held (default 60 s). Must exceed `sendTimeoutMs`, or a slow send is delivered twice. */
+  /**
+   * How long a claimed job is held unless renewed (default: the engine's `leaseMs`). The lease is
+   * renewed every third of it while the job is being sent, so a slow channel keeps its job; a
+   * notifier that dies holding one loses it to another after this long.
+   */
   leaseMs?: number;
   /** Longest wait for one channel, whatever its own timeout (default 30 s). */
   sendTimeoutMs?: number;
@@ -84,7 +88,7 @@ const schema = z
       .string()
       .refine(isHttpUrl, 'must be the public http(s) URL of the reviewer UI, such as "https://interlock.example.com"'),
     owner: z.string().min(1).optional(),
-    leaseMs: z.number().int().positive().optional(),
+    leaseMs: z.number().int().min(100, 'must be at least 100 ms').optional(),
     sendTimeoutMs: z.number().int().positive().optional(),
     retry: z
       .object({
@@ -97,10 +101,6 @@ const schema = z
   .refine((o) => o.interlock !== undefined, {
     message: 'pass "interlock" (from createInterlock): the notifier claims and settles jobs through the engine',
     path: ['interlock'],
-  })
-  .refine((o) => (o.leaseMs ?? 60_000) > (o.sendTimeoutMs ?? 30_000), {
-    message: 'must be longer than sendTimeoutMs, or a slow delivery is claimed and sent twice',
-    path: ['leaseMs'],
   });
 
 type Outcome = 'delivered' | 'retried' | 'dead' | 'skipped' | 'lost';
@@ -131,14 +131,14 @@ export function createNotifier(options: NotifierOptions): Notifier {
     retry: { ...DEFAULT_RETRY, ...o.retry },
     baseUrl: o.baseUrl,
   };
-  const leaseMs = o.leaseMs ?? 60_000;
+  const leaseMs = o.leaseMs ?? il.leaseMs;
 
   return {
     owner: d.owner,
     async runOnce(limit = 10) {
       const t = d.now();
       const claimed = await d.jobs.claimJobs([NOTIFY_JOB_KIND], d.owner, t, t + leaseMs, limit);
-      const settled = await Promise.allSettled(claimed.map((job) => deliver(d, job)));
+      const settled = await whileLeased(d, leaseMs, claimed, (job) => deliver(d, job));
       const result: NotifyRunResult = {
         claimed: claimed.length,
         delivered: 0,
@@ -166,6 +166,31 @@ interface Delivery {
   sendTimeoutMs: number;
   retry: RetryPolicy;
   baseUrl: string;
+}
+
+/**
+ * Run `fn` on every claimed job at once, renewing the leases of those not settled yet every third
+ * of `leaseMs`: a channel slower than the lease keeps its job (no second send by another notifier),
+ * while a notifier that dies stops renewing and its jobs go to another after one lease.
+ */
+async function whileLeased<T>(
+  d: Delivery,
+  leaseMs: number,
+  jobs: readonly JobRow[],
+  fn: (job: JobRow) => Promise<T>,
+): Promise<PromiseSettledResult<T>[]> {
+  if (jobs.length === 0) return [];
+  const open = new Set(jobs.map((j) => j.id));
+  const renewal = setInterval(
+    () => void d.jobs.renewJobs([...open], d.owner, d.now() + leaseMs).catch(() => undefined),
+    Math.max(50, Math.floor(leaseMs / 3)),
+  );
+  renewal.unref();
+  try {
+    return await Promise.allSettled(jobs.map((job) => fn(job).finally(() => open.delete(job.id))));
+  } finally {
+    clearInterval(renewal);
+  }
 }
 
 /** Give a job up, audited as `notify_failed`: its request is left as it is (pending and decidable). */

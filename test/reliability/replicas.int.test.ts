@@ -17,7 +17,7 @@ function describeRun(r: ReplicasReport): string[] {
     `seed ${r.seed}, ${(r.durationMs / 1000).toFixed(1)} s; proxy forwarded ${f.proxyForwarded.join('/')} requests, skipped ${f.proxyRefused} refused connections`,
     `threads: ${t.threadsAccepted} acknowledged (p50 ${pct(t.latencyMs.thread, 0.5)} ms, p99 ${pct(t.latencyMs.thread, 0.99)} ms), ${t.threadsUnknown} unknown; decisions: ${t.decisionsAccepted} acknowledged, refused ${JSON.stringify(t.decisionsRefused)}`,
     `requests ${f.requests} ${JSON.stringify(f.requestsByStatus)}; ${f.timeoutDefaultsApplied} timeout defaults applied`,
-    `notifications: ${f.notifications} sent, ${f.notificationsRedelivered} requests notified twice; live events: ${f.liveEventsChecked} checked on ${f.eventStreamsKept} streams that stayed open`,
+    `notifications: ${f.notifications} sent, ${f.notificationsRedelivered} requests notified twice, ${f.notificationsSkipped} not sent (decided or expired first); live events: ${f.liveEventsChecked} checked on ${f.eventStreamsKept} streams that stayed open`,
     `clock offsets from the database (ms, database minus replica): ${f.clockOffsetsMs.join(', ')}`,
     `executions ${f.executions}, payments ${f.paymentsApplied}, ${f.paymentCallsRepeated} repeated payment calls, ${f.executionsTakenOver} taken over; double ${f.doubleExecutions}, lost ${f.lost}; audit verify exit ${r.auditVerify.exitCode}`,
     ...r.violations.map((v) => `VIOLATION ${v}`),
