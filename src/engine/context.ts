@@ -94,7 +94,12 @@ export type EngineEventBody =
   /** A reviewer added an internal note to a request (read it from the API: events carry no note text). */
   | { type: 'note.added'; requestId: string; threadId: string; noteId: string }
   /** A worker left a job for another worker (e.g. it has no agent of that name: a rolling deploy). */
-  | { type: 'job.deferred'; jobId: string; threadId: string | null; reason: 'unknown_agent'; agent: string };
+  | { type: 'job.deferred'; jobId: string; threadId: string | null; reason: 'unknown_agent'; agent: string }
+  /**
+   * Events of other processes may have been missed: the connection that carries them (PostgreSQL
+   * LISTEN) was lost and is back. What a listener shows may be stale: reload it from the store.
+   */
+  | { type: 'events.missed'; threadId?: undefined };
 
 /** A claim as the `claim.changed` event carries it (src/engine/claims.ts). */
 export interface ClaimEventView {

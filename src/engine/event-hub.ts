@@ -70,11 +70,14 @@ export function createEventHub(bus: StoreEventBus | undefined, owner: string): E
   let unsubscribe: Promise<() => Promise<void>> | undefined;
   const listenRemote = () => {
     if (!bus || unsubscribe) return;
-    unsubscribe = bus.subscribe((m) => {
-      const msg = m as { origin?: string; events?: EngineEvent[] };
-      if (msg.origin === owner || !Array.isArray(msg.events)) return;
-      for (const e of msg.events) deliver({ ...e, remote: true });
-    });
+    unsubscribe = bus.subscribe(
+      (m) => {
+        const msg = m as { origin?: string; events?: EngineEvent[] };
+        if (msg.origin === owner || !Array.isArray(msg.events)) return;
+        for (const e of msg.events) deliver({ ...e, remote: true });
+      },
+      () => deliver({ type: 'events.missed', remote: true }),
+    );
     unsubscribe.catch(() => (unsubscribe = undefined));
   };
 

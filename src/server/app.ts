@@ -299,9 +299,11 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const openapi = openApiDocument(options.baseUrl ? { baseUrl: options.baseUrl } : {});
   if (options.ui?.apiPaths) Object.assign(openapi.paths as Record<string, unknown>, options.ui.apiPaths());
 
-  // Engine events follow commits: one means the storage took a write again.
+  // Engine events follow commits: one means the storage took a write again (a missed-events notice is no write).
   const storage = createStorageState();
-  const offStorage = interlock.on(() => storage.markWritten());
+  const offStorage = interlock.on((e) => {
+    if (e.type !== 'events.missed') storage.markWritten();
+  });
 
   const app = new Hono<AppEnv>();
   handleErrors(app, logger, openapi.paths as Record<string, unknown>, storage);

@@ -127,6 +127,35 @@ for (const backend of allBackends()) {
       assert.equal(listeners, 0, 'closing the app let go of the metrics listener');
     });
 
+    it('ends a stream when events of other processes may have been missed, so the client reconnects and reloads', async () => {
+      // What the hub delivers when its LISTEN connection comes back after a loss (event-bus.ts).
+      const listeners = new Set<Parameters<typeof f.interlock.on>[0]>();
+      const tapped = {
+        ...f.interlock,
+        on(l: Parameters<typeof f.interlock.on>[0]) {
+          listeners.add(l);
+          const off = f.interlock.on(l);
+          return () => {
+            listeners.delete(l);
+            off();
+          };
+        },
+      };
+      const app = createApp({ interlock: tapped, logger: { error: () => undefined } });
+      const server = await serve({ app, port: 0 });
+      try {
+        const res = await fetch(`${server.url}/api/v1/events`, {
+          headers: { authorization: `Bearer ${f.tokens.alice}` },
+        });
+        const reader = sseReader(res);
+        await reader.nextEvent('ready', 2000);
+        for (const l of listeners) l({ type: 'events.missed', remote: true });
+        assert.equal(await reader.ended(3000), true, 'the stream ended');
+      } finally {
+        await server.close();
+      }
+    });
+
     it('closing the server ends open streams', async () => {
       const extra = await startServerFixture(backend);
       const res = await fetch(`${extra.url}/api/v1/events`, {

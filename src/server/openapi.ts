@@ -266,7 +266,7 @@ function operationPaths(): Json {
     '/api/v1/events': {
       get: {
         summary:
-          'Live events (Server-Sent Events): ready, approval.created, approval.decided, approval.expired, claim.changed (who is looking at a request; claim null when given back), note.added (an internal note was added; read it from the notes route), thread.status, execution.finished',
+          'Live events (Server-Sent Events): ready, approval.created, approval.decided, approval.expired, claim.changed (who is looking at a request; claim null when given back), note.added (an internal note was added; read it from the notes route), thread.status, execution.finished. Events are not replayed: the server ends the stream when events of other processes may have been missed, and a client that reconnects reloads what it shows.',
         responses: {
           200: {
             description: 'An event stream with a heartbeat comment every 15 s.',

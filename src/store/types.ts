@@ -353,8 +353,11 @@ export interface StoreCapabilities {
 export interface StoreEventBus {
   /** Send a small JSON message to every process listening (including this one). */
   publish(message: unknown): Promise<void>;
-  /** Receive messages; returns a function that stops listening. */
-  subscribe(listener: (message: unknown) => void): Promise<() => Promise<void>>;
+  /**
+   * Receive messages; returns a function that stops listening. `onGap` is called when listening
+   * resumes after the connection carrying messages was lost: messages sent meanwhile are not replayed.
+   */
+  subscribe(listener: (message: unknown) => void, onGap?: () => void): Promise<() => Promise<void>>;
 }
 
 /** The one storage interface the engine talks to. */

@@ -84,10 +84,14 @@ describe('PostgreSQL connections ended by the server', () => {
     assert.equal((await store.getThread('after-1'))?.id, 'after-1');
   });
 
-  it('live events keep arriving after the LISTEN connection is ended: the store listens again', async () => {
+  it('live events keep arriving after the LISTEN connection is ended: the store listens again and tells its subscribers of the gap', async () => {
     const bus = store.events!;
     const got: unknown[] = [];
-    const stop = await bus.subscribe((m) => got.push(m));
+    let gaps = 0;
+    const stop = await bus.subscribe(
+      (m) => got.push(m),
+      () => gaps++,
+    );
     try {
       /** Publish until `tag` comes back, or give up after `ms`. */
       const roundTrip = async (tag: string, ms: number): Promise<boolean> => {
@@ -100,8 +104,11 @@ describe('PostgreSQL connections ended by the server', () => {
         return false;
       };
       assert.equal(await roundTrip('before', 5000), true);
+      assert.equal(gaps, 0, 'no gap before any loss');
       assert.ok((await terminate()) >= 1);
       assert.equal(await roundTrip('after', 10_000), true, 'no event arrived after the listener was ended');
+      // Whatever was sent while it was down is gone: subscribers are told, so screens reload.
+      assert.equal(gaps, 1, 'the subscriber was told that messages may have been missed');
     } finally {
       await stop();
     }

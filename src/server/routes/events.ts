@@ -106,7 +106,9 @@ function visibilityLookups(deps: RouteDeps, p: Principal) {
  * GET /events: Server-Sent Events of what the engine commits in this process
  * (approval.created/decided/expired, claim.changed, note.added, thread.status, execution.finished). The
  * first event is `ready`. Ids count per connection and are not replayed: on
- * reconnect, reload the queue.
+ * reconnect, reload the queue. A stream is ended when events of other processes
+ * may have been missed (its process lost and regained the connection carrying
+ * them), so its client reconnects and reloads.
  */
 export function eventRoutes(deps: RouteDeps, opts: EventStreamOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -126,6 +128,8 @@ export function eventRoutes(deps: RouteDeps, opts: EventStreamOptions): Hono<App
       };
       const off = deps.interlock.on((e) => {
         if (ended) return;
+        // Events of other replicas may be lost: end the stream, and the client reconnects and reloads.
+        if (e.type === 'events.missed') return end();
         if (queue.length >= opts.maxBuffered) return end();
         queue.push(e);
         wake?.();

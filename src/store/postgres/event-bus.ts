@@ -22,6 +22,10 @@ const LISTEN_RETRY_MS = [100, 250, 500, 1000, 2000, 5000];
 interface ListenState {
   readonly channel: string;
   readonly subscribers: Set<(m: unknown) => void>;
+  /** Told when listening resumes after a loss (messages sent meanwhile are gone). */
+  readonly gapListeners: Set<() => void>;
+  /** A LISTEN succeeded since anyone began subscribing: the next one after a loss leaves a gap. */
+  listened: boolean;
   /** The LISTEN connection, while anyone subscribes; re-established after it is lost (a server restart). */
   listener: pg.Client | undefined;
   listening: Promise<void> | undefined;
@@ -76,6 +80,8 @@ function listen(state: ListenState, conn: Omit<PgEventBusOptions, 'pool'>, attem
     await client.connect();
     await client.query(`LISTEN "${state.channel}"`);
     attempt = 0;
+    if (state.listened) for (const g of state.gapListeners) g();
+    state.listened = true;
     startHeartbeat(state, client, conn.timeouts.keepAliveMs, lost);
   })().catch((err: unknown) => {
     lost();
@@ -105,6 +111,7 @@ function stopHeartbeat(state: ListenState): void {
 
 /** Close the LISTEN connection and cancel a pending retry: nobody listens any more. */
 async function stopListening(state: ListenState): Promise<void> {
+  state.listened = false;
   stopHeartbeat(state);
   if (state.retry) clearTimeout(state.retry);
   state.retry = undefined;
@@ -127,6 +134,8 @@ export function createPgEventBus({ pool, ...connect }: PgEventBusOptions): {
   const state: ListenState = {
     channel: eventChannel(connect.schema),
     subscribers: new Set(),
+    gapListeners: new Set(),
+    listened: false,
     listener: undefined,
     listening: undefined,
     retry: undefined,
@@ -138,18 +147,21 @@ export function createPgEventBus({ pool, ...connect }: PgEventBusOptions): {
       // NOTIFY payloads are limited to 8000 bytes; callers send ids and statuses, packed below that.
       await pool.query('SELECT pg_notify($1, $2)', [state.channel, JSON.stringify(message)]);
     },
-    async subscribe(fn) {
+    async subscribe(fn, onGap) {
       state.subscribers.add(fn);
+      if (onGap) state.gapListeners.add(onGap);
       if (!state.listener) state.listening = listen(state, connect);
       try {
         await state.listening;
       } catch (err) {
         // Not subscribed: the caller learns why and may try again.
         state.subscribers.delete(fn);
+        if (onGap) state.gapListeners.delete(onGap);
         throw err;
       }
       return async () => {
         state.subscribers.delete(fn);
+        if (onGap) state.gapListeners.delete(onGap);
         if (state.subscribers.size === 0) await stopListening(state);
       };
     },
@@ -160,6 +172,7 @@ export function createPgEventBus({ pool, ...connect }: PgEventBusOptions): {
     async close() {
       state.closed = true;
       state.subscribers.clear();
+      state.gapListeners.clear();
       await stopListening(state);
     },
   };
