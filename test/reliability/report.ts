@@ -122,7 +122,7 @@ console.log(
 console.log(faultRow('SQLite disk stalled (fsfreeze)', (r) => s(r.stallMs), read<FaultRun>('sqlite-disk-stall')));
 console.log(faultRow('SQLite disk full (tmpfs)', (r) => s(r.stallMs), read<FaultRun>('sqlite-disk-full')));
 for (const [name, label] of [
-  ['replicas-kill', 'three replicas, one SIGKILLed'],
+  ['replicas-kill', 'three replicas, one at a time SIGKILLed and restarted'],
   ['replicas-skew', 'three replicas, one clock +1 h'],
 ] as const)
   console.log(faultRow(label, (r) => s(r.durationMs), read<FaultRun>(name)));
