@@ -4,6 +4,8 @@ import type { CommitEvents, EngineEvent } from './context.ts';
 
 /** How long events wait to be sent to other processes together. */
 const REMOTE_EVENT_DELAY_MS = 10;
+/** How soon a failed subscription to other processes' events is tried again. */
+const REMOTE_RETRY_MS = 1000;
 /** NOTIFY payloads hold at most 8000 bytes; events are packed below that. */
 const MAX_EVENTS_BYTES = 7000;
 
@@ -68,17 +70,26 @@ export function createEventHub(bus: StoreEventBus | undefined, owner: string): E
   };
 
   let unsubscribe: Promise<() => Promise<void>> | undefined;
-  const listenRemote = () => {
-    if (!bus || unsubscribe) return;
-    unsubscribe = bus.subscribe(
-      (m) => {
-        const msg = m as { origin?: string; events?: EngineEvent[] };
-        if (msg.origin === owner || !Array.isArray(msg.events)) return;
-        for (const e of msg.events) deliver({ ...e, remote: true });
+  const missed = () => deliver({ type: 'events.missed', remote: true });
+  const listenRemote = (afterFailure = false) => {
+    if (!bus || unsubscribe || listeners.size === 0) return;
+    const subscribing = bus.subscribe((m) => {
+      const msg = m as { origin?: string; events?: EngineEvent[] };
+      if (msg.origin === owner || !Array.isArray(msg.events)) return;
+      for (const e of msg.events) deliver({ ...e, remote: true });
+    }, missed);
+    unsubscribe = subscribing;
+    subscribing.then(
+      // Listeners that were already there went without other processes' events until now.
+      () => {
+        if (afterFailure) missed();
       },
-      () => deliver({ type: 'events.missed', remote: true }),
+      () => {
+        if (unsubscribe === subscribing) unsubscribe = undefined;
+        // Could not listen (the database is away): try again while anyone listens.
+        setTimeout(() => listenRemote(true), REMOTE_RETRY_MS).unref();
+      },
     );
-    unsubscribe.catch(() => (unsubscribe = undefined));
   };
 
   return {

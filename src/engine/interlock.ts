@@ -124,8 +124,11 @@ export interface Interlock {
   relatedRequests(requestId: string, limit?: number): Promise<SubjectView[]>;
   /** The facts about a request's call now (its tool's `facts` read again), against those recorded when it opened. */
   currentFacts(requestId: string): Promise<FactsView>;
-  /** Publish a live event (after a commit) to this process's and other processes' listeners. */
-  emit(e: EngineEvent): void;
+  /**
+   * Publish a live event (after a commit) to this process's and other processes' listeners.
+   * (`events.missed` is the event bus's own, told to one process's listeners; it is not published.)
+   */
+  emit(e: Exclude<EngineEvent, { type: 'events.missed' }>): void;
 
   /** Evaluate the policy for a call. */
   gate(call: ToolCall, ctx?: GateContext): Promise<GateVerdict>;
