@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
+import { spawn } from 'node:child_process';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/types.ts';
 import type { BackendInitializer } from '../../src/testing/backends.ts';
@@ -111,6 +111,23 @@ async function stallRun(
   await backend.destroy();
 }
 
+/**
+ * Hold the database's write lock from another process for `ms`: resolves when that process let go.
+ * Not in this one: waiting for the lock (`BEGIN IMMEDIATE` is synchronous) would stop this process's
+ * traffic and probes along with it, and their timings with them.
+ */
+async function holdWriteLock(file: string, ms: number): Promise<void> {
+  const script = `
+    const { DatabaseSync } = require('node:sqlite');
+    const db = new DatabaseSync(process.argv[1]);
+    db.exec('PRAGMA busy_timeout = 10000');
+    db.exec('BEGIN IMMEDIATE');
+    setTimeout(() => { db.exec('ROLLBACK'); db.close(); }, Number(process.argv[2]));`;
+  const p = spawn(process.execPath, ['-e', script, file, String(ms)], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const code = await new Promise<number | null>((resolve) => p.on('close', resolve));
+  if (code !== 0) throw new Error(`the lock holder exited with ${code}`);
+}
+
 describe('SQLite that stops answering mid-run', () => {
   it(
     `another process holds the write lock for ${STALL_MS / 1000} s: /healthz answers, coded 503s, recovers, loses nothing`,
@@ -121,14 +138,7 @@ describe('SQLite that stops answering mid-run', () => {
         await stallRun(
           'sqlite-write-lock',
           () => dir,
-          async (d) => {
-            const holder = new DatabaseSync(join(d, 'interlock.db'));
-            holder.exec('PRAGMA busy_timeout = 10000');
-            holder.exec('BEGIN IMMEDIATE');
-            await new Promise((r) => setTimeout(r, STALL_MS));
-            holder.exec('ROLLBACK');
-            holder.close();
-          },
+          (d) => holdWriteLock(join(d, 'interlock.db'), STALL_MS),
           (l) => t.diagnostic(l),
         );
       } finally {
