@@ -408,7 +408,7 @@ for (const backend of allBackends()) {
         name: 'slow',
         send: async (m, meta) => {
           sent.push(meta!.deliveryId);
-          await new Promise((r) => setTimeout(r, 900));
+          await new Promise((r) => setTimeout(r, 1200));
         },
       };
       const make = (owner: string) =>
@@ -422,8 +422,16 @@ for (const backend of allBackends()) {
       const first = make('notifier-1').runOnce();
       // Past the first lease (on the engine's clock) while the send goes on, renewed meanwhile (every 100 ms):
       // a second notifier finds nothing to claim.
+      while (sent.length === 0) await new Promise((r) => setTimeout(r, 10));
+      const claimedUntil = (await notifyJob(req.id)).leaseUntil!;
       clock.advance(250);
-      await new Promise((r) => setTimeout(r, 250));
+      // Wait (on the real clock) for a renewal to land, rather than for a fixed time: a loaded machine may be slow.
+      for (
+        let j = await notifyJob(req.id);
+        j.status === 'running' && j.leaseUntil! <= claimedUntil;
+        j = await notifyJob(req.id)
+      )
+        await new Promise((r) => setTimeout(r, 20));
       clock.advance(250);
       assert.equal((await make('notifier-2').runOnce()).claimed, 0, 'the lease was renewed while sending');
       assert.equal((await first).delivered, 1);

@@ -79,7 +79,7 @@ for (const backend of allBackends()) {
           assert.equal(r.status, 0, `clean ${step} failed: ${r.err}`);
         }
         const cleanLog = read(clean.log);
-        await check(clean.thread, cleanLog, false);
+        assert.deepEqual(await check(clean.thread, cleanLog, false), [], 'the clean cycle keeps every promise');
         const plan: { step: Step; env: Record<string, string>; label: string }[] = [];
         for (const step of steps) {
           const commits = cleanLog.filter((l) => l.step === step && l.commit !== undefined);

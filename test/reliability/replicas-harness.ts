@@ -207,17 +207,18 @@ async function waitFor(ok: () => Promise<boolean>, timeoutMs: number): Promise<b
 }
 
 /**
- * Requests whose notification job completed without sending because the request was no longer
- * pending: the job is done, no `notified` event was written, and the request's decision or expiry
- * was recorded before the job completed.
+ * Requests whose notification job completed without sending because the request could no longer be
+ * decided: the job is done, no `notified` event was written, and before the job completed the request
+ * was decided, or its expiry had passed (the sweeper may record it a moment after).
  */
 async function skippedNotifications(store: Run['store']): Promise<Set<string>> {
   const rows = await store.unsafeQuery(
     `SELECT j.request_id FROM il_jobs j
       WHERE j.kind = 'notify' AND j.status = 'done'
         AND NOT EXISTS (SELECT 1 FROM il_audit a WHERE a.request_id = j.request_id AND a.type = 'notified')
-        AND EXISTS (SELECT 1 FROM il_audit a WHERE a.request_id = j.request_id AND a.at <= j.updated_at
-                      AND a.type IN ('approved', 'edited', 'rejected', 'responded', 'expired', 'escalated', 'cancelled'))`,
+        AND (EXISTS (SELECT 1 FROM il_requests r WHERE r.id = j.request_id AND r.expires_at <= j.updated_at)
+          OR EXISTS (SELECT 1 FROM il_audit a WHERE a.request_id = j.request_id AND a.at <= j.updated_at
+                      AND a.type IN ('approved', 'edited', 'rejected', 'responded', 'expired', 'escalated', 'cancelled')))`,
   );
   return new Set(rows.map((r) => String(r.request_id)));
 }
