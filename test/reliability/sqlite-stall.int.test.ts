@@ -101,7 +101,10 @@ async function stallRun(
   assert.ok(h.slowestMs < 1000, `/healthz answered within a second throughout (slowest ${h.slowestMs} ms)`);
   assert.ok(h.probes >= STALL_MS / 1100, `/healthz was asked throughout the stall (${h.probes} probes)`);
   // The traffic counts 5xx answers as unknown outcomes (looked up afterwards); the service logs each refusal.
-  assert.ok(report.traffic.threadsUnknown > 0, `some thread starts were refused during the fault${tail}`);
+  // A short write lock may refuse only background work: a request queued behind writes that each wait
+  // out the lock can be answered when the lock ends (docs/reliability.md, Limits).
+  if (name !== 'sqlite-write-lock' || SCALE.heavy)
+    assert.ok(report.traffic.threadsUnknown > 0, `some thread starts were refused during the fault${tail}`);
   assert.match(
     report.serviceOutput,
     code === 'storage_full' ? /\[interlock\] storage full/ : /\[interlock\] store unavailable/,

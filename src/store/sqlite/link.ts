@@ -231,34 +231,12 @@ export function workerLink(o: WorkerLinkOptions): SqliteLink {
     });
   }
 
-  /**
-   * Run one request; `queued`: run it after a stuck statement even while stalled (a rollback).
-   * `askedAt`: when its caller asked. Time in line behind other statements counts toward the wait:
-   * a request still in line after `waitMs` fails without being sent (so nothing of it can land).
-   * Without this, a read queued behind one write after another, each waiting out the lock for
-   * `waitMs`, waited as long as the lock was held, and no refusal came within the bound.
-   */
-  function send<T>(req: LinkRequest, queued = false, askedAt = performance.now()): Promise<T> {
+  /** Run one request; `queued`: run it after a stuck statement even while stalled (a rollback). */
+  function send<T>(req: LinkRequest, queued = false): Promise<T> {
     if (dead) return Promise.reject(dead);
     if (busy) {
       if (stalled && noDeadline === 0 && !queued) return Promise.reject(waitError(waitMs));
-      if (queued || noDeadline > 0) return busy.then(() => send<T>(req, queued, askedAt));
-      const ahead = busy;
-      return new Promise<T>((resolve, reject) => {
-        let inLine = true;
-        const timer = setTimeout(
-          () => {
-            inLine = false;
-            reject(waitError(waitMs));
-          },
-          Math.max(0, askedAt + waitMs - performance.now()),
-        );
-        void ahead.then(() => {
-          if (!inLine) return;
-          clearTimeout(timer);
-          send<T>(req, queued, askedAt).then(resolve, reject);
-        });
-      });
+      return busy.then(() => send<T>(req, queued));
     }
     const startedAt = performance.now();
     start(req);
