@@ -333,11 +333,7 @@ export interface StoreTx
     ClaimStoreOps,
     NoteStoreOps,
     AttentionStoreOps {
-  /**
-   * Present only inside a transaction of a store with an event bus (PostgreSQL): `message` reaches
-   * the bus's listeners when, and only when, this transaction commits (`pg_notify` in the
-   * transaction). A process that dies right after its commit has still told the others.
-   */
+  /** Only in a transaction of a store with an event bus: `message` reaches the bus when, and only when, it commits. */
   publishOnCommit?(message: unknown): Promise<void>;
 }
 
