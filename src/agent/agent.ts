@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { ConfigError, InterlockUsageError, newId, NotFoundError, type ApprovalRequest } from '../core/index.ts';
-import { modelTexts, type ToolSchemaEntry } from '../engine/index.ts';
+import { modelTexts, type PreClaim, type ToolSchemaEntry } from '../engine/index.ts';
 import type { ThreadClaim } from '../store/types.ts';
 import type { Message } from './messages.ts';
 import { Run, type AgentRuntime } from './run.ts';
 import { initialState, readState, sameMajor } from './state.ts';
+import { runsApprovedCall } from './claim-ahead.ts';
 import type { Agent, AgentOptions, AgentResult, InvokeOptions } from './types.ts';
 import type { Tool } from './tool.ts';
 
@@ -207,8 +208,9 @@ async function answerResponses(
   threadId: string,
   runOwner: string,
   o: InvokeOptions,
-): Promise<{ claimed: Claim | undefined; known: Map<string, ApprovalRequest> }> {
+): Promise<{ claimed: Claim | undefined; known: Map<string, ApprovalRequest>; execution?: PreClaim }> {
   let claimed: Claim | undefined;
+  let execution: PreClaim | undefined;
   // Requests this invoke resolved, as their decisions left them: the run reads them from here, not the store.
   const known = new Map<string, ApprovalRequest>();
   const responses = Object.entries(o.responses ?? {});
@@ -224,12 +226,23 @@ async function answerResponses(
     const d = await ctx.il.answer(id, resp, o.reviewer, {
       answering: threadId,
       ...(last ? { claimThread: { row: spec.row, owner: spec.owner, leaseUntil: spec.leaseUntil } } : {}),
+      // The approved call runs first thing: its claim commits with the decision. Not when the invoke
+      // brings app state: that must be durable with the claim, which the run's own claim does.
+      ...(last && o.app === undefined
+        ? {
+            claimExecution: {
+              leaseMs: ctx.leaseMs,
+              when: (req: ApprovalRequest, c: ThreadClaim) => runsApprovedCall(ctx.rt, ctx.compatible, req, c),
+            },
+          }
+        : {}),
     });
     if (d.claim) claimed = d.claim;
+    if (d.execution) execution = d.execution;
     // Only a resolved request is final for the run (a quorum still pending may gain votes meanwhile).
     if (d.outcome === 'authorized' || d.outcome === 'rejected' || d.outcome === 'responded') known.set(id, d.request);
   }
-  return { claimed, known };
+  return { claimed, known, ...(execution ? { execution } : {}) };
 }
 
 /** One run of the thread: the invoke's answers decided, the lease taken and held, the loop run to its next stop. */
@@ -245,9 +258,20 @@ async function invoke(
   // already "ours" is re-granted, so two runs in one process (a worker handling
   // two resume jobs of a thread) would otherwise both run the loop.
   const runOwner = `${ctx.il.owner}:${newId<string>('run')}`;
-  const { claimed, known } = await answerResponses(ctx, threadId, runOwner, o);
-  const started = await start(ctx, threadId, runOwner, claimed, claimed ? known : undefined, tree);
-  if (!(started instanceof Run)) return started;
+  const { claimed, known, execution } = await answerResponses(ctx, threadId, runOwner, o);
+  let started: Run | AgentResult;
+  try {
+    started = await start(ctx, threadId, runOwner, claimed, claimed ? known : undefined, tree);
+  } catch (err) {
+    // The run stopped before its loop (an incompatible checkpoint, a wrong agent): the claim is given back.
+    if (execution) await ctx.il.releaseClaim(execution).catch(() => undefined);
+    throw err;
+  }
+  if (!(started instanceof Run)) {
+    if (execution) await ctx.il.releaseClaim(execution);
+    return started;
+  }
+  started.preclaim = execution;
   // A run may outlive its lease (a slow model or tool): it is renewed while the run goes on.
   const lease = threads.holdLease(threadId, runOwner, ctx.leaseMs);
   try {
@@ -264,7 +288,9 @@ async function invoke(
     }
     return await started.loop();
   } catch (err) {
-    // Give the lease back (if still ours) so another attempt can run the thread; the checkpoint already holds what finished.
+    // An execution claimed with the decision and not run is given back, then the lease (if still ours) so
+    // another attempt can run the thread; the checkpoint already holds what finished.
+    await started.releaseUnusedClaim().catch(() => undefined);
     await lease.release();
     throw err;
   } finally {

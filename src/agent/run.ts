@@ -150,6 +150,7 @@ export class Run extends CallStep {
 
   /** The pause: new requests, checkpoint and audit in one transaction; or only a checkpoint if nothing new. */
   private async pauseWith(fresh: NewWait[]): Promise<AgentResult> {
+    await this.releaseUnusedClaim();
     if (fresh.length > 0) {
       const { requests } = await this.il.pause({
         thread: this.thread(),
@@ -178,6 +179,8 @@ export class Run extends CallStep {
   }
 
   private async finish(reason: StopReason, status: ThreadStatus): Promise<AgentResult> {
+    // Before an abort cancels the thread's open requests: a claim given back leaves its request authorized.
+    await this.releaseUnusedClaim();
     if (reason === 'aborted') {
       this.audit.push(auditEvent('aborted', this.rt.identity, { at: 'boundary' }, { threadId: this.threadId }));
       await this.cancelPending();

@@ -53,6 +53,7 @@ const EVENTS: RequestEvent[] = [
   { type: 'cancel' },
   { type: 'start_execution' },
   { type: 'finish_execution', ok: true },
+  { type: 'release_execution' },
 ];
 const STATUSES = Object.keys(TRANSITIONS) as RequestStatus[];
 
@@ -68,7 +69,7 @@ const EXPECTED: Partial<Record<RequestStatus, Partial<Record<RequestEvent['type'
     cancel: 'cancelled',
   },
   authorized: { start_execution: 'executing', finish_execution: 'executed', cancel: 'cancelled' },
-  executing: { finish_execution: 'executed' },
+  executing: { finish_execution: 'executed', release_execution: 'authorized' },
 };
 
 describe('transition: every state × event', () => {

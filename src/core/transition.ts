@@ -38,13 +38,18 @@ export type RequestEvent =
   /** The thread can no longer resume (failed, aborted, replaced): nobody may decide or run this. */
   | { type: 'cancel' }
   | { type: 'start_execution' }
-  | { type: 'finish_execution'; ok: boolean };
+  | { type: 'finish_execution'; ok: boolean }
+  /**
+   * A claim taken with the decision ran nothing and was given back (the run that claimed it did not
+   * reach the call): the request is authorized again, for the run that will.
+   */
+  | { type: 'release_execution' };
 
 /** The event types legal in each state. Terminal states accept none. */
 export const TRANSITIONS: Readonly<Record<RequestStatus, readonly RequestEvent['type'][]>> = {
   pending: ['approve', 'reject', 'respond', 'edit', 'supersede', 'expire', 'cancel'],
   authorized: ['start_execution', 'finish_execution', 'cancel'],
-  executing: ['finish_execution'],
+  executing: ['finish_execution', 'release_execution'],
   rejected: [],
   responded: [],
   expired: [],
@@ -145,5 +150,7 @@ export function transition(req: ApprovalRequest, event: RequestEvent, now: numbe
       return { ...next, status: 'executing' };
     case 'finish_execution':
       return { ...next, status: event.ok ? 'executed' : 'failed' };
+    case 'release_execution':
+      return { ...next, status: 'authorized' };
   }
 }

@@ -1,5 +1,6 @@
 import {
   checkDecision,
+  transition,
   ForbiddenError,
   InterlockError,
   newId,
@@ -19,6 +20,7 @@ import { gate } from './gate.ts';
 import { resolveToolSchema } from './tool-schemas.ts';
 import { openRequest } from './pause.ts';
 import { applyAnswer, applyApprove, applyEdit, type EditedCall } from './decide-apply.ts';
+import { idempotencyKey, type PreClaim } from './execute.ts';
 
 /** What a decision did. */
 export interface DecisionResult {
@@ -35,6 +37,12 @@ export interface DecisionResult {
   claim?: ThreadClaim;
   /** The request was a planted check (said once it is decided): `caught` unless it was approved. */
   plantedCheck?: { caught: boolean };
+  /**
+   * The execution claim taken with the decision, when {@link DecideOptions.claimExecution} asked for it
+   * and the request was authorized: `request` is then `executing`, and the claim's holder runs the
+   * action with {@link ExecuteOptions.claimed} (or gives the claim back unused).
+   */
+  execution?: PreClaim;
 }
 
 /** Options of {@link decide}. */
@@ -55,6 +63,13 @@ export interface DecideOptions {
    * read), and a request outside the tree is refused as an unknown interrupt. See {@link answer}.
    */
   answering?: string;
+  /**
+   * With `claimThread`: when the decision authorizes the request and `when` says the run that follows
+   * will run its action first thing, claim the execution in the same transaction (the request goes
+   * `executing`, the thread `running`): the decision and the claim are one commit. `when` sees the
+   * request as authorized and the thread as claimed, with its latest checkpoint.
+   */
+  claimExecution?: { leaseMs: number; when: (req: ApprovalRequest, claim: ThreadClaim) => boolean };
 }
 
 /** {@link decide} for an in-process answer to an interrupt the caller holds ({@link DecideOptions.answering}). */
@@ -174,7 +189,10 @@ export async function decide(
             : decision.type === 'edit'
               ? await applyEdit(ctx, tx, req, edited!.call, reviewer, now)
               : await applyAnswer(tx, req, { ...decision, type: decision.type }, reviewer, now);
-        const { next, outcome, created } = applied;
+        const { outcome, created } = applied;
+        const execution =
+          outcome === 'authorized' ? await claimWithDecision(ctx, tx, applied.next, claim, opts, now) : undefined;
+        const next = execution ? transition(applied.next, { type: 'start_execution' }, now) : applied.next;
         // Read for update above: the version cannot have moved, so the write travels with the COMMIT.
         await tx.updateLockedRequest(next, req.version);
         await tx.appendAudit(applied.audit, now);
@@ -188,6 +206,7 @@ export async function decide(
           outcome,
           ...(created ? { newRequest: created } : {}),
           ...(claim ? { claim } : {}),
+          ...(execution ? { execution } : {}),
           // The reviewer learns it was a planted check once it is decided, and whether they caught it.
           ...(req.planted && resolved ? { plantedCheck: { caught: outcome !== 'authorized' } } : {}),
         };
@@ -237,6 +256,53 @@ async function prepareEdit(
 }
 
 /**
+ * The execution claim of a request this decision authorized, written in its transaction when the
+ * caller asked for it ({@link DecideOptions.claimExecution}) and holds the thread: the claim row
+ * and the thread's move to `running` are sent with the decision, in the same commit. Nobody can hold
+ * the key yet (the request was pending until now), so the claim is a plain insert. Undefined when
+ * not asked for, or not for this request.
+ */
+async function claimWithDecision(
+  ctx: EngineContext,
+  tx: StoreTx,
+  req: ApprovalRequest,
+  claim: ThreadClaim | undefined,
+  opts: DecideOptions,
+  now: number,
+): Promise<PreClaim | undefined> {
+  const ask = opts.claimExecution;
+  if (!ask || !claim?.claimed || req.planted || req.threadId !== claim.thread.id) return undefined;
+  if (claim.thread.abortRequested || claim.thread.status === 'aborted' || claim.thread.status === 'failed')
+    return undefined;
+  if (!ask.when(req, claim)) return undefined;
+  const pre: PreClaim = {
+    key: idempotencyKey(req.id, req.actionHash),
+    requestId: req.id,
+    actionHash: req.actionHash,
+    owner: ctx.owner,
+  };
+  // On PostgreSQL both are sent, not waited for: they travel with the decision's other writes and its COMMIT.
+  await Promise.all([
+    tx.insertClaim(
+      {
+        key: pre.key,
+        requestId: req.id,
+        threadId: req.threadId,
+        tool: req.tool,
+        args: req.args,
+        actionHash: req.actionHash,
+        leaseOwner: ctx.owner,
+        leaseUntil: now + ask.leaseMs,
+        createdAt: now,
+      },
+      now,
+    ),
+    tx.updateThread(req.threadId, { status: 'running' }, now),
+  ]);
+  return pre;
+}
+
+/**
  * Lock the request for the decision; with `claimThread`, take the thread's lease and read its latest
  * checkpoint in the same round trip. The thread row is locked before the request's, as every
  * transaction that takes both does.
@@ -281,6 +347,10 @@ function decidedEvents(requestId: string, decision: Decision, result: DecisionRe
     },
     ...(n
       ? [{ type: 'approval.created' as const, requestId: n.id, threadId: n.threadId, tool: n.tool, role: n.role }]
+      : []),
+    // The execution claimed with the decision moved its thread to running.
+    ...(result.execution
+      ? [{ type: 'thread.status' as const, threadId: result.request.threadId, status: 'running' }]
       : []),
   ];
 }

@@ -66,6 +66,21 @@ export interface ExecuteOptions {
    * `notify` call (its job) or one with `checkpoint` is claimed as usual.
    */
   unclaimed?: boolean;
+  /**
+   * The claim was taken already, with the decision that authorized the request
+   * ({@link DecideOptions.claimExecution}): no claim transaction; `fn` runs as the claim's first
+   * attempt and the outcome is recorded as usual. Refused unless it is this call's key and action
+   * and this process's claim.
+   */
+  claimed?: PreClaim;
+}
+
+/** An execution claimed in the transaction that authorized it: the key, the action, the lease's owner. */
+export interface PreClaim {
+  key: string;
+  requestId: string;
+  actionHash: string;
+  owner: string;
 }
 
 /** The key binding an execution to one request and one exact action. */
@@ -113,11 +128,13 @@ export async function executeOnce<T>(
   //    another process takes over after its lease, never a side effect nobody knows about.
   // Told with the commit, whether or not this call holds the claim.
   const cp = opts.checkpoint;
-  const claim = await commitWithEvents(
-    ctx,
-    (tx) => claimInTx(ctx, tx, input, hash, leaseMs, now, cp),
-    (): EngineEvent[] => (cp ? [{ type: 'thread.status', threadId: cp.thread.id, status: cp.status }] : []),
-  );
+  const claim = opts.claimed
+    ? heldClaim(ctx, input, hash, opts.claimed)
+    : await commitWithEvents(
+        ctx,
+        (tx) => claimInTx(ctx, tx, input, hash, leaseMs, now, cp),
+        (): EngineEvent[] => (cp ? [{ type: 'thread.status', threadId: cp.thread.id, status: cp.status }] : []),
+      );
   // 2. Not ours: the key already finished, or another process holds it; nothing runs.
   if (!claim.claimed) return notClaimed<T>(claim.row, input, hash);
   // 3. Run the side effect, outside any transaction (it may be slow), with the claim's lease kept alive.
@@ -240,6 +257,54 @@ async function claimInTx(
   if (c.claimed && req.status === 'authorized')
     await tx.updateLockedRequest(transition(req, { type: 'start_execution' }, now), req.version);
   return c;
+}
+
+/**
+ * A claim taken with the decision ({@link ExecuteOptions.claimed}), as step 1 would have answered it:
+ * held, first attempt. Only for the call it was taken for, by the process that took it.
+ */
+function heldClaim(ctx: EngineContext, input: ExecutionInput, hash: string, pre: PreClaim): Claim {
+  if (pre.key !== input.key || pre.actionHash !== hash || pre.requestId !== input.requestId || pre.owner !== ctx.owner)
+    throw new InterlockUsageError(
+      'action_hash_mismatch',
+      `The claim taken with the decision of ${pre.requestId} is for another action or process; run exactly the authorized arguments under its key, or without the claim.`,
+      { details: { requestId: pre.requestId, key: input.key } },
+    );
+  const at = ctx.now();
+  const row: ExecutionRow = {
+    ...claimRow(ctx, input, hash, ctx.leaseMs, at),
+    requestId: pre.requestId,
+    status: 'running',
+    attempts: 1,
+    result: undefined,
+    error: null,
+    updatedAt: at,
+  };
+  return { claimed: true, row };
+}
+
+/**
+ * Give back a claim taken with a decision that its run did not use (it stopped before the call):
+ * the ledger row goes and the request is authorized again, in one transaction, for the run that
+ * will execute it. False, and nothing changed, when the claim is not this process's first attempt
+ * any more (its lease ran out and another run took it over).
+ */
+export async function releaseClaim(ctx: EngineContext, pre: PreClaim): Promise<boolean> {
+  return commitWithEvents(
+    ctx,
+    async (tx) => {
+      // The ledger row first, then the request, as an outcome's transaction takes them.
+      const releasing = tx.releaseExecution(pre.key, pre.owner);
+      const reading = tx.getRequest(pre.requestId, { forUpdate: true });
+      reading.catch(() => undefined); // awaited below, or not needed when the claim is not ours
+      if (!(await releasing)) return false;
+      const req = await reading;
+      if (req?.status === 'executing')
+        await tx.updateLockedRequest(transition(req, { type: 'release_execution' }, ctx.now()), req.version);
+      return true;
+    },
+    () => [],
+  );
 }
 
 /** Refuse to run what the request does not authorize: a planted check, an undecided request, other arguments. */

@@ -39,7 +39,14 @@ import {
 } from './pause.ts';
 import { answer, decide, type DecideOptions, type DecisionResult } from './decide.ts';
 import { expireDue } from './expire.ts';
-import { executeOnce, type ExecuteOptions, type ExecutionInput, type ExecutionOutcome } from './execute.ts';
+import {
+  executeOnce,
+  releaseClaim,
+  type PreClaim,
+  type ExecuteOptions,
+  type ExecutionInput,
+  type ExecutionOutcome,
+} from './execute.ts';
 import { explain, verifyAudit, type RequestStory, type VerifyOptions } from './audit.ts';
 import { rollup, type Rollup } from './rollup.ts';
 import { askedHash, followRequest, type CallOutcome } from './outcome.ts';
@@ -175,6 +182,11 @@ export interface Interlock {
     fn: (run: { idempotencyKey: string; attempt: number }) => Promise<T>,
     opts?: ExecuteOptions,
   ): Promise<ExecutionOutcome<T>>;
+  /**
+   * Give back an execution claim taken with a decision ({@link DecideOptions.claimExecution}) that
+   * ran nothing: the request is authorized again. False when the claim is no longer this process's.
+   */
+  releaseClaim(claim: PreClaim): Promise<boolean>;
   /** The request, or undefined. */
   getRequest(id: string): Promise<ApprovalRequest | undefined>;
   /** The request, or a NotFoundError. */
@@ -289,6 +301,7 @@ export function createInterlock(options: InterlockOptions): Interlock {
     answer: (id, d, r, o) => answer(ctx, id, d, r, o),
     expireDue: (o) => expireDue(ctx, o),
     executeOnce: (input, fn, o) => executeOnce(ctx, input, fn, o),
+    releaseClaim: (claim) => releaseClaim(ctx, claim),
     getRequest: (id) => ctx.store.getRequest(id),
     async getRequestOrThrow(id) {
       const r = await ctx.store.getRequest(id);

@@ -1088,6 +1088,38 @@ for (const backend of allBackends()) {
         assert.equal(later.row.attempts, 1);
       });
 
+      it('inserts a claim with a transaction and gives it back only to its holder, on its first attempt', async () => {
+        const key = uid('key');
+        const e = { ...execution(key, uid('tool'), 'w1', T + MINUTE), requestId: uid('req') };
+        await store.transaction((tx) => tx.insertClaim(e, T));
+        const row = await store.getExecution(key);
+        assert.equal(row?.status, 'running');
+        assert.equal(row?.attempts, 1);
+        assert.equal(row?.leaseOwner, 'w1');
+        assert.equal(row?.requestId, e.requestId);
+        // A key already there fails the transaction that inserts it; nothing else of it lands.
+        const never = uid('thr-never');
+        await assert.rejects(
+          store.transaction(async (tx) => {
+            await tx.insertThread(thread({ id: never }));
+            await tx.insertClaim({ ...e, leaseOwner: 'w2' }, T + 1);
+          }),
+        );
+        assert.equal(await store.getThread(never), undefined);
+        assert.equal((await store.getExecution(key))?.leaseOwner, 'w1');
+        assert.equal(await store.releaseExecution(key, 'w2'), false, 'not the holder');
+        assert.equal(await store.releaseExecution(key, 'w1'), true);
+        assert.equal(await store.getExecution(key), undefined);
+        assert.equal(await store.releaseExecution(key, 'w1'), false, 'nothing left to give');
+        // Taken over (a second attempt) or finished: not the holder's to give back.
+        await store.transaction((tx) => tx.insertClaim({ ...e, leaseUntil: T + 1 }, T));
+        assert.equal((await store.claimExecution({ ...e, leaseUntil: T + MINUTE }, T + 2)).row.attempts, 2);
+        assert.equal(await store.releaseExecution(key, 'w1'), false);
+        assert.equal(await store.finishExecution(key, 'w1', { status: 'succeeded', result: 1 }, T + 3), true);
+        assert.equal(await store.releaseExecution(key, 'w1'), false);
+        assert.equal((await store.getExecution(key))?.status, 'succeeded');
+      });
+
       it('gives one winner when claims race', async () => {
         const other = await backend.create();
         const key = uid('key');

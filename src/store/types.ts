@@ -162,6 +162,19 @@ export interface LedgerStoreOps {
     e: Omit<ExecutionRow, 'status' | 'attempts' | 'result' | 'error' | 'updatedAt'>,
     now: number,
   ): Promise<{ claimed: boolean; row: ExecutionRow }>;
+  /**
+   * Claim a key nobody can hold yet (a request's action, claimed in the transaction that authorized
+   * it): one plain insert that travels with the COMMIT. A key already there fails the transaction.
+   */
+  insertClaim(
+    e: Omit<ExecutionRow, 'status' | 'attempts' | 'result' | 'error' | 'updatedAt'>,
+    now: number,
+  ): Promise<void>;
+  /**
+   * Give back a claim that ran nothing (first attempt, still `owner`'s, still running): the row goes,
+   * as if never claimed. False when it is not so (taken over, finished): then it is not ours to give.
+   */
+  releaseExecution(key: string, owner: string): Promise<boolean>;
   /** Extend a running execution's lease while its side effect is still going; false if it is not `owner`'s any more. */
   renewExecution(key: string, owner: string, leaseUntil: number): Promise<boolean>;
   finishExecution(

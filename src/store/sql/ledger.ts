@@ -67,6 +67,8 @@ function executionOps(
 ): Pick<
   LedgerStoreOps,
   | 'claimExecution'
+  | 'insertClaim'
+  | 'releaseExecution'
   | 'renewExecution'
   | 'finishExecution'
   | 'getExecution'
@@ -101,6 +103,32 @@ function executionOps(
       if (taken[0]) return { claimed: true, row: toExecution(taken[0]) };
       const rows = await db.all(`SELECT * FROM il_executions WHERE key = $1`, [e.key]);
       return { claimed: false, row: toExecution(rows[0]!) };
+    },
+    async insertClaim(e, now) {
+      await db.send(
+        `INSERT INTO il_executions (key, request_id, thread_id, tool, args, action_hash, status, lease_owner, lease_until, attempts, created_at, updated_at, tier)
+         VALUES ($1, $2, $3, $4, $5, $6, 'running', $7, $8, 1, $9, $9, $10)`,
+        [
+          e.key,
+          e.requestId,
+          e.threadId,
+          e.tool,
+          JSON.stringify(e.args),
+          e.actionHash,
+          e.leaseOwner,
+          e.leaseUntil,
+          now,
+          e.tier ?? null,
+        ],
+      );
+    },
+    async releaseExecution(key, owner) {
+      return (
+        (await db.run(
+          `DELETE FROM il_executions WHERE key = $1 AND lease_owner = $2 AND status = 'running' AND attempts = 1`,
+          [key, owner],
+        )) === 1
+      );
     },
     async renewExecution(key, owner, leaseUntil) {
       return (
@@ -182,6 +210,8 @@ export function ledgerOps(db: SqlExecutor, d: Dialect): LedgerStoreOps {
  */
 export const ledgerShapes: { [K in keyof ReturnType<typeof ledgerOps>]: OpShape } = {
   claimExecution: 'multi',
+  insertClaim: 'write',
+  releaseExecution: 'write',
   renewExecution: 'write',
   finishExecution: 'write',
   getExecution: 'read',

@@ -1,0 +1,207 @@
+/**
+ * An in-process answer that approves a call claims its execution in the decision's own transaction:
+ * the decision and the claim are one commit, the run that follows executes under that claim, and a
+ * claim the run does not use is given back. Both backends. The crash side (a kill right after that
+ * commit) is test/reliability/boundaries.int.test.ts.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { z } from 'zod';
+import { allBackends } from '../testing/backends.ts';
+import { manualClock } from '../testing/clock.ts';
+import { scriptedModel } from '../testing/scripted-model.ts';
+import { FakePayments } from '../testing/fake-payments.ts';
+import { supportPolicy, supportScript, supportTools } from '../testing/support-fixture.ts';
+import { createInterlock, idempotencyKey, type Interlock } from '../engine/index.ts';
+import type { Reviewer } from '../core/index.ts';
+import type { Store } from '../store/types.ts';
+import { createAgent, tool, type Tool } from './index.ts';
+
+const sup: Reviewer = { id: 'sam', roles: ['supervisor'] };
+
+for (const backend of allBackends()) {
+  describe(`the decision claims the approved call's execution, on ${backend.name}`, () => {
+    let store: Store;
+    let il: Interlock;
+    const clock = manualClock();
+    let n = 0;
+    const tid = () => `cwd-${backend.name}-${++n}`;
+    before(async () => {
+      store = await backend.create();
+      il = createInterlock({ store, policy: supportPolicy, now: clock.now });
+    });
+    after(() => backend.destroy());
+
+    const agentWith = (tools: Tool[]) =>
+      createAgent({
+        name: 'support',
+        version: '1.0.0',
+        model: scriptedModel(supportScript),
+        system: 'You help customers.',
+        tools,
+        interlock: il,
+      });
+
+    /** The support tools, with the refund replaced by `refund`. */
+    const withRefund = (pay: FakePayments, refund: Tool) => [
+      ...supportTools(pay).filter((t) => t.name !== 'issue_refund'),
+      refund,
+    ];
+
+    it('commits the decision with the claim: the answer is three commits, and the tool runs once under the request', async () => {
+      const pay = new FakePayments();
+      const threadId = tid();
+      const seen: Array<Record<string, unknown>> = [];
+      let key = '';
+      const refund = tool({
+        name: 'issue_refund',
+        description: 'Refund an order',
+        schema: z.object({ orderId: z.string(), customerId: z.string(), amount: z.number().positive() }),
+        execute: async (args, { idempotencyKey: k, attempt }) => {
+          // What another process sees while the refund runs: all of it committed by the decision.
+          const [req, row, thread] = await Promise.all([
+            store.listRequests({ threadId }).then((p) => p.items[0]),
+            store.getExecution(k),
+            store.getThread(threadId),
+          ]);
+          seen.push({ request: req?.status, execution: row?.status, attempts: row?.attempts, thread: thread?.status });
+          assert.equal(k, key);
+          assert.equal(attempt, 1);
+          return pay.apply('refund', args, k);
+        },
+      });
+      const agent = agentWith(withRefund(pay, refund));
+      const paused = await agent.invoke('refund $850', { threadId });
+      const id = paused.interrupts[0]!.id;
+      key = idempotencyKey(id, (await il.getRequestOrThrow(id)).actionHash);
+
+      const before = store.stats.transactions;
+      const end = await agent.invoke(null, { threadId, responses: { [id]: { type: 'approve' } }, reviewer: sup });
+      // The decision with the claim, the outcome, the final checkpoint: one commit fewer than claiming apart.
+      assert.equal(store.stats.transactions - before, 3);
+
+      assert.equal(end.stopReason, 'end_turn');
+      assert.deepEqual(seen, [{ request: 'executing', execution: 'running', attempts: 1, thread: 'running' }]);
+      assert.equal(pay.count('refund'), 1);
+      assert.equal((await il.getRequestOrThrow(id)).status, 'executed');
+      const row = await store.getExecution(key);
+      assert.equal(row?.status, 'succeeded');
+      assert.equal(row?.attempts, 1);
+      assert.equal(row?.requestId, id);
+      const story = await il.explain(id);
+      assert.deepEqual(
+        story.events.map((e) => e.type).filter((t) => t === 'approved' || t === 'executed'),
+        ['approved', 'executed'],
+      );
+      assert.equal((await il.verifyAudit()).ok, true);
+    });
+
+    it('claims nothing when the invoke brings app state: that is made durable with a claim of its own', async () => {
+      const pay = new FakePayments();
+      const agent = agentWith(supportTools(pay));
+      const threadId = tid();
+      const paused = await agent.invoke('refund $850', { threadId });
+      const id = paused.interrupts[0]!.id;
+      const before = store.stats.transactions;
+      await agent.invoke(null, {
+        threadId,
+        responses: { [id]: { type: 'approve' } },
+        reviewer: sup,
+        app: { channel: 'chat' },
+      });
+      assert.equal(
+        store.stats.transactions - before,
+        4,
+        'decision; claim with the checkpoint; outcome; final checkpoint',
+      );
+      assert.equal(pay.count('refund'), 1);
+      assert.equal((await il.getRequestOrThrow(id)).status, 'executed');
+    });
+
+    it('gives back a claim its run did not use: the request is authorized again, and nothing ran', async () => {
+      const pay = new FakePayments();
+      const threadId = tid();
+      const paused = await agentWith(supportTools(pay)).invoke('refund $850', { threadId });
+      const id = paused.interrupts[0]!.id;
+      const key = idempotencyKey(id, (await il.getRequestOrThrow(id)).actionHash);
+      // A build deployed meanwhile whose refund takes another argument: the approved call no longer
+      // validates, so the run answers the model with the error instead of running it.
+      const stricter = tool({
+        name: 'issue_refund',
+        description: 'Refund an order',
+        schema: z.object({ orderId: z.string(), customerId: z.string(), amount: z.number(), reason: z.string() }),
+        execute: async (args, { idempotencyKey: k }) => pay.apply('refund', args, k),
+      });
+      const end = await agentWith(withRefund(pay, stricter)).invoke(null, {
+        threadId,
+        responses: { [id]: { type: 'approve' } },
+        reviewer: sup,
+      });
+      assert.equal(end.stopReason, 'end_turn');
+      assert.match(end.text, /Invalid arguments/);
+      assert.equal(pay.calls, 0);
+      assert.equal((await il.getRequestOrThrow(id)).status, 'authorized', 'no claim holds it: not executing');
+      assert.equal(await store.getExecution(key), undefined, 'the claim is gone, as if never taken');
+      assert.equal((await store.getThread(threadId))?.status, 'completed');
+      assert.equal((await il.verifyAudit()).ok, true);
+    });
+
+    it("gives a claim back only while it is its taker's first attempt, and the call then runs once", async () => {
+      const pay = new FakePayments();
+      const threadId = tid();
+      const paused = await agentWith(supportTools(pay)).invoke('refund $850', { threadId });
+      const id = paused.interrupts[0]!.id;
+      const now = clock.now();
+      const row = {
+        id: threadId,
+        agent: 'support',
+        agentVersion: '1.0.0',
+        status: 'running' as const,
+        messageCount: 0,
+        abortRequested: false,
+        metadata: {},
+        createdAt: now,
+        updatedAt: now,
+      };
+      const d = await il.answer(id, { type: 'approve' }, sup, {
+        answering: threadId,
+        claimThread: { row, owner: 'run-a', leaseUntil: now + 60_000 },
+        claimExecution: { leaseMs: 60_000, when: () => true },
+      });
+      const pre = d.execution!;
+      assert.equal(d.request.status, 'executing');
+      assert.equal((await store.getExecution(pre.key))?.status, 'running');
+
+      // Given back: authorized again, the key free, as if never claimed. Twice is a no-op.
+      assert.equal(await il.releaseClaim(pre), true);
+      assert.equal((await il.getRequestOrThrow(id)).status, 'authorized');
+      assert.equal(await store.getExecution(pre.key), undefined);
+      assert.equal(await il.releaseClaim(pre), false);
+
+      // Claimed again, its lease lapses, and another process takes it over: the claim is not ours to give.
+      await store.releaseThread(threadId, 'run-a', clock.now());
+      const input = { key: pre.key, tool: 'issue_refund', args: d.request.args, threadId, requestId: id };
+      clock.advance(1);
+      const held = await store.claimExecution(
+        {
+          ...input,
+          actionHash: pre.actionHash,
+          leaseOwner: pre.owner,
+          leaseUntil: clock.now() + 1_000,
+          createdAt: clock.now(),
+        },
+        clock.now(),
+      );
+      assert.equal(held.claimed, true);
+      clock.advance(2_000);
+      const other = createInterlock({ store, policy: supportPolicy, now: clock.now, owner: 'other-process' });
+      const out = await other.executeOnce(input, ({ idempotencyKey: k }) =>
+        Promise.resolve(pay.apply('refund', d.request.args, k)),
+      );
+      assert.equal(out.status, 'succeeded');
+      assert.equal(await il.releaseClaim(pre), false, 'taken over and finished: nothing to give back');
+      assert.equal((await il.getRequestOrThrow(id)).status, 'executed');
+      assert.equal(pay.count('refund'), 1);
+    });
+  });
+}
