@@ -503,6 +503,12 @@ export function docsSection(r: Results, compact = false): string {
   out.push(
     `Taken ${r.meta.startedAt.slice(0, 10)} with \`${r.meta.command}\` on ${machineLine(r)} (load average ${fmt(r.meta.loadAverage.start)} → ${fmt(r.meta.loadAverage.end)}). Full tables: \`bench/results/latest.md\`.`,
   );
+  // Suites rerun later and merged in are said with their date: a table must not pass for the first run's.
+  for (const m of r.meta.merged ?? [])
+    out.push(
+      '',
+      `Rerun ${m.at.slice(0, 16).replace('T', ' ')} UTC and merged in: ${m.suites.join(', ')} (load average ${fmt(m.loadAverage.start)} → ${fmt(m.loadAverage.end)}).`,
+    );
   out.push('');
   out.push(headline(r, keepCycle));
   out.push('');
