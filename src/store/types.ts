@@ -405,6 +405,13 @@ export interface Store extends StoreTx {
    * Work done so far, for profiling the hot path: transactions begun, statements run and, on
    * PostgreSQL, round trips (times the process waited for the server).
    */
-  readonly stats: { transactions: number; statements: number; roundTrips?: number };
+  readonly stats: {
+    transactions: number;
+    statements: number;
+    /** PostgreSQL: the times the process waited for the server. */
+    roundTrips?: number;
+    /** SQLite on its worker thread: messages to that thread (all stores on the file in this process). */
+    hops?: number;
+  };
   close(): Promise<void>;
 }

@@ -95,6 +95,64 @@ describe('sqlite group commit', () => {
     assert.ok(await store.getThread('after-first'));
   });
 
+  it('sends the writes nobody waits for with the next statement that is waited for: one message, in order', async () => {
+    const before = { ...store.stats };
+    const seen = await store.transaction(async (tx) => {
+      await tx.insertThread(thread('deferred')); // answered: whether the row was new
+      for (let i = 1; i <= 5; i++) await tx.updateThread('deferred', { messageCount: i }, T + i); // deferred
+      return tx.getThread('deferred'); // goes with the five, after them
+    });
+    assert.equal(seen?.messageCount, 5, 'the read sees the writes sent before it');
+    assert.equal(store.stats.statements - before.statements, 7);
+    // BEGIN; the insert; the five updates with the read; COMMIT.
+    assert.equal((store.stats.hops ?? 0) - (before.hops ?? 0), 4);
+    assert.equal((await store.getThread('deferred'))?.messageCount, 5);
+  });
+
+  it("fails a transaction whose deferred write fails, as that transaction's failure, and nothing of it lands", async () => {
+    const leaseLost = new Error('lease lost: another run holds the thread');
+    // A checked write that changes no row (the lease is not this owner's), with writes before and behind it.
+    const fenced = (id: string) =>
+      store.transaction(async (tx) => {
+        await tx.updateThread(id, { status: 'completed' }, T + 1);
+        await tx.writeFencedCheckpoint(
+          {
+            threadId: id,
+            leaseOwner: 'not-the-owner',
+            status: 'completed',
+            agentVersion: '1',
+            messages: [{ role: 'user', content: 'never' }],
+            releaseLease: false,
+            checkpoint: { id: `cp-${id}`, schemaVersion: 1, state: {}, createdAt: T + 1 },
+          },
+          T + 1,
+          () => leaseLost,
+        );
+      });
+    // First of its group (no savepoint of its own) and in the middle of one.
+    for (const at of [0, 1]) {
+      const id = `fenced-${at}`;
+      await store.transaction(async (tx) => tx.insertThread(thread(id)));
+      // Started in this order: the fenced one first of its group, or second.
+      const starts: Array<() => Promise<unknown>> = [`beside-${at}-a`, `beside-${at}-b`].map(
+        (b) => () => store.transaction(async (tx) => tx.insertThread(thread(b))),
+      );
+      starts.splice(at, 0, () => fenced(id));
+      const burst = starts.map((start) => start());
+      const outcomes = await Promise.allSettled(burst);
+      const want = ['fulfilled', 'fulfilled'];
+      want.splice(at, 0, 'rejected');
+      assert.deepEqual(
+        outcomes.map((o) => o.status),
+        want,
+      );
+      assert.equal((outcomes[at] as PromiseRejectedResult).reason, leaseLost, "the check's own error");
+      assert.equal((await store.getThread(id))?.status, 'running', 'its earlier deferred write is undone too');
+      assert.deepEqual(await store.listMessages(id), []);
+      for (const b of [`beside-${at}-a`, `beside-${at}-b`]) assert.ok(await store.getThread(b), `${b} committed`);
+    }
+  });
+
   it('resolves a transaction only once its commit is visible to another connection', async () => {
     const other = new DatabaseSync(path);
     try {

@@ -2,7 +2,15 @@ import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_thread
 import { StoreError } from '../../core/index.ts';
 import type { Row } from '../sql/executor.ts';
 import { openSession, type SessionOptions } from './session.ts';
-import { ANSWER, REQUEST, SPIN, type LinkReply, type LinkRequest, type WireError } from './link-protocol.ts';
+import {
+  ANSWER,
+  REQUEST,
+  SPIN,
+  type DeferredWrite,
+  type LinkReply,
+  type LinkRequest,
+  type WireError,
+} from './link-protocol.ts';
 
 /**
  * The store's way to its SQLite connection: statements go in one at a time, in order (the store's
@@ -19,6 +27,18 @@ export interface SqliteLink {
    * before it, even when they are stuck, and its failure is ignored.
    */
   post(sql: string): void;
+  /**
+   * Defer a write inside a transaction (the worker thread's link only): it goes to the thread with the
+   * next statement someone waits for, or with {@link flush}, in one message. Its failure is that
+   * statement's failure; with `check`, changing another number of rows fails as `check.fail()`.
+   */
+  defer?(sql: string, params: readonly unknown[], check?: { rows: number; fail: () => Error }): void;
+  /** Send the deferred writes now; rejects with the first one's failure. */
+  flush?(): Promise<void>;
+  /** Drop the deferred writes: their transaction is being undone. */
+  discard?(): void;
+  /** Messages sent to the worker thread so far (the worker thread's link only). */
+  readonly hops?: number;
   /** A transaction is open, as of the last answer. */
   readonly inTransaction: boolean;
   /** Run `fn` with no deadline on its statements (migrations, which may rebuild an index for minutes). */
@@ -141,9 +161,25 @@ export function workerLink(o: WorkerLinkOptions): SqliteLink {
     if (!received) throw new StoreError("The SQLite store's worker thread raised its answer flag with no answer.");
     return received.message as LinkReply;
   }
-  function settle<T>(reply: LinkReply): T {
+  /** Writes deferred until the next statement, with the errors their checks raise. */
+  let deferred: DeferredWrite[] = [];
+  let checks: Array<(() => Error) | undefined> = [];
+  /** `req` with the deferred writes in front, in one message; the checks that go with them. */
+  function withDeferred(req: LinkRequest): { request: LinkRequest; fails: Array<(() => Error) | undefined> } {
+    if (deferred.length === 0 || req.op === 'close') return { request: req, fails: [] };
+    const writes = req.op === 'batch' ? [...deferred, ...req.writes] : deferred;
+    const last = req.op === 'batch' ? req.last : req;
+    const request: LinkRequest = { op: 'batch', writes, ...(last ? { last } : {}) };
+    const fails = checks;
+    deferred = [];
+    checks = [];
+    return { request, fails };
+  }
+  function settle<T>(reply: LinkReply, fails: Array<(() => Error) | undefined> = []): T {
     inTx = reply.tx;
     if ('error' in reply) {
+      const fail = reply.checked && reply.at !== undefined ? fails[reply.at] : undefined;
+      if (fail) throw fail();
       if (reply.fatal)
         throw (dead ??= new StoreError(
           `Cannot open the SQLite database at ${session.path}: ${reply.error.message}. Check that the folder is writable, or set INTERLOCK_DATA_DIR.`,
@@ -154,7 +190,9 @@ export function workerLink(o: WorkerLinkOptions): SqliteLink {
     return reply.value as T;
   }
 
+  let hops = 0;
   function start(req: LinkRequest): void {
+    hops++;
     Atomics.store(flags, ANSWER, 0);
     port.postMessage(req);
     Atomics.store(flags, REQUEST, 1);
@@ -179,7 +217,7 @@ export function workerLink(o: WorkerLinkOptions): SqliteLink {
       if (w.async) await w.value;
     }
   }
-  function asyncWait<T>(startedAt: number): Promise<T> {
+  function asyncWait<T>(startedAt: number, fails: Array<(() => Error) | undefined>): Promise<T> {
     let free!: () => void;
     busy = new Promise<void>((resolve) => (free = resolve));
     return new Promise<T>((resolve, reject) => {
@@ -222,7 +260,7 @@ export function workerLink(o: WorkerLinkOptions): SqliteLink {
         waiting = false;
         outstanding = undefined;
         try {
-          resolve(settle<T>(reply));
+          resolve(settle<T>(reply, fails));
         } catch (err) {
           reject(asError(err));
         }
@@ -239,10 +277,11 @@ export function workerLink(o: WorkerLinkOptions): SqliteLink {
       return busy.then(() => send<T>(req, queued));
     }
     const startedAt = performance.now();
-    start(req);
-    if (!syncWait()) return asyncWait<T>(startedAt);
+    const { request, fails } = withDeferred(req);
+    start(request);
+    if (!syncWait()) return asyncWait<T>(startedAt, fails);
     try {
-      return Promise.resolve(settle<T>(take()));
+      return Promise.resolve(settle<T>(take(), fails));
     } catch (err) {
       return Promise.reject(asError(err));
     }
@@ -253,10 +292,25 @@ export function workerLink(o: WorkerLinkOptions): SqliteLink {
     run: (sql, params) => send<number>({ op: 'run', sql, ...(params ? { params } : {}) }),
     exec: (sql) => send<void>({ op: 'exec', sql }),
     post(sql) {
+      // What was deferred belongs to the transaction this undoes.
+      deferred = [];
+      checks = [];
       send<void>({ op: 'exec', sql }, true).catch(() => undefined);
+    },
+    defer(sql, params, check) {
+      deferred.push({ sql, params, ...(check ? { rows: check.rows } : {}) });
+      checks.push(check?.fail);
+    },
+    flush: () => (deferred.length > 0 ? send<void>({ op: 'batch', writes: [] }) : Promise.resolve()),
+    discard() {
+      deferred = [];
+      checks = [];
     },
     get inTransaction() {
       return inTx;
+    },
+    get hops() {
+      return hops;
     },
     async unbounded(fn) {
       noDeadline++;

@@ -67,6 +67,11 @@ interface Connection {
   transact: <T>(run: () => Promise<T>) => Promise<T>;
   refs: number;
   closed: boolean;
+  /**
+   * A transaction of this process runs its function now: writes nobody waits for are deferred to the
+   * next statement that is waited for, one message to the worker thread instead of one each.
+   */
+  deferring: boolean;
 }
 
 /**
@@ -104,13 +109,21 @@ function open(path: string, durability: 'full' | 'normal', thread: boolean, wait
     tail = run.catch(() => undefined);
     return run;
   };
-  const conn: Connection = { link, refs: 1, closed: false, serialize, transact: groupCommit(link, serialize) };
+  const conn: Connection = {
+    link,
+    refs: 1,
+    closed: false,
+    deferring: false,
+    serialize,
+    transact: groupCommit(link, serialize),
+  };
   if (path !== ':memory:') connections.set(path, conn);
   return conn;
 }
 
 /** The shared SQL's executor over the connection, counting statements. */
-function executor({ link }: Connection, stats: { statements: number }): SqlExecutor {
+function executor(conn: Connection, stats: { statements: number }): SqlExecutor {
+  const { link } = conn;
   return {
     all(sql, params = []) {
       stats.statements++;
@@ -120,12 +133,16 @@ function executor({ link }: Connection, stats: { statements: number }): SqlExecu
       stats.statements++;
       return link.run(sql, params);
     },
+    // Inside a transaction's function, as on PostgreSQL: the write travels with the next statement
+    // someone waits for (or the transaction's end), and its failure is that statement's.
     async send(sql, params = []) {
       stats.statements++;
+      if (conn.deferring && link.defer) return link.defer(sql, params);
       await link.run(sql, params);
     },
     async sendExpecting(sql, params, rows, fail) {
       stats.statements++;
+      if (conn.deferring && link.defer) return link.defer(sql, params, { rows, fail });
       if ((await link.run(sql, params)) !== rows) throw fail();
     },
   };
@@ -166,7 +183,13 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     waitMs,
   );
   const { link, serialize } = conn;
-  const stats = { transactions: 0, statements: 0 };
+  const stats = {
+    transactions: 0,
+    statements: 0,
+    get hops() {
+      return link.hops;
+    },
+  };
   const exec = executor(conn, stats);
   const ops = sqlOps(exec, dialect);
   let closed = false;
@@ -175,7 +198,19 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     conn.transact(async () => {
       if (closed || conn.closed) throw new StoreError('The store is closed; create a new one.');
       stats.transactions++;
-      return fn(ops);
+      // The group commit runs one member's function at a time: the flag is this member's. Its deferred
+      // writes are sent before it counts as done, so a failure among them is its own, not the next member's.
+      conn.deferring = true;
+      try {
+        const value = await fn(ops);
+        await link.flush?.();
+        return value;
+      } catch (err) {
+        link.discard?.();
+        throw err;
+      } finally {
+        conn.deferring = false;
+      }
     });
 
   // Outside a transaction each call runs alone, after whatever transaction is in flight.

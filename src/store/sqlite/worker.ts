@@ -6,7 +6,15 @@
 // port synchronously, runs it, posts the answer and raises the answer flag (see link.ts for the protocol).
 import { receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import { openSession, type SessionOptions, type SqliteSession } from './session.ts';
-import { ANSWER, REQUEST, SPIN, type LinkReply, type LinkRequest, type WireError } from './link-protocol.ts';
+import {
+  ANSWER,
+  REQUEST,
+  SPIN,
+  type LinkReply,
+  type LinkRequest,
+  type LinkStatement,
+  type WireError,
+} from './link-protocol.ts';
 
 const {
   session: options,
@@ -37,16 +45,34 @@ try {
   fatal = wire(err);
 }
 
+function run(s: SqliteSession, m: Exclude<LinkStatement, { op: 'close' }>): unknown {
+  return m.op === 'all' ? s.all(m.sql, m.params ?? []) : m.op === 'run' ? s.run(m.sql, m.params ?? []) : s.exec(m.sql);
+}
+
 function answer(m: Exclude<LinkRequest, { op: 'close' }>): LinkReply {
   if (!session) return { error: fatal!, fatal: true, tx: false };
+  if (m.op === 'batch') {
+    // The deferred writes in order; the first that fails (or changes another number of rows) ends the batch.
+    for (const [at, w] of m.writes.entries()) {
+      let changed: number;
+      try {
+        changed = session.run(w.sql, w.params);
+      } catch (err) {
+        return { error: wire(err), tx: session.inTransaction, at };
+      }
+      if (w.rows !== undefined && changed !== w.rows)
+        return {
+          error: { message: `changed ${changed} rows, not ${w.rows}` },
+          tx: session.inTransaction,
+          at,
+          checked: true,
+        };
+    }
+    if (!m.last) return { value: undefined, tx: session.inTransaction };
+    m = m.last;
+  }
   try {
-    const value =
-      m.op === 'all'
-        ? session.all(m.sql, m.params ?? [])
-        : m.op === 'run'
-          ? session.run(m.sql, m.params ?? [])
-          : session.exec(m.sql);
-    return { value, tx: session.inTransaction };
+    return { value: run(session, m), tx: session.inTransaction };
   } catch (err) {
     return { error: wire(err), tx: session.inTransaction };
   }
