@@ -61,6 +61,25 @@ async function recordExecutions(db: SqlExecutor, rows: ReadonlyArray<FinishedExe
   );
 }
 
+/** A claim's row as first written: running, leased, attempt 1. */
+const INSERT_CLAIM = `INSERT INTO il_executions (key, request_id, thread_id, tool, args, action_hash, status, lease_owner, lease_until, attempts, created_at, updated_at, tier)
+  VALUES ($1, $2, $3, $4, $5, $6, 'running', $7, $8, 1, $9, $9, $10)`;
+
+function claimParams(e: Parameters<LedgerStoreOps['claimExecution']>[0], now: number): unknown[] {
+  return [
+    e.key,
+    e.requestId,
+    e.threadId,
+    e.tool,
+    JSON.stringify(e.args),
+    e.actionHash,
+    e.leaseOwner,
+    e.leaseUntil,
+    now,
+    e.tier ?? null,
+  ];
+}
+
 /** Execution rows: claimed under a key with a lease, renewed, finished, read back. */
 function executionOps(
   db: SqlExecutor,
@@ -77,22 +96,7 @@ function executionOps(
 > {
   return {
     async claimExecution(e, now) {
-      const inserted = await db.all(
-        `INSERT INTO il_executions (key, request_id, thread_id, tool, args, action_hash, status, lease_owner, lease_until, attempts, created_at, updated_at, tier)
-         VALUES ($1, $2, $3, $4, $5, $6, 'running', $7, $8, 1, $9, $9, $10) ON CONFLICT (key) DO NOTHING RETURNING *`,
-        [
-          e.key,
-          e.requestId,
-          e.threadId,
-          e.tool,
-          JSON.stringify(e.args),
-          e.actionHash,
-          e.leaseOwner,
-          e.leaseUntil,
-          now,
-          e.tier ?? null,
-        ],
-      );
+      const inserted = await db.all(`${INSERT_CLAIM} ON CONFLICT (key) DO NOTHING RETURNING *`, claimParams(e, now));
       if (inserted[0]) return { claimed: true, row: toExecution(inserted[0]) };
       // Someone claimed the key before: take it over only if their lease ran out (a crashed process).
       const taken = await db.all(
@@ -105,22 +109,7 @@ function executionOps(
       return { claimed: false, row: toExecution(rows[0]!) };
     },
     async insertClaim(e, now) {
-      await db.send(
-        `INSERT INTO il_executions (key, request_id, thread_id, tool, args, action_hash, status, lease_owner, lease_until, attempts, created_at, updated_at, tier)
-         VALUES ($1, $2, $3, $4, $5, $6, 'running', $7, $8, 1, $9, $9, $10)`,
-        [
-          e.key,
-          e.requestId,
-          e.threadId,
-          e.tool,
-          JSON.stringify(e.args),
-          e.actionHash,
-          e.leaseOwner,
-          e.leaseUntil,
-          now,
-          e.tier ?? null,
-        ],
-      );
+      await db.send(INSERT_CLAIM, claimParams(e, now));
     },
     async releaseExecution(key, owner) {
       return (
