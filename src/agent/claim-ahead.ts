@@ -9,8 +9,8 @@ import type { AgentRuntime } from './types.ts';
  * decision may then claim the execution in its own transaction (one commit instead of two). Read
  * from the checkpoint the decision's transaction loaded, before the run exists: the thread is this
  * agent's, its loop state one this build reads, no question of the batch or the loop comes first,
- * and a call of the batch waits on exactly this request for a tool (not a hand-off or sub-agent)
- * the speaking agent has. A wrong guess costs the claim being given back, never a wrong run.
+ * and the batch's first call not done waits on exactly this request, for a tool (not a hand-off or
+ * sub-agent) the speaking agent has. A wrong guess costs the claim being given back, never a wrong run.
  */
 export function runsApprovedCall(
   rt: AgentRuntime,
@@ -25,9 +25,10 @@ export function runsApprovedCall(
   if (state.agentVersion !== rt.opts.version && !compatible(state.agentVersion, rt.opts.version)) return false;
   const batch = state.batch;
   if (state.control || !batch || batch.wait || batch.checks?.length) return false;
-  const call = batch.calls.find(
-    (c) => c.status === 'waiting' && c.wait?.kind === 'approval' && c.wait.requestId === req.id,
-  );
+  // The first call of the batch not done yet: one the run reaches before this call could run a tool or
+  // a sub-agent whose progress would not be checkpointed with this claim.
+  const call = batch.calls.find((c) => c.status !== 'done');
+  if (call?.status !== 'waiting' || call.wait?.kind !== 'approval' || call.wait.requestId !== req.id) return false;
   const speaking = state.active ? rt.peer(state.active) : rt;
   const tool = call && speaking?.tools.get(call.toolName);
   return tool !== undefined && !delegationOf(tool);

@@ -13,11 +13,24 @@ import { scriptedModel } from '../testing/scripted-model.ts';
 import { FakePayments } from '../testing/fake-payments.ts';
 import { supportPolicy, supportScript, supportTools } from '../testing/support-fixture.ts';
 import { createInterlock, idempotencyKey, type Interlock } from '../engine/index.ts';
-import type { Reviewer } from '../core/index.ts';
+import { InterlockError, type Reviewer } from '../core/index.ts';
 import type { Store } from '../store/types.ts';
 import { createAgent, tool, type Tool } from './index.ts';
 
 const sup: Reviewer = { id: 'sam', roles: ['supervisor'] };
+
+/** The thread row a run's lease claim names (as the agent builds it). */
+const threadRow = (id: string, now: number) => ({
+  id,
+  agent: 'support',
+  agentVersion: '1.0.0',
+  status: 'running' as const,
+  messageCount: 0,
+  abortRequested: false,
+  metadata: {},
+  createdAt: now,
+  updatedAt: now,
+});
 
 for (const backend of allBackends()) {
   describe(`the decision claims the approved call's execution, on ${backend.name}`, () => {
@@ -146,26 +159,99 @@ for (const backend of allBackends()) {
       assert.equal((await il.verifyAudit()).ok, true);
     });
 
+    it("claims only for the batch's first call not done: a later call claims when the run reaches it", async () => {
+      const pay = new FakePayments();
+      const threadId = tid();
+      let cancelKey = '';
+      const during: Array<string | undefined> = [];
+      const refund = tool({
+        name: 'issue_refund',
+        description: 'Refund an order',
+        schema: z.object({ orderId: z.string(), customerId: z.string(), amount: z.number().positive() }),
+        execute: async (args, { idempotencyKey: k }) => {
+          // While the first call runs, nothing holds the second call's key yet.
+          during.push((await store.getExecution(cancelKey))?.status);
+          return pay.apply('refund', args, k);
+        },
+      });
+      const agent = agentWith(withRefund(pay, refund));
+      const paused = await agent.invoke('refund $850 and cancel my subscription', { threadId });
+      const [r, c] = paused.interrupts;
+      assert.equal(paused.interrupts.length, 2);
+      cancelKey = idempotencyKey(c!.id, (await il.getRequestOrThrow(c!.id)).actionHash);
+      const both: Reviewer = { id: 'robin', roles: ['supervisor', 'retention_lead'] };
+      const end = await agent.invoke(null, {
+        threadId,
+        // The last answer (the one whose transaction takes the lease) is the second call's.
+        responses: { [r!.id]: { type: 'approve' }, [c!.id]: { type: 'approve' } },
+        reviewer: both,
+      });
+      assert.equal(end.stopReason, 'end_turn');
+      assert.deepEqual(during, [undefined]);
+      assert.equal(pay.count('refund'), 1);
+      assert.equal(pay.count('cancel'), 1);
+      assert.equal((await store.getExecution(cancelKey))?.attempts, 1);
+    });
+
+    it('runs under a claim taken with the decision only while the ledger says it is still this one', async () => {
+      const threadId = tid();
+      const paused = await agentWith(supportTools(new FakePayments())).invoke('refund $850', { threadId });
+      const id = paused.interrupts[0]!.id;
+      const now = clock.now();
+      const d = await il.answer(id, { type: 'approve' }, sup, {
+        answering: threadId,
+        claimThread: { row: threadRow(threadId, now), owner: 'run-a', leaseUntil: now + 60_000 },
+        claimExecution: { leaseMs: 1_000, when: () => true },
+      });
+      const pre = d.execution!;
+      const input = { key: pre.key, tool: 'issue_refund', args: d.request.args, threadId, requestId: id };
+      let runs = 0;
+      // This process stalls past the claim's lease; another takes the claim over and runs the refund.
+      clock.advance(2_000);
+      const other = createInterlock({ store, policy: supportPolicy, now: clock.now, owner: 'other-process' });
+      const theirs = await other.executeOnce(input, async () => ({ id: 'refund_1', by: 'other' }));
+      assert.equal(theirs.status, 'succeeded');
+      // Back, this process holds only its note of the claim: the ledger answers, the refund does not run again.
+      const ours = await il.executeOnce(input, async () => ++runs, { claimed: pre });
+      assert.equal(runs, 0);
+      assert.deepEqual(ours, {
+        status: 'succeeded',
+        result: { id: 'refund_1', by: 'other' },
+        replayed: true,
+        key: pre.key,
+      });
+
+      // A note of a claim nobody took (a pending request's key) claims as usual, and is refused for it.
+      const t2 = tid();
+      const p2 = await agentWith(supportTools(new FakePayments())).invoke('refund $850', { threadId: t2 });
+      const pending = await il.getRequestOrThrow(p2.interrupts[0]!.id);
+      const forged = {
+        key: idempotencyKey(pending.id, pending.actionHash),
+        requestId: pending.id,
+        actionHash: pending.actionHash,
+        owner: pre.owner,
+      };
+      await assert.rejects(
+        il.executeOnce(
+          { ...input, key: forged.key, threadId: t2, requestId: pending.id, args: pending.args },
+          async () => ++runs,
+          { claimed: forged },
+        ),
+        (err) => err instanceof InterlockError && err.code === 'not_authorized',
+      );
+      assert.equal(runs, 0);
+      assert.equal(await store.getExecution(forged.key), undefined);
+    });
+
     it("gives a claim back only while it is its taker's first attempt, and the call then runs once", async () => {
       const pay = new FakePayments();
       const threadId = tid();
       const paused = await agentWith(supportTools(pay)).invoke('refund $850', { threadId });
       const id = paused.interrupts[0]!.id;
       const now = clock.now();
-      const row = {
-        id: threadId,
-        agent: 'support',
-        agentVersion: '1.0.0',
-        status: 'running' as const,
-        messageCount: 0,
-        abortRequested: false,
-        metadata: {},
-        createdAt: now,
-        updatedAt: now,
-      };
       const d = await il.answer(id, { type: 'approve' }, sup, {
         answering: threadId,
-        claimThread: { row, owner: 'run-a', leaseUntil: now + 60_000 },
+        claimThread: { row: threadRow(threadId, now), owner: 'run-a', leaseUntil: now + 60_000 },
         claimExecution: { leaseMs: 60_000, when: () => true },
       });
       const pre = d.execution!;

@@ -69,8 +69,9 @@ export interface ExecuteOptions {
   /**
    * The claim was taken already, with the decision that authorized the request
    * ({@link DecideOptions.claimExecution}): no claim transaction; `fn` runs as the claim's first
-   * attempt and the outcome is recorded as usual. Refused unless it is this call's key and action
-   * and this process's claim.
+   * attempt and the outcome is recorded as usual. The ledger row is read back first: unless it is this
+   * call's key and action, still running, this process's first attempt with half its lease left, the
+   * call claims in a transaction of its own as without this option (a replay, `in_progress`, a takeover).
    */
   claimed?: PreClaim;
 }
@@ -128,13 +129,14 @@ export async function executeOnce<T>(
   //    another process takes over after its lease, never a side effect nobody knows about.
   // Told with the commit, whether or not this call holds the claim.
   const cp = opts.checkpoint;
-  const claim = opts.claimed
-    ? heldClaim(ctx, input, hash, opts.claimed)
-    : await commitWithEvents(
-        ctx,
-        (tx) => claimInTx(ctx, tx, input, hash, leaseMs, now, cp),
-        (): EngineEvent[] => (cp ? [{ type: 'thread.status', threadId: cp.thread.id, status: cp.status }] : []),
-      );
+  const held = opts.claimed ? await heldClaim(ctx, input, hash, opts.claimed, leaseMs) : undefined;
+  const claim =
+    held ??
+    (await commitWithEvents(
+      ctx,
+      (tx) => claimInTx(ctx, tx, input, hash, leaseMs, now, cp),
+      (): EngineEvent[] => (cp ? [{ type: 'thread.status', threadId: cp.thread.id, status: cp.status }] : []),
+    ));
   // 2. Not ours: the key already finished, or another process holds it; nothing runs.
   if (!claim.claimed) return notClaimed<T>(claim.row, input, hash);
   // 3. Run the side effect, outside any transaction (it may be slow), with the claim's lease kept alive.
@@ -261,26 +263,31 @@ async function claimInTx(
 
 /**
  * A claim taken with the decision ({@link ExecuteOptions.claimed}), as step 1 would have answered it:
- * held, first attempt. Only for the call it was taken for, by the process that took it.
+ * held, first attempt — if the ledger says so now. The row is read back, not trusted: this process
+ * may have stalled past the claim's lease while another run took it over (and ran the action), or the
+ * claim may not be this call's at all. It stands only if it is this call's key and action, still
+ * running, this process's first attempt, with at least half its lease left (the tool starts now and
+ * renews it from there). Otherwise undefined: the call claims in a transaction of its own, which finds
+ * the recorded outcome, the live holder, or takes the lapsed claim over.
  */
-function heldClaim(ctx: EngineContext, input: ExecutionInput, hash: string, pre: PreClaim): Claim {
+async function heldClaim(
+  ctx: EngineContext,
+  input: ExecutionInput,
+  hash: string,
+  pre: PreClaim,
+  leaseMs: number,
+): Promise<Claim | undefined> {
   if (pre.key !== input.key || pre.actionHash !== hash || pre.requestId !== input.requestId || pre.owner !== ctx.owner)
-    throw new InterlockUsageError(
-      'action_hash_mismatch',
-      `The claim taken with the decision of ${pre.requestId} is for another action or process; run exactly the authorized arguments under its key, or without the claim.`,
-      { details: { requestId: pre.requestId, key: input.key } },
-    );
-  const at = ctx.now();
-  const row: ExecutionRow = {
-    ...claimRow(ctx, input, hash, ctx.leaseMs, at),
-    requestId: pre.requestId,
-    status: 'running',
-    attempts: 1,
-    result: undefined,
-    error: null,
-    updatedAt: at,
-  };
-  return { claimed: true, row };
+    return undefined;
+  const row = await ctx.store.getExecution(pre.key);
+  const ours =
+    row?.status === 'running' &&
+    row.leaseOwner === ctx.owner &&
+    row.attempts === 1 &&
+    row.requestId === pre.requestId &&
+    row.actionHash === hash &&
+    (row.leaseUntil ?? 0) - ctx.now() >= leaseMs / 2;
+  return ours ? { claimed: true, row } : undefined;
 }
 
 /**

@@ -271,13 +271,18 @@ export function workerLink(o: WorkerLinkOptions): SqliteLink {
 
   /** Run one request; `queued`: run it after a stuck statement even while stalled (a rollback). */
   function send<T>(req: LinkRequest, queued = false): Promise<T> {
+    // The writes deferred so far go with this statement, taken now: one deferred after it is asked for
+    // (while it waits behind a slow one) must not run before it.
+    const { request, fails } = withDeferred(req);
+    return dispatch<T>(request, fails, queued);
+  }
+  function dispatch<T>(request: LinkRequest, fails: Array<(() => Error) | undefined>, queued: boolean): Promise<T> {
     if (dead) return Promise.reject(dead);
     if (busy) {
       if (stalled && noDeadline === 0 && !queued) return Promise.reject(waitError(waitMs));
-      return busy.then(() => send<T>(req, queued));
+      return busy.then(() => dispatch<T>(request, fails, queued));
     }
     const startedAt = performance.now();
-    const { request, fails } = withDeferred(req);
     start(request);
     if (!syncWait()) return asyncWait<T>(startedAt, fails);
     try {
