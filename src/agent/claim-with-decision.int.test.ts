@@ -193,7 +193,7 @@ for (const backend of allBackends()) {
       assert.equal((await store.getExecution(cancelKey))?.attempts, 1);
     });
 
-    it('runs under a claim taken with the decision only while the ledger says it is still this one', async () => {
+    it("runs under a claim taken with the decision only as the decision's own, once, while its lease stands", async () => {
       const threadId = tid();
       const paused = await agentWith(supportTools(new FakePayments())).invoke('refund $850', { threadId });
       const id = paused.interrupts[0]!.id;
@@ -211,7 +211,7 @@ for (const backend of allBackends()) {
       const other = createInterlock({ store, policy: supportPolicy, now: clock.now, owner: 'other-process' });
       const theirs = await other.executeOnce(input, async () => ({ id: 'refund_1', by: 'other' }));
       assert.equal(theirs.status, 'succeeded');
-      // Back, this process holds only its note of the claim: the ledger answers, the refund does not run again.
+      // Back, its claim has lapsed: it claims as usual, the ledger answers, the refund does not run again.
       const ours = await il.executeOnce(input, async () => ++runs, { claimed: pre });
       assert.equal(runs, 0);
       assert.deepEqual(ours, {
@@ -230,6 +230,7 @@ for (const backend of allBackends()) {
         requestId: pending.id,
         actionHash: pending.actionHash,
         owner: pre.owner,
+        leaseUntil: clock.now() + 60_000,
       };
       await assert.rejects(
         il.executeOnce(

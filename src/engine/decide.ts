@@ -20,7 +20,7 @@ import { gate } from './gate.ts';
 import { resolveToolSchema } from './tool-schemas.ts';
 import { openRequest } from './pause.ts';
 import { applyAnswer, applyApprove, applyEdit, type EditedCall } from './decide-apply.ts';
-import { idempotencyKey, type PreClaim } from './execute.ts';
+import { idempotencyKey, issueClaim, type PreClaim } from './execute.ts';
 
 /** What a decision did. */
 export interface DecisionResult {
@@ -280,6 +280,7 @@ async function claimWithDecision(
     requestId: req.id,
     actionHash: req.actionHash,
     owner: ctx.owner,
+    leaseUntil: now + ask.leaseMs,
   };
   // On PostgreSQL both are sent, not waited for: they travel with the decision's other writes and its COMMIT.
   await Promise.all([
@@ -292,14 +293,15 @@ async function claimWithDecision(
         args: req.args,
         actionHash: req.actionHash,
         leaseOwner: ctx.owner,
-        leaseUntil: now + ask.leaseMs,
+        leaseUntil: pre.leaseUntil,
         createdAt: now,
       },
       now,
     ),
     tx.updateThread(req.threadId, { status: 'running' }, now),
   ]);
-  return pre;
+  // Usable once the transaction commits: only the caller that hears of the commit holds the object.
+  return issueClaim(pre);
 }
 
 /**

@@ -69,9 +69,9 @@ export interface ExecuteOptions {
   /**
    * The claim was taken already, with the decision that authorized the request
    * ({@link DecideOptions.claimExecution}): no claim transaction; `fn` runs as the claim's first
-   * attempt and the outcome is recorded as usual. The ledger row is read back first: unless it is this
-   * call's key and action, still running, this process's first attempt with half its lease left, the
-   * call claims in a transaction of its own as without this option (a replay, `in_progress`, a takeover).
+   * attempt and the outcome is recorded as usual. Only the object the decision returned counts, once,
+   * for this call's key and action, with half its lease left; otherwise the call claims in a transaction
+   * of its own as without this option (a replay, `in_progress`, a takeover, or a refusal).
    */
   claimed?: PreClaim;
 }
@@ -82,6 +82,21 @@ export interface PreClaim {
   requestId: string;
   actionHash: string;
   owner: string;
+  /** When the claim's lease, as written with the decision, runs out. */
+  leaseUntil: number;
+}
+
+/**
+ * The claims this process took with a decision and has neither used nor given back. A claim runs or is
+ * given back once, and only as the object the decision returned: one built by hand, or used already,
+ * claims as usual ({@link heldClaim}).
+ */
+const issued = new WeakSet<PreClaim>();
+
+/** Record a claim the decision's transaction took (src/engine/decide.ts), once it is built. */
+export function issueClaim(pre: PreClaim): PreClaim {
+  issued.add(pre);
+  return pre;
 }
 
 /** The key binding an execution to one request and one exact action. */
@@ -129,7 +144,7 @@ export async function executeOnce<T>(
   //    another process takes over after its lease, never a side effect nobody knows about.
   // Told with the commit, whether or not this call holds the claim.
   const cp = opts.checkpoint;
-  const held = opts.claimed ? await heldClaim(ctx, input, hash, opts.claimed, leaseMs) : undefined;
+  const held = opts.claimed ? heldClaim(ctx, input, hash, opts.claimed, leaseMs) : undefined;
   const claim =
     held ??
     (await commitWithEvents(
@@ -263,31 +278,36 @@ async function claimInTx(
 
 /**
  * A claim taken with the decision ({@link ExecuteOptions.claimed}), as step 1 would have answered it:
- * held, first attempt — if the ledger says so now. The row is read back, not trusted: this process
- * may have stalled past the claim's lease while another run took it over (and ran the action), or the
- * claim may not be this call's at all. It stands only if it is this call's key and action, still
- * running, this process's first attempt, with at least half its lease left (the tool starts now and
- * renews it from there). Otherwise undefined: the call claims in a transaction of its own, which finds
- * the recorded outcome, the live holder, or takes the lapsed claim over.
+ * held, first attempt. It stands only as the object this process's decision returned, not used or
+ * given back yet, for this call's key and action, with at least half its lease left: nobody can have
+ * taken over a claim whose lease has not run out, and the tool starts now and renews it from there —
+ * the same fence as a claim committed just before the tool runs. Otherwise undefined, and the call
+ * claims in a transaction of its own, which finds the recorded outcome, the live holder, or takes a
+ * lapsed claim over (a process that stalled past the lease while another run took the call over).
  */
-async function heldClaim(
+function heldClaim(
   ctx: EngineContext,
   input: ExecutionInput,
   hash: string,
   pre: PreClaim,
   leaseMs: number,
-): Promise<Claim | undefined> {
+): Claim | undefined {
+  if (!issued.delete(pre)) return undefined;
   if (pre.key !== input.key || pre.actionHash !== hash || pre.requestId !== input.requestId || pre.owner !== ctx.owner)
     return undefined;
-  const row = await ctx.store.getExecution(pre.key);
-  const ours =
-    row?.status === 'running' &&
-    row.leaseOwner === ctx.owner &&
-    row.attempts === 1 &&
-    row.requestId === pre.requestId &&
-    row.actionHash === hash &&
-    (row.leaseUntil ?? 0) - ctx.now() >= leaseMs / 2;
-  return ours ? { claimed: true, row } : undefined;
+  const now = ctx.now();
+  if (pre.leaseUntil - now < leaseMs / 2) return undefined;
+  const row: ExecutionRow = {
+    ...claimRow(ctx, input, hash, leaseMs, now),
+    leaseUntil: pre.leaseUntil,
+    requestId: pre.requestId,
+    status: 'running',
+    attempts: 1,
+    result: undefined,
+    error: null,
+    updatedAt: now,
+  };
+  return { claimed: true, row };
 }
 
 /**
@@ -297,6 +317,8 @@ async function heldClaim(
  * any more (its lease ran out and another run took it over).
  */
 export async function releaseClaim(ctx: EngineContext, pre: PreClaim): Promise<boolean> {
+  // Given back once, and never run after: the token goes first.
+  if (!issued.delete(pre)) return false;
   return commitWithEvents(
     ctx,
     async (tx) => {
