@@ -266,7 +266,10 @@ for (const backend of allBackends()) {
         JSON.stringify(fake.of('chat.update').map((c) => c.body.blocks)).includes('decided from the CLI');
       for (let i = 0; i < 100 && !shows(); i++) await sleep(20);
       assert.ok(shows(), 'the message shows the CLI decision');
-      assert.deepEqual(await f.interlock.reviewers.listStalePostedMessages('slack', 50), []);
+      // The message's new version is recorded after Slack answered the update: wait for that write too.
+      const stale = () => f.interlock.reviewers.listStalePostedMessages('slack', 50);
+      for (let i = 0; i < 100 && (await stale()).length > 0; i++) await sleep(20);
+      assert.deepEqual(await stale(), []);
     });
 
     it('the message is updated after a decision made elsewhere (the reviewer UI’s API)', async () => {
