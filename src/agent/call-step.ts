@@ -1,7 +1,7 @@
 import { actionHash, InterlockUsageError, redact, tierRank } from '../core/index.ts';
 import { delegationOf, internalsOf } from './delegation.ts';
 import type { Agent, Interrupt } from './types.ts';
-import { auditEvent, blockedText, idempotencyKey, type PreClaim } from '../engine/index.ts';
+import { auditEvent, blockedText, idempotencyKey } from '../engine/index.ts';
 import type { ToolOutput } from './messages.ts';
 import type { PendingCall } from './state.ts';
 import { ToolInterrupt, type InterruptRequest, type Tool } from './tool.ts';
@@ -22,21 +22,6 @@ export abstract class CallStep extends RunBase {
     call.output = output;
     call.wait = undefined;
     this.dirty = true;
-  }
-
-  /**
-   * An execution claimed with the decision that started this run ({@link DecideOptions.claimExecution}):
-   * the approved call runs under it without a claim transaction of its own. Given back if the run stops
-   * before the call ({@link releaseUnusedClaim}).
-   */
-  preclaim: PreClaim | undefined;
-
-  /** Give back a claim taken with the decision that this run did not use: its request is authorized again. */
-  async releaseUnusedClaim(): Promise<void> {
-    const pre = this.preclaim;
-    if (!pre) return;
-    this.preclaim = undefined;
-    await this.il.releaseClaim(pre);
   }
 
   /** The interrupts of sub-agents this run found waiting, by the parent's call id (shown as the tree's). */
@@ -332,11 +317,7 @@ export abstract class CallStep extends RunBase {
   ): Promise<'done' | 'waiting' | 'busy'> {
     // The claim taken with the decision, if this is its call: nothing of the run is new but what the
     // decision decided (read again the same from the store after a crash), so no checkpoint goes with it.
-    const pre =
-      this.preclaim?.key === run.key && this.preclaim.actionHash === actionHash(call.toolName, args)
-        ? this.preclaim
-        : undefined;
-    if (pre) this.preclaim = undefined;
+    const pre = this.takePreclaim(run.key, actionHash(call.toolName, args));
     const checkpoint = pre ? undefined : this.pendingCheckpoint();
     try {
       const out = await this.il.executeOnce(

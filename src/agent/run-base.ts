@@ -1,5 +1,5 @@
 import type { ApprovalRequest, AuditEventInput } from '../core/index.ts';
-import type { ExecuteOptions, GateVerdict } from '../engine/index.ts';
+import type { ExecuteOptions, GateVerdict, PreClaim } from '../engine/index.ts';
 import type { ThreadRow } from '../store/types.ts';
 import { userMessage, type Message } from './messages.ts';
 import { LOOP_STATE_VERSION, type LoopState, type PendingCall, type Wait, type WaitKind } from './state.ts';
@@ -57,6 +57,29 @@ export abstract class RunBase {
     this.claimedRow = claimedRow;
     this.known = known ?? new Map<string, ApprovalRequest>();
     this.decided = [...this.known.keys()];
+  }
+
+  /**
+   * An execution claimed with the decision that started this run ({@link DecideOptions.claimExecution}):
+   * the approved call runs under it without a claim transaction of its own. Given back if the run stops
+   * before the call ({@link releaseUnusedClaim}).
+   */
+  preclaim: PreClaim | undefined;
+
+  /** The claim taken with the decision, for the call under `key` with this action (once); else undefined. */
+  protected takePreclaim(key: string, hash: string): PreClaim | undefined {
+    const pre = this.preclaim;
+    if (pre?.key !== key || pre.actionHash !== hash) return undefined;
+    this.preclaim = undefined;
+    return pre;
+  }
+
+  /** Give back a claim taken with the decision that this run did not use: its request is authorized again. */
+  async releaseUnusedClaim(): Promise<void> {
+    const pre = this.preclaim;
+    if (!pre) return;
+    this.preclaim = undefined;
+    await this.il.releaseClaim(pre);
   }
 
   /** Requests this invoke's decisions resolved: their resume jobs are moot once the run stops durably past them. */

@@ -20,7 +20,8 @@ import { gate } from './gate.ts';
 import { resolveToolSchema } from './tool-schemas.ts';
 import { openRequest } from './pause.ts';
 import { applyAnswer, applyApprove, applyEdit, type EditedCall } from './decide-apply.ts';
-import { idempotencyKey, issueClaim, type PreClaim } from './execute.ts';
+import { idempotencyKey } from './execute.ts';
+import { issueClaim, type PreClaim } from './pre-claim.ts';
 
 /** What a decision did. */
 export interface DecisionResult {

@@ -7,97 +7,16 @@ import {
   type ApprovalRequest,
   type AuditEventInput,
 } from '../core/index.ts';
-import type { ExecutionRow, StoreTx, ThreadRow, ThreadStatus } from '../store/types.ts';
+import type { ExecutionRow, StoreTx, ThreadRow } from '../store/types.ts';
 import type { EngineContext, EngineEvent } from './context.ts';
 import { commitWithEvents } from './commit-events.ts';
-import { writeCheckpoint, type CheckpointInput, type ThreadRef } from './pause.ts';
+import { writeCheckpoint } from './pause.ts';
 import { runUnclaimed } from './unclaimed.ts';
 import { enqueueApprovalFailed } from './approval-failed.ts';
+import { useClaim } from './pre-claim.ts';
+import type { ExecuteOptions, ExecutionInput, ExecutionOutcome } from './execute-types.ts';
 
-/** What an execution under the ledger came to. */
-export type ExecutionOutcome<T> =
-  | { status: 'succeeded'; result: T; replayed: boolean; key: string; thread?: ThreadRow }
-  | { status: 'failed'; error: string; replayed: boolean; key: string; thread?: ThreadRow }
-  /** Another process holds the claim and its lease is live: try again later. */
-  | { status: 'in_progress'; key: string; leaseUntil: number | null };
-
-/** What runs: a tool call, with the key external APIs can dedupe on. */
-export interface ExecutionInput {
-  key: string;
-  tool: string;
-  args: Record<string, unknown>;
-  threadId?: string | null;
-  requestId?: string | null;
-  /** Audit event type for success; default `executed`. */
-  auditType?: 'executed' | 'auto_executed';
-  /** Extra audit payload (why it ran: tier, rule, trust grant). */
-  auditPayload?: Record<string, unknown>;
-  /** Tell a role after it ran (the `notify` tier). */
-  notifyRole?: string | null;
-}
-
-/** Options of one execution. */
-export interface ExecuteOptions {
-  /** How long the claim is held before another process may take it over (default: the engine's `leaseMs`). */
-  leaseMs?: number;
-  /**
-   * Errors that mean "stopped on purpose before any side effect" (an interrupt
-   * raised inside a tool): the claim is marked abandoned and the error rethrown.
-   */
-  abandonIf?: (err: unknown) => boolean;
-  /**
-   * A checkpoint to commit in the claim's transaction: the caller's state before
-   * the side effect (the agent loop's, with the model output that proposed the
-   * call) becomes durable together with the claim, in one commit instead of two.
-   * Written even when the claim finds the key already finished or held.
-   */
-  checkpoint?: { thread: ThreadRef; checkpoint: CheckpointInput; status: ThreadStatus; audit?: AuditEventInput[] };
-  /**
-   * Read the thread's row in the outcome's transaction and return it as `thread` (when this
-   * execution recorded the outcome). The agent loop's next boundary reads the abort flag from it
-   * instead of asking the database again right after the commit.
-   */
-  readThread?: boolean;
-  /**
-   * The key was minted for this call alone, so no retry can name it (the MCP gateway's automatic
-   * call without a client call id): nothing is claimed before `fn` runs, and the finished ledger row
-   * and its audit event are written after it, in one commit shared with other such calls
-   * (src/engine/unclaimed.ts). Automatic calls only: an execution under a request is refused. A
-   * `notify` call (its job) or one with `checkpoint` is claimed as usual.
-   */
-  unclaimed?: boolean;
-  /**
-   * The claim was taken already, with the decision that authorized the request
-   * ({@link DecideOptions.claimExecution}): no claim transaction; `fn` runs as the claim's first
-   * attempt and the outcome is recorded as usual. Only the object the decision returned counts, once,
-   * for this call's key and action, with half its lease left; otherwise the call claims in a transaction
-   * of its own as without this option (a replay, `in_progress`, a takeover, or a refusal).
-   */
-  claimed?: PreClaim;
-}
-
-/** An execution claimed in the transaction that authorized it: the key, the action, the lease's owner. */
-export interface PreClaim {
-  key: string;
-  requestId: string;
-  actionHash: string;
-  owner: string;
-  /** When the claim's lease, as written with the decision, runs out. */
-  leaseUntil: number;
-}
-
-/**
- * The claims this process took with a decision and has neither used nor given back. A claim runs or is
- * given back once, and only as the object the decision returned: one built by hand, or used already,
- * claims as usual ({@link heldClaim}).
- */
-const issued = new WeakSet<PreClaim>();
-
-/** Record a claim the decision's transaction took (src/engine/decide.ts), once it is built. */
-export function issueClaim(pre: PreClaim): PreClaim {
-  issued.add(pre);
-  return pre;
-}
+export type { ExecuteOptions, ExecutionInput, ExecutionOutcome } from './execute-types.ts';
 
 /** The key binding an execution to one request and one exact action. */
 export function idempotencyKey(requestId: string, hash: string): string {
@@ -144,24 +63,28 @@ export async function executeOnce<T>(
   //    another process takes over after its lease, never a side effect nobody knows about.
   // Told with the commit, whether or not this call holds the claim.
   const cp = opts.checkpoint;
-  const held = opts.claimed ? heldClaim(ctx, input, hash, opts.claimed, leaseMs) : undefined;
-  const claim =
-    held ??
-    (await commitWithEvents(
-      ctx,
-      (tx) => claimInTx(ctx, tx, input, hash, leaseMs, now, cp),
-      (): EngineEvent[] => (cp ? [{ type: 'thread.status', threadId: cp.thread.id, status: cp.status }] : []),
-    ));
+  // A claim taken with the decision, if it still stands, is the first attempt: no claim transaction.
+  const held =
+    opts.claimed !== undefined &&
+    useClaim(opts.claimed, { key: input.key, hash, requestId: input.requestId, owner: ctx.owner }, now, leaseMs);
+  const claim = held
+    ? undefined
+    : await commitWithEvents(
+        ctx,
+        (tx) => claimInTx(ctx, tx, input, hash, leaseMs, now, cp),
+        (): EngineEvent[] => (cp ? [{ type: 'thread.status', threadId: cp.thread.id, status: cp.status }] : []),
+      );
   // 2. Not ours: the key already finished, or another process holds it; nothing runs.
-  if (!claim.claimed) return notClaimed<T>(claim.row, input, hash);
+  if (claim && !claim.claimed) return notClaimed<T>(claim.row, input, hash);
+  const attempt = claim?.row.attempts ?? 1;
   // 3. Run the side effect, outside any transaction (it may be slow), with the claim's lease kept alive.
-  const outcome = await runClaimed(ctx, input, fn, leaseMs, claim.row.attempts, opts.abandonIf);
+  const outcome = await runClaimed(ctx, input, fn, leaseMs, attempt, opts.abandonIf);
   // 4. Record the outcome, its request's move and its audit in one transaction, fenced by the claim.
   const done = ctx.now();
   //    The execution is told about with that commit, and only if this process recorded it.
   const recorded = await commitWithEvents(
     ctx,
-    (tx) => recordOutcome(ctx, tx, input, hash, outcome, claim.row.attempts, done, opts.readThread),
+    (tx) => recordOutcome(ctx, tx, input, hash, outcome, attempt, done, opts.readThread),
     (r): EngineEvent[] =>
       r
         ? [
@@ -274,66 +197,6 @@ async function claimInTx(
   if (c.claimed && req.status === 'authorized')
     await tx.updateLockedRequest(transition(req, { type: 'start_execution' }, now), req.version);
   return c;
-}
-
-/**
- * A claim taken with the decision ({@link ExecuteOptions.claimed}), as step 1 would have answered it:
- * held, first attempt. It stands only as the object this process's decision returned, not used or
- * given back yet, for this call's key and action, with at least half its lease left: nobody can have
- * taken over a claim whose lease has not run out, and the tool starts now and renews it from there —
- * the same fence as a claim committed just before the tool runs. Otherwise undefined, and the call
- * claims in a transaction of its own, which finds the recorded outcome, the live holder, or takes a
- * lapsed claim over (a process that stalled past the lease while another run took the call over).
- */
-function heldClaim(
-  ctx: EngineContext,
-  input: ExecutionInput,
-  hash: string,
-  pre: PreClaim,
-  leaseMs: number,
-): Claim | undefined {
-  if (!issued.delete(pre)) return undefined;
-  if (pre.key !== input.key || pre.actionHash !== hash || pre.requestId !== input.requestId || pre.owner !== ctx.owner)
-    return undefined;
-  const now = ctx.now();
-  if (pre.leaseUntil - now < leaseMs / 2) return undefined;
-  const row: ExecutionRow = {
-    ...claimRow(ctx, input, hash, leaseMs, now),
-    leaseUntil: pre.leaseUntil,
-    requestId: pre.requestId,
-    status: 'running',
-    attempts: 1,
-    result: undefined,
-    error: null,
-    updatedAt: now,
-  };
-  return { claimed: true, row };
-}
-
-/**
- * Give back a claim taken with a decision that its run did not use (it stopped before the call):
- * the ledger row goes and the request is authorized again, in one transaction, for the run that
- * will execute it. False, and nothing changed, when the claim is not this process's first attempt
- * any more (its lease ran out and another run took it over).
- */
-export async function releaseClaim(ctx: EngineContext, pre: PreClaim): Promise<boolean> {
-  // Given back once, and never run after: the token goes first.
-  if (!issued.delete(pre)) return false;
-  return commitWithEvents(
-    ctx,
-    async (tx) => {
-      // The ledger row first, then the request, as an outcome's transaction takes them.
-      const releasing = tx.releaseExecution(pre.key, pre.owner);
-      const reading = tx.getRequest(pre.requestId, { forUpdate: true });
-      reading.catch(() => undefined); // awaited below, or not needed when the claim is not ours
-      if (!(await releasing)) return false;
-      const req = await reading;
-      if (req?.status === 'executing')
-        await tx.updateLockedRequest(transition(req, { type: 'release_execution' }, ctx.now()), req.version);
-      return true;
-    },
-    () => [],
-  );
 }
 
 /** Refuse to run what the request does not authorize: a planted check, an undecided request, other arguments. */

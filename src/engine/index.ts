@@ -4,13 +4,8 @@ export type { PublishedTool } from './tool-schemas.ts';
 export type { GateContext, GateVerdict } from './gate.ts';
 export type { CheckpointInput, PauseItem, PauseResult, ThreadRef } from './pause.ts';
 export type { DecisionResult } from './decide.ts';
-export {
-  idempotencyKey,
-  type PreClaim,
-  type ExecutionInput,
-  type ExecutionOutcome,
-  type ExecuteOptions,
-} from './execute.ts';
+export type { PreClaim } from './pre-claim.ts';
+export { idempotencyKey, type ExecutionInput, type ExecutionOutcome, type ExecuteOptions } from './execute.ts';
 export type { RequestStory } from './audit.ts';
 export { followRequest, outcomeOf, askedHash, type CallOutcome } from './outcome.ts';
 export { notRunText, blockedText, modelTexts, DEFAULT_MODEL_TEXTS, type ModelTexts } from './model-texts.ts';

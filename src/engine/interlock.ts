@@ -39,14 +39,8 @@ import {
 } from './pause.ts';
 import { answer, decide, type DecideOptions, type DecisionResult } from './decide.ts';
 import { expireDue } from './expire.ts';
-import {
-  executeOnce,
-  releaseClaim,
-  type PreClaim,
-  type ExecuteOptions,
-  type ExecutionInput,
-  type ExecutionOutcome,
-} from './execute.ts';
+import { releaseClaim, type PreClaim } from './pre-claim.ts';
+import { executeOnce, type ExecuteOptions, type ExecutionInput, type ExecutionOutcome } from './execute.ts';
 import { explain, verifyAudit, type RequestStory, type VerifyOptions } from './audit.ts';
 import { rollup, type Rollup } from './rollup.ts';
 import { askedHash, followRequest, type CallOutcome } from './outcome.ts';

@@ -4,13 +4,13 @@ export * from './rows.ts';
 export * from './claim-note-types.ts';
 export * from './attention-types.ts';
 export * from './clock-types.ts';
+export * from './ledger-types.ts';
 import type { StoreClock } from './clock-types.ts';
 import type { AttentionStoreOps } from './attention-types.ts';
 import type { ClaimStoreOps, NoteStoreOps } from './claim-note-types.ts';
+import type { LedgerStoreOps } from './ledger-types.ts';
 import type {
-  AggregateQuery,
   CheckpointRow,
-  ExecutionRow,
   JobRow,
   RequestQuery,
   ReviewerRow,
@@ -143,55 +143,6 @@ export interface RequestStoreOps {
     tool: string,
     ruleId: string,
   ): Promise<{ reviewer: string; requestId: string; createdAt: number } | undefined>;
-}
-
-/** An execution that already finished when it is recorded ({@link LedgerStoreOps.recordExecutions}). */
-export type FinishedExecution = Pick<
-  ExecutionRow,
-  'key' | 'threadId' | 'tool' | 'args' | 'actionHash' | 'result' | 'error' | 'createdAt' | 'updatedAt'
-> & { status: 'succeeded' | 'failed' | 'abandoned'; tier: string | null };
-
-/** The execute-once ledger and its aggregates (src/store/sql/ledger.ts). */
-export interface LedgerStoreOps {
-  // execute-once ledger
-  /**
-   * Claim execution under `key`. Returns the existing row when it finished or
-   * is leased by someone else; returns `claimed: true` when the caller now holds it.
-   */
-  claimExecution(
-    e: Omit<ExecutionRow, 'status' | 'attempts' | 'result' | 'error' | 'updatedAt'>,
-    now: number,
-  ): Promise<{ claimed: boolean; row: ExecutionRow }>;
-  /**
-   * Claim a key nobody can hold yet (a request's action, claimed in the transaction that authorized
-   * it): one plain insert that travels with the COMMIT. A key already there fails the transaction.
-   */
-  insertClaim(
-    e: Omit<ExecutionRow, 'status' | 'attempts' | 'result' | 'error' | 'updatedAt'>,
-    now: number,
-  ): Promise<void>;
-  /**
-   * Give back a claim that ran nothing (first attempt, still `owner`'s, still running): the row goes,
-   * as if never claimed. False when it is not so (taken over, finished): then it is not ours to give.
-   */
-  releaseExecution(key: string, owner: string): Promise<boolean>;
-  /** Extend a running execution's lease while its side effect is still going; false if it is not `owner`'s any more. */
-  renewExecution(key: string, owner: string, leaseUntil: number): Promise<boolean>;
-  finishExecution(
-    key: string,
-    owner: string,
-    outcome: { status: 'succeeded' | 'failed' | 'abandoned'; result?: unknown; error?: string },
-    now: number,
-  ): Promise<boolean>;
-  getExecution(key: string): Promise<ExecutionRow | undefined>;
-  /**
-   * Record finished executions that ran without a claim, in one statement: calls whose keys were
-   * new to them (nothing can repeat them), recorded after they ran (src/engine/unclaimed.ts). A key
-   * already present is left as it is.
-   */
-  recordExecutions(rows: ReadonlyArray<FinishedExecution>): Promise<void>;
-  listExecutionsForRequest(requestId: string): Promise<ExecutionRow[]>;
-  aggregate(q: AggregateQuery): Promise<number>;
 }
 
 /** Work items: resume and notify jobs on leases (src/store/sql/jobs.ts). */
@@ -402,16 +353,10 @@ export interface Store extends StoreTx {
    */
   unsafeQuery(sql: string, params?: readonly unknown[]): Promise<Array<Record<string, unknown>>>;
   /**
-   * Work done so far, for profiling the hot path: transactions begun, statements run and, on
-   * PostgreSQL, round trips (times the process waited for the server).
+   * Work done so far, for profiling the hot path: transactions begun, statements run, on PostgreSQL
+   * round trips (times the process waited for the server), and on SQLite's worker thread `hops`
+   * (messages to that thread, for all stores on the file in this process).
    */
-  readonly stats: {
-    transactions: number;
-    statements: number;
-    /** PostgreSQL: the times the process waited for the server. */
-    roundTrips?: number;
-    /** SQLite on its worker thread: messages to that thread (all stores on the file in this process). */
-    hops?: number;
-  };
+  readonly stats: { transactions: number; statements: number; roundTrips?: number; hops?: number };
   close(): Promise<void>;
 }

@@ -1,5 +1,5 @@
 import { ValidationError } from '../../core/index.ts';
-import type { ExecutionRow, FinishedExecution, LedgerStoreOps } from '../types.ts';
+import type { ExecutionRow, FinishedExecution, LedgerStoreOps, NewClaim } from '../types.ts';
 import {
   fromJson,
   num,
@@ -65,7 +65,7 @@ async function recordExecutions(db: SqlExecutor, rows: ReadonlyArray<FinishedExe
 const INSERT_CLAIM = `INSERT INTO il_executions (key, request_id, thread_id, tool, args, action_hash, status, lease_owner, lease_until, attempts, created_at, updated_at, tier)
   VALUES ($1, $2, $3, $4, $5, $6, 'running', $7, $8, 1, $9, $9, $10)`;
 
-function claimParams(e: Parameters<LedgerStoreOps['claimExecution']>[0], now: number): unknown[] {
+function claimParams(e: NewClaim, now: number): unknown[] {
   return [
     e.key,
     e.requestId,

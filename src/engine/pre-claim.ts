@@ -1,0 +1,75 @@
+import { transition } from '../core/index.ts';
+import type { EngineContext } from './context.ts';
+import { commitWithEvents } from './commit-events.ts';
+
+/** An execution claimed in the transaction that authorized it: the key, the action, the lease's owner. */
+export interface PreClaim {
+  key: string;
+  requestId: string;
+  actionHash: string;
+  owner: string;
+  /** When the claim's lease, as written with the decision, runs out. */
+  leaseUntil: number;
+}
+
+/**
+ * The claims this process took with a decision and has neither used nor given back. A claim runs or is
+ * given back once, and only as the object the decision returned: one built by hand, or used already,
+ * claims as usual.
+ */
+const issued = new WeakSet<PreClaim>();
+
+/** Record a claim the decision's transaction took (src/engine/decide.ts), once it is built. */
+export function issueClaim(pre: PreClaim): PreClaim {
+  issued.add(pre);
+  return pre;
+}
+
+/**
+ * Whether a claim taken with the decision stands for this call, now (it is then used up): the object
+ * this process's decision returned, not used or given back yet, for this call's key and action, with at
+ * least half its lease left. Nobody can have taken over a claim whose lease has not run out, and the
+ * tool starts now and renews it from there — the same fence as a claim committed just before the tool
+ * runs. A process that stalled past the lease (another run may have taken the call over) gets false.
+ */
+export function useClaim(
+  pre: PreClaim,
+  call: { key: string; hash: string; requestId: string | null | undefined; owner: string },
+  now: number,
+  leaseMs: number,
+): boolean {
+  if (!issued.delete(pre)) return false;
+  return (
+    pre.key === call.key &&
+    pre.actionHash === call.hash &&
+    pre.requestId === call.requestId &&
+    pre.owner === call.owner &&
+    pre.leaseUntil - now >= leaseMs / 2
+  );
+}
+
+/**
+ * Give back a claim taken with a decision that its run did not use (it stopped before the call):
+ * the ledger row goes and the request is authorized again, in one transaction, for the run that
+ * will execute it. False, and nothing changed, when the claim was used or given back already, or is
+ * not this process's first attempt any more (its lease ran out and another run took it over).
+ */
+export async function releaseClaim(ctx: EngineContext, pre: PreClaim): Promise<boolean> {
+  // Given back once, and never run after: the token goes first.
+  if (!issued.delete(pre)) return false;
+  return commitWithEvents(
+    ctx,
+    async (tx) => {
+      // The ledger row first, then the request, as an outcome's transaction takes them.
+      const releasing = tx.releaseExecution(pre.key, pre.owner);
+      const reading = tx.getRequest(pre.requestId, { forUpdate: true });
+      reading.catch(() => undefined); // awaited below, or not needed when the claim is not ours
+      if (!(await releasing)) return false;
+      const req = await reading;
+      if (req?.status === 'executing')
+        await tx.updateLockedRequest(transition(req, { type: 'release_execution' }, ctx.now()), req.version);
+      return true;
+    },
+    () => [],
+  );
+}
