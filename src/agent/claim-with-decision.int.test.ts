@@ -45,6 +45,16 @@ for (const backend of allBackends()) {
     });
     after(() => backend.destroy());
 
+    /** Approve in-process as an agent's invoke does, with the thread's lease and the execution's claim. */
+    const approveClaiming = (id: string, threadId: string, leaseMs: number) => {
+      const now = clock.now();
+      return il.answer(id, { type: 'approve' }, sup, {
+        answering: threadId,
+        claimThread: { row: threadRow(threadId, now), owner: 'run-a', leaseUntil: now + 60_000 },
+        claimExecution: { leaseMs, when: () => true },
+      });
+    };
+
     const agentWith = (tools: Tool[]) =>
       createAgent({
         name: 'support',
@@ -197,12 +207,7 @@ for (const backend of allBackends()) {
       const threadId = tid();
       const paused = await agentWith(supportTools(new FakePayments())).invoke('refund $850', { threadId });
       const id = paused.interrupts[0]!.id;
-      const now = clock.now();
-      const d = await il.answer(id, { type: 'approve' }, sup, {
-        answering: threadId,
-        claimThread: { row: threadRow(threadId, now), owner: 'run-a', leaseUntil: now + 60_000 },
-        claimExecution: { leaseMs: 1_000, when: () => true },
-      });
+      const d = await approveClaiming(id, threadId, 1_000);
       const pre = d.execution!;
       const input = { key: pre.key, tool: 'issue_refund', args: d.request.args, threadId, requestId: id };
       let runs = 0;
@@ -249,12 +254,7 @@ for (const backend of allBackends()) {
       const threadId = tid();
       const paused = await agentWith(supportTools(pay)).invoke('refund $850', { threadId });
       const id = paused.interrupts[0]!.id;
-      const now = clock.now();
-      const d = await il.answer(id, { type: 'approve' }, sup, {
-        answering: threadId,
-        claimThread: { row: threadRow(threadId, now), owner: 'run-a', leaseUntil: now + 60_000 },
-        claimExecution: { leaseMs: 60_000, when: () => true },
-      });
+      const d = await approveClaiming(id, threadId, 60_000);
       const pre = d.execution!;
       assert.equal(d.request.status, 'executing');
       assert.equal((await store.getExecution(pre.key))?.status, 'running');
