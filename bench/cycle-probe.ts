@@ -5,6 +5,7 @@
  *
  *   node bench/cycle-probe.ts postgres 1 6            # backend, in flight, seconds
  *   node --cpu-prof bench/cycle-probe.ts sqlite 16 6  # with a CPU profile of the same run
+ *   PROBE_DURABILITY=normal node bench/cycle-probe.ts sqlite 1 6   # SQLite without a sync per commit
  *
  * For an A/B of two commits, run it from two checkouts in turn, several rounds interleaved: this
  * machine's speed drifts by more than most single changes. Not part of `npm run bench`.
@@ -23,7 +24,9 @@ const seconds = Number(secondsArg);
 
 const scratch = new Scratch();
 const store =
-  backendArg === 'postgres' ? (await scratch.postgresStore('probe', 16)).store : await scratch.sqliteStore('full');
+  backendArg === 'postgres'
+    ? (await scratch.postgresStore('probe', 16)).store
+    : await scratch.sqliteStore((process.env.PROBE_DURABILITY as 'full' | 'normal') ?? 'full');
 const rig = interlockRig(store, 'gated');
 
 async function cycles(ms: number, tag: string) {

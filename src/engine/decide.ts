@@ -194,6 +194,7 @@ export async function decide(
         const execution =
           outcome === 'authorized' ? await claimWithDecision(ctx, tx, applied.next, claim, opts, now) : undefined;
         const next = execution ? transition(applied.next, { type: 'start_execution' }, now) : applied.next;
+        if (execution) execution.request = next;
         // Read for update above: the version cannot have moved, so the write travels with the COMMIT.
         await tx.updateLockedRequest(next, req.version);
         await tx.appendAudit(applied.audit, now);

@@ -39,8 +39,20 @@ function replay<T>(row: ExecutionRow): ExecutionOutcome<T> {
 /** What `fn` came to, before it is recorded. */
 type RunOutcome<T> = { status: 'succeeded'; result: T } | { status: 'failed'; error: string };
 
-/** The claim as the ledger answers it: held by this call now, or the row that already holds the key. */
-type Claim = { claimed: boolean; row: ExecutionRow };
+/**
+ * The claim as the ledger answers it: held by this call now (its attempt; with the request as the
+ * claim left it, `executing`, when the claim is for one), or the row that already holds the key.
+ */
+type Claim = { claimed: true; attempts: number; request?: ApprovalRequest } | { claimed: false; row: ExecutionRow };
+
+/**
+ * A transaction wrote the ledger row or the request without reading it first (one round trip), as
+ * this process expected it to be, and it was not: nothing of that transaction was written. The
+ * caller does it again, reading them.
+ */
+class Recheck extends Error {}
+const keyTaken = () => new Recheck("The execution's key is in the ledger already.");
+const claimMoved = () => new Recheck('The execution claim or its request moved while the call ran.');
 
 /**
  * Run a side effect at most once per key. The claim commits before `fn` runs;
@@ -67,44 +79,53 @@ export async function executeOnce<T>(
   const held =
     opts.claimed !== undefined &&
     useClaim(opts.claimed, { key: input.key, hash, requestId: input.requestId, owner: ctx.owner }, now, leaseMs);
-  const claim = held
-    ? undefined
-    : await commitWithEvents(
-        ctx,
-        (tx) => claimInTx(ctx, tx, input, hash, leaseMs, now, cp),
-        (): EngineEvent[] => (cp ? [{ type: 'thread.status', threadId: cp.thread.id, status: cp.status }] : []),
-      );
+  const claimed = (fresh: boolean) =>
+    commitWithEvents(
+      ctx,
+      (tx) => claimInTx(ctx, tx, input, { hash, leaseMs, now, cp, fresh }),
+      (): EngineEvent[] => (cp ? [{ type: 'thread.status', threadId: cp.thread.id, status: cp.status }] : []),
+    );
+  // An automatic call's key is almost always new: inserted without asking first, else claimed asking.
+  const claim = held ? undefined : await claimed(!input.requestId).catch(again(() => claimed(false)));
   // 2. Not ours: the key already finished, or another process holds it; nothing runs.
   if (claim && !claim.claimed) return notClaimed<T>(claim.row, input, hash);
-  const attempt = claim?.row.attempts ?? 1;
+  const attempt = claim?.attempts ?? 1;
+  // The request as this claim left it: its outcome can be written without reading it first.
+  const known = held ? opts.claimed!.request : claim?.request;
   // 3. Run the side effect, outside any transaction (it may be slow), with the claim's lease kept alive.
   const outcome = await runClaimed(ctx, input, fn, leaseMs, attempt, opts.abandonIf);
   // 4. Record the outcome, its request's move and its audit in one transaction, fenced by the claim.
   const done = ctx.now();
   //    The execution is told about with that commit, and only if this process recorded it.
-  const recorded = await commitWithEvents(
-    ctx,
-    (tx) => recordOutcome(ctx, tx, input, hash, outcome, attempt, done, opts.readThread),
-    (r): EngineEvent[] =>
-      r
-        ? [
-            {
-              type: 'execution.finished',
-              requestId: input.requestId ?? null,
-              threadId: input.threadId ?? null,
-              tool: input.tool,
-              status: outcome.status,
-              ...(input.requestId ? {} : { tier: autoTier(input) }),
-            },
-          ]
-        : [],
+  const record = (request: ApprovalRequest | undefined) =>
+    commitWithEvents(
+      ctx,
+      (tx) => recordOutcome(ctx, tx, input, hash, outcome, { attempt, done, request, readThread: opts.readThread }),
+      (r): EngineEvent[] =>
+        r
+          ? [
+              {
+                type: 'execution.finished',
+                requestId: input.requestId ?? null,
+                threadId: input.threadId ?? null,
+                tool: input.tool,
+                status: outcome.status,
+                ...(input.requestId ? {} : { tier: autoTier(input) }),
+              },
+            ]
+          : [],
+    );
+  // The claim taken over, or the request moved (an abort): recorded again reading both, as they stand.
+  const recorded = await record(known?.status === 'executing' ? known : undefined).catch(
+    again(() => record(undefined)),
   );
   if (!recorded) {
     // Our lease ran out and another process took the claim over: its record stands.
     const row = await ctx.store.getExecution(input.key);
     return row ? replay<T>(row) : { status: 'in_progress', key: input.key, leaseUntil: null };
   }
-  const thread = recorded.thread ? { thread: recorded.thread } : {};
+  const row = await recorded.thread;
+  const thread = row ? { thread: row } : {};
   return outcome.status === 'succeeded'
     ? { status: 'succeeded', result: outcome.result, replayed: false, key: input.key, ...thread }
     : { status: 'failed', error: outcome.error, replayed: false, key: input.key, ...thread };
@@ -143,6 +164,14 @@ function autoTier(input: ExecutionInput): string {
   return typeof input.auditPayload?.tier === 'string' ? input.auditPayload.tier : 'auto';
 }
 
+/** On {@link Recheck}, do it again reading first; any other failure stands. */
+function again<R>(retry: () => Promise<R>): (err: unknown) => Promise<R> {
+  return (err) => {
+    if (err instanceof Recheck) return retry();
+    throw err;
+  };
+}
+
 /** The ledger row a claim asks for, bound to this exact action (its hash) and leased to this process. */
 function claimRow(ctx: EngineContext, input: ExecutionInput, hash: string, leaseMs: number, now: number) {
   return {
@@ -166,11 +195,9 @@ async function claimInTx(
   ctx: EngineContext,
   tx: StoreTx,
   input: ExecutionInput,
-  hash: string,
-  leaseMs: number,
-  now: number,
-  cp: ExecuteOptions['checkpoint'],
+  c: { hash: string; leaseMs: number; now: number; cp: ExecuteOptions['checkpoint']; fresh: boolean },
 ): Promise<Claim> {
+  const { hash, leaseMs, now, cp } = c;
   // The checkpoint's first statement and the request's lock are asked for together (one round
   // trip), the thread row first, as every transaction that takes both does.
   const checkpointing = cp ? writeCheckpoint(tx, cp.thread, cp.checkpoint, cp.status, now) : undefined;
@@ -186,17 +213,25 @@ async function claimInTx(
     await checkpointing;
     if (cp.audit?.length) await tx.appendAudit(cp.audit, now);
   }
-  if (!input.requestId)
-    return tx.claimExecution(
-      { ...claimRow(ctx, input, hash, leaseMs, now), requestId: null, tier: autoTier(input) },
-      now,
-    );
+  if (!input.requestId) {
+    const row = { ...claimRow(ctx, input, hash, leaseMs, now), requestId: null, tier: autoTier(input) };
+    // `fresh`: a checked insert, sent with the COMMIT; a key already there fails it with Recheck.
+    if (c.fresh) return tx.insertClaim(row, now, keyTaken).then(() => ({ claimed: true, attempts: 1 }));
+    return held(await tx.claimExecution(row, now));
+  }
   const req = await reading;
   assertRunnable(req, input.requestId, hash);
-  const c = (await claiming)!;
-  if (c.claimed && req.status === 'authorized')
-    await tx.updateLockedRequest(transition(req, { type: 'start_execution' }, now), req.version);
-  return c;
+  const answer = held((await claiming)!);
+  if (!answer.claimed) return answer;
+  if (req.status !== 'authorized') return { ...answer, request: req };
+  const next = transition(req, { type: 'start_execution' }, now);
+  await tx.updateLockedRequest(next, req.version);
+  return { ...answer, request: next };
+}
+
+/** The ledger's answer to a claim, as {@link Claim}. */
+function held(c: { claimed: boolean; row: ExecutionRow }): Claim {
+  return c.claimed ? { claimed: true, attempts: c.row.attempts } : { claimed: false, row: c.row };
 }
 
 /** Refuse to run what the request does not authorize: a planted check, an undecided request, other arguments. */
@@ -269,10 +304,28 @@ async function runClaimed<T>(
   }
 }
 
+/** What the outcome's transaction knows besides the outcome. */
+interface Recording {
+  attempt: number;
+  /** When the call finished. */
+  done: number;
+  /** The request as this process's claim left it (`executing`), when it knows it; see {@link recordOutcome}. */
+  request: ApprovalRequest | undefined;
+  readThread: boolean | undefined;
+}
+
 /**
  * Step 4, inside the outcome's transaction: finish the ledger row (false when the lease was lost
  * and someone else holds the claim: nothing else is written), then the request's move, the
- * `notify` tier's job and the audit event. Returns the thread's row when `readThread` asked for it.
+ * `notify` tier's job and the audit event. Returns the thread's row when `readThread` asked for it
+ * (read in the transaction, settled once it commits).
+ *
+ * When nothing needs reading first — an automatic call, or a request whose version this claim
+ * knows — every write is a checked one and the whole transaction is one round trip on PostgreSQL:
+ * while this process holds the claim, nothing else moves its row or its request. Should one have
+ * moved anyway (the lease lapsed and another process took the claim over; an abort), the
+ * transaction fails with {@link ClaimMoved}, nothing of it is written, and the caller records the
+ * outcome again reading both.
  */
 async function recordOutcome<T>(
   ctx: EngineContext,
@@ -280,36 +333,33 @@ async function recordOutcome<T>(
   input: ExecutionInput,
   hash: string,
   outcome: RunOutcome<T>,
-  attempt: number,
-  done: number,
-  readThread: boolean | undefined,
-): Promise<false | { thread: ThreadRow | undefined }> {
-  const finishing = tx.finishExecution(
-    input.key,
-    ctx.owner,
+  r: Recording,
+): Promise<false | { thread: Promise<ThreadRow | undefined> | undefined }> {
+  const finished =
     outcome.status === 'succeeded'
-      ? { status: 'succeeded', result: outcome.result ?? null }
-      : { status: 'failed', error: outcome.error },
-    done,
-  );
-  // Asked for together with the outcome (one round trip), after it: the ledger row is locked first, as before.
-  const reading = input.requestId ? tx.getRequest(input.requestId, { forUpdate: true }) : undefined;
-  reading?.catch(() => undefined); // awaited below, or not needed when the lease was lost
-  // The thread as the tool left it (an abort asked while it ran shows), in the same round trip.
-  const threadReading = readThread && input.threadId ? tx.getThread(input.threadId) : undefined;
-  threadReading?.catch(() => undefined);
-  if (!(await finishing)) return false;
-  if (input.requestId) {
-    const req = await reading;
-    // An execution finishes its request once; a request already final (a replay's) stays as it is.
-    if (req && (req.status === 'executing' || req.status === 'authorized')) {
-      await tx.updateLockedRequest(
-        transition(req, { type: 'finish_execution', ok: outcome.status === 'succeeded' }, done),
-        req.version,
-      );
-      // The people who approved it are told their approval did not happen, with the failure.
-      if (outcome.status === 'failed') await enqueueApprovalFailed(tx, req, outcome.error, done);
-    }
+      ? { status: 'succeeded' as const, result: outcome.result ?? null }
+      : { status: 'failed' as const, error: outcome.error };
+  const checked = !input.requestId || r.request !== undefined;
+  let req: ApprovalRequest | undefined = r.request;
+  if (checked) {
+    await tx.finishHeldExecution(input.key, ctx.owner, finished, r.done, claimMoved);
+  } else {
+    const finishing = tx.finishExecution(input.key, ctx.owner, finished, r.done);
+    // Asked for together with the outcome (one round trip), after it: the ledger row is locked first, as before.
+    const reading = tx.getRequest(input.requestId!, { forUpdate: true });
+    reading.catch(() => undefined); // awaited below, or not needed when the lease was lost
+    if (!(await finishing)) return false;
+    req = await reading;
+  }
+  // An execution finishes its request once; a request already final (a replay's) stays as it is.
+  if (req && (req.status === 'executing' || req.status === 'authorized')) {
+    await tx.updateLockedRequest(
+      transition(req, { type: 'finish_execution', ok: outcome.status === 'succeeded' }, r.done),
+      req.version,
+      ...(checked ? [claimMoved] : []),
+    );
+    // The people who approved it are told their approval did not happen, with the failure.
+    if (outcome.status === 'failed') await enqueueApprovalFailed(tx, req, outcome.error, r.done);
   }
   if (input.notifyRole && outcome.status === 'succeeded') {
     await tx.enqueueJob({
@@ -318,12 +368,17 @@ async function recordOutcome<T>(
       threadId: input.threadId ?? null,
       requestId: input.requestId ?? null,
       payload: { role: input.notifyRole, fyi: true, tool: input.tool, args: input.args },
-      runAt: done,
-      createdAt: done,
+      runAt: r.done,
+      createdAt: r.done,
     });
   }
-  await tx.appendAudit([outcomeAudit(ctx, input, hash, outcome, attempt)], done);
-  return { thread: await threadReading };
+  await tx.appendAudit([outcomeAudit(ctx, input, hash, outcome, r.attempt)], r.done);
+  // The thread as the tool left it (an abort asked while it ran shows): asked for last, so on
+  // PostgreSQL it travels with the writes and the COMMIT (a failure of it fails the transaction);
+  // on SQLite it is read before the COMMIT, and a failure of it is the caller's once it committed.
+  const thread = r.readThread && input.threadId ? tx.getThread(input.threadId) : undefined;
+  thread?.catch(() => undefined);
+  return { thread };
 }
 
 /** The `executed` (or `auto_executed`) or `failed` event of an outcome. */

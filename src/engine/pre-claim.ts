@@ -1,4 +1,4 @@
-import { transition } from '../core/index.ts';
+import { transition, type ApprovalRequest } from '../core/index.ts';
 import type { EngineContext } from './context.ts';
 import { commitWithEvents } from './commit-events.ts';
 
@@ -10,6 +10,8 @@ export interface PreClaim {
   owner: string;
   /** When the claim's lease, as written with the decision, runs out. */
   leaseUntil: number;
+  /** The request as the decision left it (`executing`): its outcome is written without reading it first. */
+  request?: ApprovalRequest;
 }
 
 /**

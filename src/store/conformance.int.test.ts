@@ -1076,6 +1076,38 @@ for (const backend of allBackends()) {
         assert.equal(row?.attempts, 2);
       });
 
+      it("finishes a held claim as a checked write: the holder's outcome lands, anyone else's fails its whole transaction", async () => {
+        const key = uid('key');
+        const e = execution(key, uid('tool'), 'w1', T + MINUTE);
+        assert.equal((await store.claimExecution(e, T)).claimed, true);
+        class Lost extends Error {}
+        const never = uid('thr-never');
+        await assert.rejects(
+          store.transaction(async (tx) => {
+            await tx.insertThread(thread({ id: never }));
+            await tx.finishHeldExecution(key, 'w2', { status: 'succeeded', result: 2 }, T + 1, () => new Lost('lost'));
+          }),
+          Lost,
+        );
+        assert.equal(await store.getThread(never), undefined, 'nothing of that transaction landed');
+        assert.equal((await store.getExecution(key))?.status, 'running');
+        await store.transaction((tx) =>
+          tx.finishHeldExecution(key, 'w1', { status: 'succeeded', result: { ok: 1 } }, T + 2, () => new Lost('lost')),
+        );
+        const row = await store.getExecution(key);
+        assert.equal(row?.status, 'succeeded');
+        assert.deepEqual(row?.result, { ok: 1 });
+        assert.equal(row?.leaseUntil, null);
+        // Finished: even its holder cannot finish it again.
+        await assert.rejects(
+          store.transaction((tx) =>
+            tx.finishHeldExecution(key, 'w1', { status: 'failed', error: 'late' }, T + 3, () => new Lost('lost')),
+          ),
+          Lost,
+        );
+        assert.equal((await store.getExecution(key))?.status, 'succeeded');
+      });
+
       it('never reuses an abandoned key', async () => {
         const key = uid('key');
         const e = execution(key, uid('tool'), 'w1', T + MINUTE);

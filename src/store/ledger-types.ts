@@ -19,9 +19,11 @@ export interface LedgerStoreOps {
   claimExecution(e: NewClaim, now: number): Promise<{ claimed: boolean; row: ExecutionRow }>;
   /**
    * Claim a key nobody can hold yet (a request's action, claimed in the transaction that authorized
-   * it): one plain insert that travels with the COMMIT. A key already there fails the transaction.
+   * it): one plain insert that travels with the COMMIT. A key already there fails the transaction;
+   * with `taken`, as a checked write failing it with `taken()` (for a key that is almost always new:
+   * the caller then claims it asking, {@link claimExecution}).
    */
-  insertClaim(e: NewClaim, now: number): Promise<void>;
+  insertClaim(e: NewClaim, now: number, taken?: () => Error): Promise<void>;
   /**
    * Give back a claim that ran nothing (first attempt, still `owner`'s, still running): the row goes,
    * as if never claimed. False when it is not so (taken over, finished): then it is not ours to give.
@@ -35,6 +37,18 @@ export interface LedgerStoreOps {
     outcome: { status: 'succeeded' | 'failed' | 'abandoned'; result?: unknown; error?: string },
     now: number,
   ): Promise<boolean>;
+  /**
+   * {@link finishExecution} as a checked write, for the process that holds the claim: sent without
+   * waiting on PostgreSQL (it travels with the outcome's other writes and its COMMIT); if `owner`
+   * no longer holds the running claim, the transaction fails with `lost()` and nothing of it is written.
+   */
+  finishHeldExecution(
+    key: string,
+    owner: string,
+    outcome: { status: 'succeeded' | 'failed'; result?: unknown; error?: string },
+    now: number,
+    lost: () => Error,
+  ): Promise<void>;
   getExecution(key: string): Promise<ExecutionRow | undefined>;
   /**
    * Record finished executions that ran without a claim, in one statement: calls whose keys were

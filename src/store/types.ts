@@ -106,9 +106,11 @@ export interface RequestStoreOps {
   /**
    * {@link updateRequest} for a request this transaction read with `forUpdate`, whose version
    * therefore cannot have moved: sent without waiting on PostgreSQL; should it change nothing
-   * anyway, the transaction fails.
+   * anyway, the transaction fails. With `stale`, for a request at a version the caller knows
+   * without reading it (the one its execution claim left): the same checked write, failing the
+   * transaction with `stale()` if the request moved since.
    */
-  updateLockedRequest(r: ApprovalRequest, expectedVersion: number): Promise<void>;
+  updateLockedRequest(r: ApprovalRequest, expectedVersion: number, stale?: () => Error): Promise<void>;
   listRequests(q: RequestQuery): Promise<{ items: ApprovalRequest[]; nextCursor: string | null }>;
   /** How many requests match `q`'s filters (its order, limit and cursor are ignored): one COUNT, no rows read out. */
   countRequests(q: RequestQuery): Promise<number>;

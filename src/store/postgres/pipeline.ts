@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { StoreError } from '../../core/index.ts';
 import type { Row, SqlExecutor } from '../sql/executor.ts';
 
 /** What the PostgreSQL store counts, for profiling the hot path. */
@@ -52,7 +53,11 @@ interface Channel {
   settled(): Promise<Error | undefined>;
 }
 
-function channel(client: pg.ClientBase, stats: PgStats): Channel {
+/**
+ * `inTx`: a statement that fails aborts the transaction, so its failure is the transaction's, even
+ * when its answer was asked for and nobody awaited it before the COMMIT went.
+ */
+function channel(client: pg.ClientBase, stats: PgStats, inTx: boolean): Channel {
   const stream = (client as unknown as { connection?: { stream?: { cork?(): void; uncork?(): void } } }).connection
     ?.stream;
   let corked = false;
@@ -93,6 +98,7 @@ function channel(client: pg.ClientBase, stats: PgStats): Channel {
         if (failure !== undefined) throw failure;
         return read(r);
       } catch (err) {
+        if (inTx) failure ??= err as Error;
         throw failure ?? err;
       } finally {
         waiting--;
@@ -113,8 +119,8 @@ export function pipelinedTx(
   q: QueryOf,
   opts: { begin?: boolean } = {},
 ): PipelinedTx {
-  const ch = channel(client, stats);
   const inTx = opts.begin !== false;
+  const ch = channel(client, stats, inTx);
   if (inTx) ch.write('BEGIN');
   return {
     exec: {
@@ -147,10 +153,15 @@ export function pipelinedTx(
       },
     },
     async commit() {
-      await ch.ask('COMMIT', () => undefined);
+      const tag = await ch.ask('COMMIT', (r) => r.command);
       // The answers arrive in order: every sent write has settled by now.
       const failure = await ch.settled();
       if (failure !== undefined) throw failure;
+      // The server answers COMMIT with ROLLBACK when a statement of the transaction failed: never a success.
+      if (tag === 'ROLLBACK')
+        throw new StoreError(
+          'The transaction was rolled back by the database: one of its statements failed. Retry it.',
+        );
     },
     async rollback() {
       ch.flush();

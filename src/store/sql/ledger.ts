@@ -80,6 +80,26 @@ function claimParams(e: NewClaim, now: number): unknown[] {
   ];
 }
 
+/** A running claim's outcome, fenced by its owner: changes one row exactly when `owner` still holds the claim. */
+const FINISH_EXECUTION = `UPDATE il_executions SET status = $3, result = $4, error = $5, lease_until = NULL, updated_at = $6
+         WHERE key = $1 AND lease_owner = $2 AND status = 'running'`;
+
+function finishParams(
+  key: string,
+  owner: string,
+  outcome: { status: string; result?: unknown; error?: string },
+  now: number,
+): unknown[] {
+  return [
+    key,
+    owner,
+    outcome.status,
+    outcome.result === undefined ? null : JSON.stringify(outcome.result),
+    outcome.error ?? null,
+    now,
+  ];
+}
+
 /** Execution rows: claimed under a key with a lease, renewed, finished, read back. */
 function executionOps(
   db: SqlExecutor,
@@ -90,6 +110,7 @@ function executionOps(
   | 'releaseExecution'
   | 'renewExecution'
   | 'finishExecution'
+  | 'finishHeldExecution'
   | 'getExecution'
   | 'recordExecutions'
   | 'listExecutionsForRequest'
@@ -108,8 +129,9 @@ function executionOps(
       const rows = await db.all(`SELECT * FROM il_executions WHERE key = $1`, [e.key]);
       return { claimed: false, row: toExecution(rows[0]!) };
     },
-    async insertClaim(e, now) {
-      await db.send(INSERT_CLAIM, claimParams(e, now));
+    async insertClaim(e, now, taken) {
+      if (!taken) return db.send(INSERT_CLAIM, claimParams(e, now));
+      await db.sendExpecting(`${INSERT_CLAIM} ON CONFLICT (key) DO NOTHING`, claimParams(e, now), 1, taken);
     },
     async releaseExecution(key, owner) {
       return (
@@ -128,19 +150,10 @@ function executionOps(
       );
     },
     async finishExecution(key, owner, outcome, now) {
-      const n = await db.run(
-        `UPDATE il_executions SET status = $3, result = $4, error = $5, lease_until = NULL, updated_at = $6
-         WHERE key = $1 AND lease_owner = $2 AND status = 'running'`,
-        [
-          key,
-          owner,
-          outcome.status,
-          outcome.result === undefined ? null : JSON.stringify(outcome.result),
-          outcome.error ?? null,
-          now,
-        ],
-      );
-      return n === 1;
+      return (await db.run(FINISH_EXECUTION, finishParams(key, owner, outcome, now))) === 1;
+    },
+    async finishHeldExecution(key, owner, outcome, now, lost) {
+      await db.sendExpecting(FINISH_EXECUTION, finishParams(key, owner, outcome, now), 1, lost);
     },
     async getExecution(key) {
       const rows = await db.all(`SELECT * FROM il_executions WHERE key = $1`, [key]);
@@ -203,6 +216,7 @@ export const ledgerShapes: { [K in keyof ReturnType<typeof ledgerOps>]: OpShape 
   releaseExecution: 'write',
   renewExecution: 'write',
   finishExecution: 'write',
+  finishHeldExecution: 'write',
   getExecution: 'read',
   recordExecutions: 'write',
   listExecutionsForRequest: 'read',

@@ -243,15 +243,16 @@ function requestWrites(db: SqlExecutor): RequestWrites {
     async updateRequest(r, expectedVersion) {
       return (await db.run(UPDATE_REQUEST, updateParams(r, expectedVersion))) === 1;
     },
-    async updateLockedRequest(r, expectedVersion) {
+    async updateLockedRequest(r, expectedVersion, stale) {
       await db.sendExpecting(
         UPDATE_REQUEST,
         updateParams(r, expectedVersion),
         1,
-        () =>
-          new Error(
-            `Approval request ${r.id} is no longer at version ${expectedVersion}, though this transaction read it for update; nothing was written.`,
-          ),
+        stale ??
+          (() =>
+            new Error(
+              `Approval request ${r.id} is no longer at version ${expectedVersion}, though this transaction read it for update; nothing was written.`,
+            )),
       );
     },
     async setRequestStatus(id, status, now) {

@@ -1,0 +1,168 @@
+/**
+ * An execution's outcome written without reading first: while a process holds an execution's claim,
+ * nothing else moves its ledger row or its request, so the outcome's transaction sends the row's
+ * finish and the request's next version as checked writes (one round trip on PostgreSQL). Should
+ * either have moved anyway, nothing of that transaction is written, and the outcome is recorded
+ * reading both, as they stand.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { allBackends } from '../testing/backends.ts';
+import type { PolicyConfig } from '../core/index.ts';
+import type { Store } from '../store/types.ts';
+import { createInterlock, type Interlock } from './interlock.ts';
+import { idempotencyKey } from './execute.ts';
+
+const policy: PolicyConfig = {
+  tools: {
+    issue_refund: [
+      { id: 'small', tier: 'auto', reason: 'refund up to $500' },
+      {
+        id: 'large',
+        tier: 'approve',
+        role: 'supervisor',
+        reason: 'refund over $500',
+        when: ({ args }) => Number(args.amount) > 500,
+      },
+    ],
+  },
+};
+const alice = { id: 'alice', roles: ['supervisor'] };
+
+for (const backend of allBackends()) {
+  describe(`an execution's outcome, written under its claim, on ${backend.name}`, () => {
+    let store: Store;
+    let il: Interlock;
+    let n = 0;
+
+    before(async () => {
+      store = await backend.create();
+      il = createInterlock({ store, policy });
+    });
+    after(() => backend.destroy());
+
+    /** A paused $800 refund, approved by alice: the request, authorized, and its key. */
+    async function approved() {
+      const call = { tool: 'issue_refund', args: { orderId: `ORD-${++n}`, customerId: 'c1', amount: 800 } };
+      const t = { id: `ow-${backend.name}-${n}`, agent: 'support', agentVersion: '1' };
+      const { requests } = await il.pause({
+        thread: t,
+        checkpoint: { newMessages: [{ role: 'user', content: 'refund please' }], state: {}, schemaVersion: 1 },
+        items: [{ call, verdict: await il.gate(call, {}) }],
+        proposer: 'agent:support',
+      });
+      const req = requests[0]!;
+      await il.decide(req.id, { type: 'approve', expectedVersion: req.version, actionHash: req.actionHash }, alice);
+      return { call, t, req, key: idempotencyKey(req.id, req.actionHash) };
+    }
+
+    /** Round trips (PostgreSQL) or statements (SQLite) of the outcome's transaction: from the tool's end to the answer. */
+    const work = () => store.stats.roundTrips ?? store.stats.statements;
+
+    it("writes an approved action's outcome without reading its row or its request: one round trip on PostgreSQL", async () => {
+      const { call, t, req, key } = await approved();
+      let atEnd = 0;
+      const out = await il.executeOnce(
+        { key, tool: call.tool, args: call.args, threadId: t.id, requestId: req.id },
+        async () => {
+          atEnd = work();
+          return { refundId: 'rf_1' };
+        },
+      );
+      const spent = work() - atEnd;
+      assert.equal(out.status, 'succeeded');
+      const after = (await store.getRequest(req.id))!;
+      assert.equal(after.status, 'executed');
+      // authorized (approve) → executing (claim) → executed (outcome): one version each.
+      assert.equal(after.version, req.version + 3);
+      assert.equal((await store.getExecution(key))!.status, 'succeeded');
+      if (store.stats.roundTrips !== undefined) assert.equal(spent, 1, 'the outcome is one round trip');
+      // The row's finish, the request's write, the audit chain's head read, the event and the head's
+      // move: no read of the row or the request (a sixth statement).
+      else assert.equal(spent, 5, 'the outcome reads neither the ledger row nor the request');
+      assert.equal((await il.verifyAudit()).ok, true);
+    });
+
+    it("claims an automatic call's key and writes its outcome in one round trip each on PostgreSQL", async () => {
+      const call = { tool: 'issue_refund', args: { orderId: `ORD-auto-${++n}`, customerId: 'c1', amount: 50 } };
+      let atStart = work();
+      let atEnd = 0;
+      let claimedFor = 0;
+      const out = await il.executeOnce(
+        { key: `auto-${n}`, tool: call.tool, args: call.args, auditType: 'auto_executed' },
+        async () => {
+          atEnd = work();
+          claimedFor = atEnd - atStart;
+          return { refundId: 'rf_auto' };
+        },
+      );
+      assert.equal(out.status, 'succeeded');
+      if (store.stats.roundTrips !== undefined) {
+        assert.equal(claimedFor, 1, 'the claim is one round trip');
+        assert.equal(work() - atEnd, 1, 'the outcome is one round trip');
+      }
+      assert.equal((await store.getExecution(`auto-${n}`))!.status, 'succeeded');
+      // The same key again: the insert finds it taken, the claim asks, and the outcome is replayed.
+      let ran = 0;
+      atStart = work();
+      const again = await il.executeOnce(
+        { key: `auto-${n}`, tool: call.tool, args: call.args, auditType: 'auto_executed' },
+        async () => {
+          ran++;
+          return { refundId: 'rf_again' };
+        },
+      );
+      assert.equal(ran, 0);
+      assert.deepEqual(again, {
+        status: 'succeeded',
+        result: { refundId: 'rf_auto' },
+        replayed: true,
+        key: `auto-${n}`,
+      });
+      const events = (await store.listAudit({ limit: 10_000 })).filter((e) => e.payload.idempotencyKey === `auto-${n}`);
+      assert.equal(events.length, 1, 'one outcome event for the key');
+    });
+
+    it('records the outcome from the request as it stands when the request moved while the call ran', async () => {
+      const { call, t, req, key } = await approved();
+      let moved = 0;
+      const out = await il.executeOnce(
+        { key, tool: call.tool, args: call.args, threadId: t.id, requestId: req.id },
+        async () => {
+          // Something moved the request under the claim (nothing in Interlock does): its version is not
+          // the one the claim left, so the outcome must not be written over it.
+          await store.unsafeQuery(`UPDATE il_requests SET version = version + 1 WHERE id = $1`, [req.id]);
+          moved = (await store.getRequest(req.id))!.version;
+          return { refundId: 'rf_2' };
+        },
+      );
+      assert.equal(out.status, 'succeeded');
+      const after = (await store.getRequest(req.id))!;
+      assert.equal(after.status, 'executed');
+      assert.equal(after.version, moved + 1, 'written from the moved row, one version on');
+      assert.equal((await store.getExecution(key))!.status, 'succeeded');
+      const executed = (await store.listAudit({ requestId: req.id })).filter((e) => e.type === 'executed');
+      assert.equal(executed.length, 1, 'one outcome event: the first attempt wrote nothing');
+      assert.equal((await il.verifyAudit()).ok, true);
+    });
+
+    it('writes nothing when another process took the claim over while the call ran', async () => {
+      const { call, t, req, key } = await approved();
+      const out = await il.executeOnce(
+        { key, tool: call.tool, args: call.args, threadId: t.id, requestId: req.id },
+        async () => {
+          // This process stalled past its lease and another took the claim over (its own attempt runs on).
+          await store.unsafeQuery(`UPDATE il_executions SET lease_owner = 'other', attempts = 2 WHERE key = $1`, [key]);
+          return { refundId: 'rf_3' };
+        },
+      );
+      assert.equal(out.status, 'in_progress', "the other process's attempt is the one on record");
+      const row = (await store.getExecution(key))!;
+      assert.equal(row.status, 'running');
+      assert.equal(row.leaseOwner, 'other');
+      assert.equal((await store.getRequest(req.id))!.status, 'executing');
+      const events = (await store.listAudit({ requestId: req.id })).map((e) => e.type);
+      assert.ok(!events.includes('executed'), `no outcome event: ${events.join(', ')}`);
+    });
+  });
+}
