@@ -29,7 +29,7 @@ export interface OversightAgent {
 
 /** A framework's agent beside the same agent through Interlock's adapter, on one backend. */
 export interface OversightPair {
-  framework: 'LangChain' | 'AI SDK' | 'OpenAI Agents SDK';
+  framework: 'LangChain' | 'AI SDK' | 'OpenAI Agents SDK' | 'Strands' | 'Mastra' | 'Claude Agent SDK';
   backend: OversightBackend;
   /** The durability both sides run with (the same on both). */
   durability: string;

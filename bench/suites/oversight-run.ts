@@ -7,8 +7,11 @@ import type { Scratch } from '../lib/backends.ts';
 import type { OversightBackend, OversightPair } from '../lib/oversight-agent.ts';
 import type { LangGraphPeer } from '../peers/langgraph.ts';
 import { aiSdkPair } from './oversight-ai-sdk.ts';
+import { claudePair } from './oversight-claude.ts';
 import { langChainPair } from './oversight-langchain.ts';
+import { mastraPair } from './oversight-mastra.ts';
 import { openAIAgentsPair } from './oversight-openai.ts';
+import { strandsPair } from './oversight-strands.ts';
 import { runOversightPair, type OversightOptions, type OversightRun } from './oversight.ts';
 
 /**
@@ -30,11 +33,14 @@ export async function runOversight(
     makers.push(
       () => aiSdkPair(scratch, backend),
       () => openAIAgentsPair(scratch, backend),
+      () => strandsPair(scratch, backend),
+      () => mastraPair(scratch, backend),
+      () => claudePair(scratch, backend),
     );
     for (const make of makers) {
       const pair = await make();
       try {
-        out.push(...(await runOversightPair(pair, o, log)));
+        out.push(...(await runOversightPair(pair, optionsFor(pair, o), log)));
       } finally {
         await pair.own.close();
         await pair.interlock.close();
@@ -42,4 +48,14 @@ export async function runOversight(
     }
   }
   return out;
+}
+
+/**
+ * The Claude Agent SDK runs its CLI as a process per query (~0.6 s of CPU each on both sides): on two
+ * cores 16 in flight takes 10–20 s an operation and measures only the process starts, so that pair runs
+ * at most 4 in flight.
+ */
+function optionsFor(pair: OversightPair, o: OversightOptions): OversightOptions {
+  if (pair.framework !== 'Claude Agent SDK') return o;
+  return { ...o, concurrencies: [...new Set(o.concurrencies.map((c) => Math.min(c, 4)))] };
 }
