@@ -37,6 +37,20 @@ export interface OversightPair {
   interlock: OversightAgent;
 }
 
+/**
+ * A framework's pair on `backend`, the framework's side built first: both sides run with the same
+ * durability (the application's table and Interlock's store on the same database and settings).
+ */
+export async function pairOn(
+  framework: OversightPair['framework'],
+  backend: OversightBackend,
+  own: () => Promise<OversightAgent>,
+  interlock: () => Promise<OversightAgent>,
+): Promise<OversightPair> {
+  const durability = backend === 'sqlite' ? 'synchronous=FULL (WAL)' : 'server defaults';
+  return { framework, backend, durability, own: await own(), interlock: await interlock() };
+}
+
 /** Model responses each offline model holds: more than a run at full scale asks for. */
 export const MODEL_TURNS = 120_000;
 

@@ -13,6 +13,7 @@ import {
   approve,
   expect,
   oversightInterlock,
+  pairOn,
   type OversightAgent,
   type OversightBackend,
   type OversightPair,
@@ -102,12 +103,11 @@ async function withInterlock(scratch: Scratch, backend: OversightBackend): Promi
 }
 
 /** The AI SDK pair on `backend`. */
-export async function aiSdkPair(scratch: Scratch, backend: OversightBackend): Promise<OversightPair> {
-  return {
-    framework: 'AI SDK',
+export function aiSdkPair(scratch: Scratch, backend: OversightBackend): Promise<OversightPair> {
+  return pairOn(
+    'AI SDK',
     backend,
-    durability: backend === 'sqlite' ? 'synchronous=FULL (WAL)' : 'server defaults',
-    own: await own(scratch, backend),
-    interlock: await withInterlock(scratch, backend),
-  };
+    () => own(scratch, backend),
+    () => withInterlock(scratch, backend),
+  );
 }

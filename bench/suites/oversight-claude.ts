@@ -43,6 +43,7 @@ import {
   approve,
   expect,
   oversightInterlock,
+  pairOn,
   type OversightAgent,
   type OversightBackend,
   type OversightPair,
@@ -222,12 +223,11 @@ async function withInterlock(scratch: Scratch, backend: OversightBackend): Promi
 }
 
 /** The Claude Agent SDK pair on `backend`. */
-export async function claudePair(scratch: Scratch, backend: OversightBackend): Promise<OversightPair> {
-  return {
-    framework: 'Claude Agent SDK',
+export function claudePair(scratch: Scratch, backend: OversightBackend): Promise<OversightPair> {
+  return pairOn(
+    'Claude Agent SDK',
     backend,
-    durability: backend === 'sqlite' ? 'synchronous=FULL (WAL)' : 'server defaults',
-    own: await own(scratch, backend),
-    interlock: await withInterlock(scratch, backend),
-  };
+    () => own(scratch, backend),
+    () => withInterlock(scratch, backend),
+  );
 }

@@ -16,6 +16,7 @@ import {
   expect,
   MODEL_TURNS,
   oversightInterlock,
+  pairOn,
   type OversightAgent,
   type OversightBackend,
   type OversightPair,
@@ -159,16 +160,11 @@ async function withInterlock(lg: LangGraphPeer, scratch: Scratch, backend: Overs
 }
 
 /** The LangChain pair on `backend`. */
-export async function langChainPair(
-  lg: LangGraphPeer,
-  scratch: Scratch,
-  backend: OversightBackend,
-): Promise<OversightPair> {
-  return {
-    framework: 'LangChain',
+export function langChainPair(lg: LangGraphPeer, scratch: Scratch, backend: OversightBackend): Promise<OversightPair> {
+  return pairOn(
+    'LangChain',
     backend,
-    durability: backend === 'sqlite' ? 'synchronous=FULL (WAL)' : 'server defaults',
-    own: await own(lg, scratch, backend),
-    interlock: await withInterlock(lg, scratch, backend),
-  };
+    () => own(lg, scratch, backend),
+    () => withInterlock(lg, scratch, backend),
+  );
 }

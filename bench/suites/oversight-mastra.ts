@@ -36,6 +36,7 @@ import {
   approve,
   expect,
   oversightInterlock,
+  pairOn,
   type OversightAgent,
   type OversightBackend,
   type OversightPair,
@@ -259,12 +260,11 @@ async function withInterlock(scratch: Scratch, backend: OversightBackend): Promi
 }
 
 /** The Mastra pair on `backend`. */
-export async function mastraPair(scratch: Scratch, backend: OversightBackend): Promise<OversightPair> {
-  return {
-    framework: 'Mastra',
+export function mastraPair(scratch: Scratch, backend: OversightBackend): Promise<OversightPair> {
+  return pairOn(
+    'Mastra',
     backend,
-    durability: backend === 'sqlite' ? 'synchronous=FULL (WAL)' : 'server defaults',
-    own: await own(scratch, backend),
-    interlock: await withInterlock(scratch, backend),
-  };
+    () => own(scratch, backend),
+    () => withInterlock(scratch, backend),
+  );
 }

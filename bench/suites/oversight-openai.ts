@@ -22,6 +22,7 @@ import {
   expect,
   MODEL_TURNS,
   oversightInterlock,
+  pairOn,
   type OversightAgent,
   type OversightBackend,
   type OversightPair,
@@ -123,12 +124,11 @@ async function withInterlock(scratch: Scratch, backend: OversightBackend): Promi
 }
 
 /** The OpenAI Agents SDK pair on `backend`. */
-export async function openAIAgentsPair(scratch: Scratch, backend: OversightBackend): Promise<OversightPair> {
-  return {
-    framework: 'OpenAI Agents SDK',
+export function openAIAgentsPair(scratch: Scratch, backend: OversightBackend): Promise<OversightPair> {
+  return pairOn(
+    'OpenAI Agents SDK',
     backend,
-    durability: backend === 'sqlite' ? 'synchronous=FULL (WAL)' : 'server defaults',
-    own: await own(scratch, backend),
-    interlock: await withInterlock(scratch, backend),
-  };
+    () => own(scratch, backend),
+    () => withInterlock(scratch, backend),
+  );
 }

@@ -36,6 +36,7 @@ import {
   approve,
   expect,
   oversightInterlock,
+  pairOn,
   type OversightAgent,
   type OversightBackend,
   type OversightPair,
@@ -248,12 +249,11 @@ async function withInterlock(scratch: Scratch, backend: OversightBackend): Promi
 }
 
 /** The Strands Agents pair on `backend`. */
-export async function strandsPair(scratch: Scratch, backend: OversightBackend): Promise<OversightPair> {
-  return {
-    framework: 'Strands',
+export function strandsPair(scratch: Scratch, backend: OversightBackend): Promise<OversightPair> {
+  return pairOn(
+    'Strands',
     backend,
-    durability: backend === 'sqlite' ? 'synchronous=FULL (WAL)' : 'server defaults',
-    own: await own(scratch, backend),
-    interlock: await withInterlock(scratch, backend),
-  };
+    () => own(scratch, backend),
+    () => withInterlock(scratch, backend),
+  );
 }
