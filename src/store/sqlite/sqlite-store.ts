@@ -21,7 +21,8 @@ export interface SqliteStoreOptions {
    */
   durability?: 'full' | 'normal';
   /**
-   * Where the connection runs. `true` (default): on a worker thread of its own, so a write lock held
+   * Where the connection runs. `true` (default for a file; an in-memory database runs on the event loop,
+   * having no disk to stall and no other process to hold its lock): on a worker thread of its own, so a write lock held
    * by another process or a stalled disk blocks that thread and not the service (`/healthz` answers,
    * the API refuses with 503 after `waitMs`). `false`: on the event loop, a little faster per statement,
    * for a bundled app that cannot load the worker file or a single-shot script; a stall then stops the process.
@@ -176,10 +177,12 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     ...(options.warn ? { warn: options.warn } : {}),
   });
   const waitMs = wholeMs('createSqliteStore', options.waitMs, 'INTERLOCK_SQLITE_WAIT_MS', 5000, 'waitMs');
+  // An in-memory database has no disk to stall and no other process to hold its lock: nothing for the
+  // worker thread to keep off the event loop, which would only pay its hops (twice a turn's time).
   const conn = open(
     path,
     options.durability ?? 'full',
-    options.thread ?? process.env.INTERLOCK_SQLITE_THREAD !== '0',
+    options.thread ?? (process.env.INTERLOCK_SQLITE_THREAD !== '0' && path !== ':memory:'),
     waitMs,
   );
   const { link, serialize } = conn;
