@@ -14,6 +14,7 @@ import { writeCheckpoint } from './pause.ts';
 import { runUnclaimed } from './unclaimed.ts';
 import { enqueueApprovalFailed } from './approval-failed.ts';
 import { useClaim } from './pre-claim.ts';
+import { again, claimMoved, keyTaken } from './recheck.ts';
 import type { ExecuteOptions, ExecutionInput, ExecutionOutcome } from './execute-types.ts';
 
 export type { ExecuteOptions, ExecutionInput, ExecutionOutcome } from './execute-types.ts';
@@ -44,15 +45,6 @@ type RunOutcome<T> = { status: 'succeeded'; result: T } | { status: 'failed'; er
  * claim left it, `executing`, when the claim is for one), or the row that already holds the key.
  */
 type Claim = { claimed: true; attempts: number; request?: ApprovalRequest } | { claimed: false; row: ExecutionRow };
-
-/**
- * A transaction wrote the ledger row or the request without reading it first (one round trip), as
- * this process expected it to be, and it was not: nothing of that transaction was written. The
- * caller does it again, reading them.
- */
-class Recheck extends Error {}
-const keyTaken = () => new Recheck("The execution's key is in the ledger already.");
-const claimMoved = () => new Recheck('The execution claim or its request moved while the call ran.');
 
 /**
  * Run a side effect at most once per key. The claim commits before `fn` runs;
@@ -162,14 +154,6 @@ async function executeUnclaimed<T>(
 /** The tier an automatic call ran at, so every call is counted (the interrupt rate); from the caller's "why". */
 function autoTier(input: ExecutionInput): string {
   return typeof input.auditPayload?.tier === 'string' ? input.auditPayload.tier : 'auto';
-}
-
-/** On {@link Recheck}, do it again reading first; any other failure stands. */
-function again<R>(retry: () => Promise<R>): (err: unknown) => Promise<R> {
-  return (err) => {
-    if (err instanceof Recheck) return retry();
-    throw err;
-  };
 }
 
 /** The ledger row a claim asks for, bound to this exact action (its hash) and leased to this process. */
