@@ -17,7 +17,13 @@ import { seededRandom, startTraffic, type ReviewerCredential, type Traffic, type
 export const CHAOS_CONFIG = fileURLToPath(new URL('./fixtures/chaos.config.ts', import.meta.url));
 
 /** A fault injected between two quiet periods: a SIGKILL of the service by default. */
-export type Fault = (ctx: { service: ServiceProcess; n: number; traffic: TrafficStats }) => Promise<void>;
+export type Fault = (ctx: {
+  service: ServiceProcess;
+  n: number;
+  traffic: TrafficStats;
+  /** Start one more thread now, for a refund of `amount`; resolves to its id once the service answered. */
+  propose: (amount: number) => Promise<string>;
+}) => Promise<void>;
 
 /** Options of {@link runCrashHarness}. */
 export interface CrashHarnessOptions {
@@ -141,7 +147,7 @@ export async function runCrashHarness(o: CrashHarnessOptions): Promise<CrashRepo
       });
     for (let n = 1; n <= o.faults; n++) {
       await sleep(o.upMs[0] + rnd() * (o.upMs[1] - o.upMs[0]));
-      await fault({ service: svc, n, traffic: traffic.stats });
+      await fault({ service: svc, n, traffic: traffic.stats, propose: traffic.propose });
       log(
         `${o.backend.name}: fault ${n}/${o.faults} (threads ${traffic.stats.threadsAccepted}, decisions ${traffic.stats.decisionsAccepted}, payments ${payments.applied.length})`,
       );

@@ -75,6 +75,8 @@ export interface Traffic {
   readonly stats: TrafficStats;
   readonly threads: ReadonlyMap<string, StartedThread>;
   readonly decisions: readonly AcceptedDecision[];
+  /** Start one thread now for a refund of `amount` (outside the random schedule); resolves to its id once answered. */
+  propose(amount: number): Promise<string>;
   /** Stop starting threads; let the in-flight requests finish. */
   stopThreads(): Promise<void>;
   /** Stop everything and wait for requests in flight. */
@@ -200,9 +202,9 @@ export function startTraffic(o: TrafficOptions): Traffic {
   let threadsOn = true;
   let decisionsOn = true;
 
-  async function startOne(): Promise<void> {
+  async function startOne(amount = proposeAmount(rnd)): Promise<string> {
     const id = `${o.prefix}-${++n}`;
-    const args = { orderId: `ORD-${n}`, amount: proposeAmount(rnd) };
+    const args = { orderId: `ORD-${n}`, amount };
     stats.threadPosts++;
     const t0 = performance.now();
     const r = await send<{ error?: { code: string } }>(`${o.url}/api/v1/threads`, o.operatorToken, {
@@ -222,6 +224,7 @@ export function startTraffic(o: TrafficOptions): Traffic {
       const code = r.body.error?.code ?? String(r.status);
       stats.threadErrors[code] = (stats.threadErrors[code] ?? 0) + 1;
     }
+    return id;
   }
 
   const starter = (async () => {
@@ -230,7 +233,7 @@ export function startTraffic(o: TrafficOptions): Traffic {
     while (threadsOn) {
       next += interval;
       if (inFlight.size < maxInFlight) {
-        const p: Promise<void> = startOne().finally(() => inFlight.delete(p));
+        const p: Promise<void> = startOne().then(() => void inFlight.delete(p));
         inFlight.add(p);
       }
       await new Promise((r) => setTimeout(r, Math.max(0, next - Date.now())));
@@ -309,6 +312,7 @@ export function startTraffic(o: TrafficOptions): Traffic {
     stats,
     threads,
     decisions,
+    propose: (amount) => startOne(amount),
     stopThreads,
     async stop() {
       await stopThreads();
