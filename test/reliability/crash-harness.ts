@@ -138,6 +138,7 @@ export async function runCrashHarness(o: CrashHarnessOptions): Promise<CrashRepo
       seed,
     });
     const svc = service;
+    const started = traffic;
     const fault: Fault =
       o.fault ??
       (async ({ service: s }) => {
@@ -147,7 +148,7 @@ export async function runCrashHarness(o: CrashHarnessOptions): Promise<CrashRepo
       });
     for (let n = 1; n <= o.faults; n++) {
       await sleep(o.upMs[0] + rnd() * (o.upMs[1] - o.upMs[0]));
-      await fault({ service: svc, n, traffic: traffic.stats, propose: traffic.propose });
+      await fault({ service: svc, n, traffic: traffic.stats, propose: (amount) => started.propose(amount) });
       log(
         `${o.backend.name}: fault ${n}/${o.faults} (threads ${traffic.stats.threadsAccepted}, decisions ${traffic.stats.decisionsAccepted}, payments ${payments.applied.length})`,
       );
