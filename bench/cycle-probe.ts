@@ -6,11 +6,12 @@
  *   node bench/cycle-probe.ts postgres 1 6            # backend, in flight, seconds
  *   node --cpu-prof bench/cycle-probe.ts sqlite 16 6  # with a CPU profile of the same run
  *   PROBE_DURABILITY=normal node bench/cycle-probe.ts sqlite 1 6   # SQLite without a sync per commit
+ *   PROBE_SQL='DROP INDEX il_requests_expiry' node bench/cycle-probe.ts sqlite 16 6  # a schema experiment
  *
  * For an A/B of two commits, run it from two checkouts in turn, several rounds interleaved: this
  * machine's speed drifts by more than most single changes. Not part of `npm run bench`.
  */
-import { Scratch } from './lib/backends.ts';
+import { runProbeSql, Scratch } from './lib/backends.ts';
 import { interlockPause, interlockResume, interlockRig } from './lib/workload.ts';
 import { TURNS_PER_THREAD } from './suites/cycles.ts';
 
@@ -27,6 +28,7 @@ const store =
   backendArg === 'postgres'
     ? (await scratch.postgresStore('probe', 16)).store
     : await scratch.sqliteStore((process.env.PROBE_DURABILITY as 'full' | 'normal') ?? 'full');
+await runProbeSql(store);
 const rig = interlockRig(store, 'gated');
 
 async function cycles(ms: number, tag: string) {

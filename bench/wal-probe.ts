@@ -6,17 +6,20 @@
  * machine. Not part of `npm run bench`.
  *
  *   node bench/wal-probe.ts [cycles]   # default 10 (kept under SQLite's 1,000-frame autocheckpoint)
+ *   PROBE_SQL='DROP INDEX il_requests_expiry' node bench/wal-probe.ts   # a schema experiment
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { Scratch } from './lib/backends.ts';
+import { runProbeSql, Scratch } from './lib/backends.ts';
 import { interlockPause, interlockResume, interlockRig } from './lib/workload.ts';
 import { TURNS_PER_THREAD } from './suites/cycles.ts';
 
 const cycles = Number(process.argv[2] ?? 10);
 const scratch = new Scratch();
-const rig = interlockRig(await scratch.sqliteStore('full'), 'gated');
+const store = await scratch.sqliteStore('full');
+await runProbeSql(store);
+const rig = interlockRig(store, 'gated');
 
 async function run(tag: string, n: number): Promise<void> {
   for (let k = 0; k < n; k++) {

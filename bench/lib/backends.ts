@@ -96,3 +96,12 @@ export async function postgresSettings(): Promise<Record<string, string>> {
     await c.end();
   }
 }
+
+/**
+ * The statements of `PROBE_SQL` (`;`-separated), run on a probe's fresh store before it measures: a schema
+ * experiment (an index dropped or added) measured without a migration. Nothing when it is unset.
+ */
+export async function runProbeSql(store: Store): Promise<void> {
+  for (const sql of (process.env.PROBE_SQL ?? '').split(';').map((s) => s.trim()))
+    if (sql) await store.unsafeQuery(sql);
+}
