@@ -37,20 +37,6 @@ export interface OversightPair {
   interlock: OversightAgent;
 }
 
-/**
- * A framework's pair on `backend`, the framework's side built first: both sides run with the same
- * durability (the application's table and Interlock's store on the same database and settings).
- */
-export async function pairOn(
-  framework: OversightPair['framework'],
-  backend: OversightBackend,
-  own: () => Promise<OversightAgent>,
-  interlock: () => Promise<OversightAgent>,
-): Promise<OversightPair> {
-  const durability = backend === 'sqlite' ? 'synchronous=FULL (WAL)' : 'server defaults';
-  return { framework, backend, durability, own: await own(), interlock: await interlock() };
-}
-
 /** Model responses each offline model holds: more than a run at full scale asks for. */
 export const MODEL_TURNS = 120_000;
 
@@ -79,4 +65,88 @@ export async function approve(il: Interlock, id: string): Promise<void> {
 /** Throws with what happened when an operation did not end the way the workload requires. */
 export function expect(ok: boolean, what: string): void {
   if (!ok) throw new Error(`oversight bench: ${what}`);
+}
+
+/** What each of Interlock's adapters returns for a turn or a resume: how it ended and what it paused on. */
+interface AdapterRun {
+  stopReason: string;
+  interrupts: ReadonlyArray<{ id: string }>;
+}
+
+/** An agent through one of Interlock's adapters: a turn on a thread, and the resume of a paused one. */
+export interface AdapterAgent {
+  invoke(input: string, o: { threadId: string }): Promise<AdapterRun>;
+  resume(threadId: string): Promise<AdapterRun>;
+}
+
+/**
+ * The Interlock side of a pair: `agent`, built with an adapter on `il` over `store`, answering the
+ * suite's two operations the same way for every framework (an auto-tier turn that ends, and a gated turn
+ * that pauses once, is approved as a reviewer would, and resumes to its end).
+ */
+export function interlockSide(o: {
+  label: string;
+  /** The framework's name in the errors: "AI SDK". */
+  framework: string;
+  il: Interlock;
+  store: Store;
+  agent: AdapterAgent;
+  runs: () => number;
+  /** After each run of the agent (Mastra's offline model forgets the prompts it kept). */
+  afterRun?: () => void;
+  /** What else to close besides the store. */
+  close?: () => Promise<void>;
+}): OversightAgent {
+  const { agent, framework, il, store } = o;
+  const ran = <T>(r: T): T => {
+    o.afterRun?.();
+    return r;
+  };
+  const ended = (r: AdapterRun, what: string) =>
+    expect(r.stopReason === 'end_turn', `${framework} + Interlock ${what} ended ${r.stopReason}`);
+  return {
+    label: o.label,
+    async auto(threadId, input) {
+      ended(ran(await agent.invoke(input, { threadId })), `auto turn on ${threadId}`);
+    },
+    async cycle(threadId, input) {
+      const paused = ran(await agent.invoke(input, { threadId }));
+      expect(paused.interrupts.length === 1, `${framework} + Interlock gated turn on ${threadId} did not pause`);
+      await approve(il, paused.interrupts[0]!.id);
+      ended(ran(await agent.resume(threadId)), `resume on ${threadId}`);
+    },
+    runs: o.runs,
+    commits: () => store.stats.transactions,
+    async close() {
+      await store.close();
+      await o.close?.();
+    },
+  };
+}
+
+/**
+ * `plan` (a test/support script of the calls a model makes for a prompt) with a call id of its own per
+ * turn, from the order in the prompt, which is unique: a thread runs several turns, and a call id used
+ * again would be taken for the earlier turn's call (and the AI SDK refuses a history with two).
+ */
+export function perTurnIds<C extends { id: string }>(plan: (text: string) => C[]): (text: string) => C[] {
+  return (text) => plan(text).map((c) => ({ ...c, id: `${c.id}_${text.split(/\s+/)[1] ?? ''}` }));
+}
+
+/**
+ * The maker of a framework's pair from its two sides, each built from the same arguments ending with the
+ * backend (`pairOf('AI SDK', own, withInterlock)(scratch, 'sqlite')`), the framework's side first. Both
+ * run with the same durability: the application's table and Interlock's store on the same database
+ * and settings.
+ */
+export function pairOf<A extends unknown[]>(
+  framework: OversightPair['framework'],
+  own: (...args: [...A, OversightBackend]) => Promise<OversightAgent>,
+  interlock: (...args: [...A, OversightBackend]) => Promise<OversightAgent>,
+): (...args: [...A, OversightBackend]) => Promise<OversightPair> {
+  return async (...args) => {
+    const backend = args.at(-1) as OversightBackend;
+    const durability = backend === 'sqlite' ? 'synchronous=FULL (WAL)' : 'server defaults';
+    return { framework, backend, durability, own: await own(...args), interlock: await interlock(...args) };
+  };
 }

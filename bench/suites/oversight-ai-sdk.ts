@@ -10,20 +10,17 @@ import { plan, supportModel, supportTools, type RefundLog } from '../../test/sup
 import { postgresAppStore, sqliteAppStore } from '../lib/app-store.ts';
 import type { Scratch } from '../lib/backends.ts';
 import {
-  approve,
   expect,
-  oversightInterlock,
-  pairOn,
+  interlockSide,
   type OversightAgent,
   type OversightBackend,
-  type OversightPair,
+  oversightInterlock,
+  pairOf,
+  perTurnIds,
 } from '../lib/oversight-agent.ts';
 
-/**
- * test/support's plan with a call id of its own per turn (the order in the text is unique): a thread
- * runs several turns, and the SDK refuses a history in which two turns share a call id.
- */
-const uniquePlan = (text: string) => plan(text).map((c) => ({ ...c, id: `${c.id}_${text.split(/\s+/)[1] ?? ''}` }));
+/** test/support's plan with a call id of its own per turn. */
+const uniquePlan = perTurnIds(plan);
 
 async function own(scratch: Scratch, backend: OversightBackend): Promise<OversightAgent> {
   const app = backend === 'sqlite' ? sqliteAppStore(scratch, 'ai-own') : await postgresAppStore(scratch, 'ai_own');
@@ -83,31 +80,15 @@ async function withInterlock(scratch: Scratch, backend: OversightBackend): Promi
     tools: supportTools(log),
     generate: (i) => generateText({ model, stopWhen: stepCountIs(5), ...i }),
   });
-  return {
+  return interlockSide({
     label: 'AI SDK · createAiSdkAgent',
-    async auto(threadId, input) {
-      const r = await agent.invoke(input, { threadId });
-      expect(r.stopReason === 'end_turn', `AI SDK + Interlock auto turn on ${threadId} ended ${r.stopReason}`);
-    },
-    async cycle(threadId, input) {
-      const paused = await agent.invoke(input, { threadId });
-      expect(paused.interrupts.length === 1, `AI SDK + Interlock gated turn on ${threadId} did not pause`);
-      await approve(il, paused.interrupts[0]!.id);
-      const done = await agent.resume(threadId);
-      expect(done.stopReason === 'end_turn', `AI SDK + Interlock resume on ${threadId} ended ${done.stopReason}`);
-    },
+    framework: 'AI SDK',
+    il,
+    store,
+    agent,
     runs: () => log.runs.length,
-    commits: () => store.stats.transactions,
-    close: () => store.close(),
-  };
+  });
 }
 
 /** The AI SDK pair on `backend`. */
-export function aiSdkPair(scratch: Scratch, backend: OversightBackend): Promise<OversightPair> {
-  return pairOn(
-    'AI SDK',
-    backend,
-    () => own(scratch, backend),
-    () => withInterlock(scratch, backend),
-  );
-}
+export const aiSdkPair = pairOf('AI SDK', own, withInterlock);

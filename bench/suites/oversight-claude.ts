@@ -40,13 +40,12 @@ import { postgresAppStore, sqliteAppStore } from '../lib/app-store.ts';
 import type { Scratch } from '../lib/backends.ts';
 import { z } from '../lib/root-packages.ts';
 import {
-  approve,
   expect,
-  oversightInterlock,
-  pairOn,
+  interlockSide,
   type OversightAgent,
   type OversightBackend,
-  type OversightPair,
+  oversightInterlock,
+  pairOf,
 } from '../lib/oversight-agent.ts';
 
 const REFUND = 'mcp__shop__issue_refund';
@@ -193,41 +192,19 @@ async function withInterlock(scratch: Scratch, backend: OversightBackend): Promi
   const { il, store } = await oversightInterlock(scratch, backend, 'claude-interlock');
   const runs: Refund[] = [];
   const { agent, api } = await claudeSupport(il, runs);
-  return {
+  return interlockSide({
     label: 'Claude Agent SDK · createClaudeAgent',
-    async auto(threadId, input) {
-      const r = await agent.invoke(input, { threadId });
-      expect(
-        r.stopReason === 'end_turn',
-        `Claude Agent SDK + Interlock auto turn on ${threadId} ended ${r.stopReason}`,
-      );
-    },
-    async cycle(threadId, input) {
-      const paused = await agent.invoke(input, { threadId });
-      expect(paused.interrupts.length === 1, `Claude Agent SDK + Interlock gated turn on ${threadId} did not pause`);
-      await approve(il, paused.interrupts[0]!.id);
-      const done = await agent.resume(threadId);
-      expect(
-        done.stopReason === 'end_turn',
-        `Claude Agent SDK + Interlock resume on ${threadId} ended ${done.stopReason}`,
-      );
-    },
+    framework: 'Claude Agent SDK',
+    il,
+    store,
+    agent,
     runs: () => runs.length,
-    commits: () => store.stats.transactions,
     async close() {
-      await store.close();
       await api.close();
       rmSync(api.env().HOME!, { recursive: true, force: true });
     },
-  };
+  });
 }
 
 /** The Claude Agent SDK pair on `backend`. */
-export function claudePair(scratch: Scratch, backend: OversightBackend): Promise<OversightPair> {
-  return pairOn(
-    'Claude Agent SDK',
-    backend,
-    () => own(scratch, backend),
-    () => withInterlock(scratch, backend),
-  );
-}
+export const claudePair = pairOf('Claude Agent SDK', own, withInterlock);

@@ -12,14 +12,13 @@ import { BENCH_DATABASE_URL, type Scratch } from '../lib/backends.ts';
 import type { LangGraphPeer } from '../peers/langgraph.ts';
 import { Command, fakeModel, z } from '../lib/root-packages.ts';
 import {
-  approve,
   expect,
+  interlockSide,
   MODEL_TURNS,
-  oversightInterlock,
-  pairOn,
   type OversightAgent,
   type OversightBackend,
-  type OversightPair,
+  oversightInterlock,
+  pairOf,
 } from '../lib/oversight-agent.ts';
 
 /**
@@ -137,34 +136,16 @@ async function withInterlock(lg: LangGraphPeer, scratch: Scratch, backend: Overs
       middleware: [interlockMiddleware({ interlock: il, name: 'support-lc' })],
     }),
   });
-  return {
+  return interlockSide({
     label: `LangChain · interlockMiddleware + ${backend === 'sqlite' ? 'SqliteSaver' : 'PostgresSaver'}`,
-    async auto(threadId, input) {
-      const r = await runner.invoke(input, { threadId });
-      expect(r.stopReason === 'end_turn', `LangChain + Interlock auto turn on ${threadId} ended ${r.stopReason}`);
-    },
-    async cycle(threadId, input) {
-      const paused = await runner.invoke(input, { threadId });
-      expect(paused.interrupts.length === 1, `LangChain + Interlock gated turn on ${threadId} did not pause`);
-      await approve(il, paused.interrupts[0]!.id);
-      const done = await runner.resume(threadId);
-      expect(done.stopReason === 'end_turn', `LangChain + Interlock resume on ${threadId} ended ${done.stopReason}`);
-    },
+    framework: 'LangChain',
+    il,
+    store,
+    agent: runner,
     runs: () => count.runs,
-    commits: () => store.stats.transactions,
-    async close() {
-      await store.close();
-      await cp.close();
-    },
-  };
+    close: cp.close,
+  });
 }
 
 /** The LangChain pair on `backend`. */
-export function langChainPair(lg: LangGraphPeer, scratch: Scratch, backend: OversightBackend): Promise<OversightPair> {
-  return pairOn(
-    'LangChain',
-    backend,
-    () => own(lg, scratch, backend),
-    () => withInterlock(lg, scratch, backend),
-  );
-}
+export const langChainPair = pairOf('LangChain', own, withInterlock);

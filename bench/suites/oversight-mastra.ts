@@ -33,21 +33,18 @@ import { plan, supportTools, type MastraRefundLog } from '../../test/support/mas
 import { postgresAppStore, sqliteAppStore, type AppStore } from '../lib/app-store.ts';
 import type { Scratch } from '../lib/backends.ts';
 import {
-  approve,
   expect,
-  oversightInterlock,
-  pairOn,
+  interlockSide,
   type OversightAgent,
   type OversightBackend,
-  type OversightPair,
+  oversightInterlock,
+  pairOf,
+  perTurnIds,
 } from '../lib/oversight-agent.ts';
 import { z } from '../lib/root-packages.ts';
 
-/**
- * test/support's plan with a call id of its own per turn (the order in the text is unique): a thread
- * runs several turns, and a call id used again would be taken for the earlier turn's call.
- */
-const uniquePlan = (text: string) => plan(text).map((c) => ({ ...c, id: `${c.id}_${text.split(/\s+/)[1] ?? ''}` }));
+/** test/support's plan with a call id of its own per turn. */
+const uniquePlan = perTurnIds(plan);
 
 /** Mastra's offline model on the unique plan; it keeps every prompt, so each side empties that after a turn. */
 function model() {
@@ -237,34 +234,16 @@ async function withInterlock(scratch: Scratch, backend: OversightBackend): Promi
   // the in-memory store its documentation registers.
   const { agent: support, model: m } = supportAgent(supportTools(log), new InMemoryStore());
   const agent = createMastraAgent({ interlock: il, agent: support, options: OPTIONS });
-  return {
+  return interlockSide({
     label: 'Mastra · createMastraAgent',
-    async auto(threadId, input) {
-      const r = await agent.invoke(input, { threadId });
-      m.forget();
-      expect(r.stopReason === 'end_turn', `Mastra + Interlock auto turn on ${threadId} ended ${r.stopReason}`);
-    },
-    async cycle(threadId, input) {
-      const paused = await agent.invoke(input, { threadId });
-      m.forget();
-      expect(paused.interrupts.length === 1, `Mastra + Interlock gated turn on ${threadId} did not pause`);
-      await approve(il, paused.interrupts[0]!.id);
-      const done = await agent.resume(threadId);
-      m.forget();
-      expect(done.stopReason === 'end_turn', `Mastra + Interlock resume on ${threadId} ended ${done.stopReason}`);
-    },
+    framework: 'Mastra',
+    il,
+    store,
+    agent,
     runs: () => log.runs.length,
-    commits: () => store.stats.transactions,
-    close: () => store.close(),
-  };
+    afterRun: () => m.forget(),
+  });
 }
 
 /** The Mastra pair on `backend`. */
-export function mastraPair(scratch: Scratch, backend: OversightBackend): Promise<OversightPair> {
-  return pairOn(
-    'Mastra',
-    backend,
-    () => own(scratch, backend),
-    () => withInterlock(scratch, backend),
-  );
-}
+export const mastraPair = pairOf('Mastra', own, withInterlock);

@@ -18,14 +18,13 @@ import { z } from '../lib/root-packages.ts';
 import { postgresAppStore, sqliteAppStore } from '../lib/app-store.ts';
 import type { Scratch } from '../lib/backends.ts';
 import {
-  approve,
   expect,
+  interlockSide,
   MODEL_TURNS,
-  oversightInterlock,
-  pairOn,
   type OversightAgent,
   type OversightBackend,
-  type OversightPair,
+  oversightInterlock,
+  pairOf,
 } from '../lib/oversight-agent.ts';
 
 /** test/support's order-support agent, with the SDK's own approval on refunds over $500. */
@@ -101,34 +100,15 @@ async function withInterlock(scratch: Scratch, backend: OversightBackend): Promi
     RunState,
     run: (a, input) => runner.run(a, input),
   });
-  return {
+  return interlockSide({
     label: 'OpenAI Agents SDK · createOpenAIAgentsAgent',
-    async auto(threadId, input) {
-      const r = await agent.invoke(input, { threadId });
-      expect(r.stopReason === 'end_turn', `OpenAI Agents + Interlock auto turn on ${threadId} ended ${r.stopReason}`);
-    },
-    async cycle(threadId, input) {
-      const paused = await agent.invoke(input, { threadId });
-      expect(paused.interrupts.length === 1, `OpenAI Agents + Interlock gated turn on ${threadId} did not pause`);
-      await approve(il, paused.interrupts[0]!.id);
-      const done = await agent.resume(threadId);
-      expect(
-        done.stopReason === 'end_turn',
-        `OpenAI Agents + Interlock resume on ${threadId} ended ${done.stopReason}`,
-      );
-    },
+    framework: 'OpenAI Agents',
+    il,
+    store,
+    agent,
     runs: () => log.runs.length,
-    commits: () => store.stats.transactions,
-    close: () => store.close(),
-  };
+  });
 }
 
 /** The OpenAI Agents SDK pair on `backend`. */
-export function openAIAgentsPair(scratch: Scratch, backend: OversightBackend): Promise<OversightPair> {
-  return pairOn(
-    'OpenAI Agents SDK',
-    backend,
-    () => own(scratch, backend),
-    () => withInterlock(scratch, backend),
-  );
-}
+export const openAIAgentsPair = pairOf('OpenAI Agents SDK', own, withInterlock);

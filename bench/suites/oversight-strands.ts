@@ -33,13 +33,12 @@ import {
 import { postgresAppStore, sqliteAppStore, type AppStore } from '../lib/app-store.ts';
 import type { Scratch } from '../lib/backends.ts';
 import {
-  approve,
   expect,
-  oversightInterlock,
-  pairOn,
+  interlockSide,
   type OversightAgent,
   type OversightBackend,
-  type OversightPair,
+  oversightInterlock,
+  pairOf,
 } from '../lib/oversight-agent.ts';
 
 /**
@@ -229,31 +228,15 @@ async function withInterlock(scratch: Scratch, backend: OversightBackend): Promi
     agent: () => supportAgent(model, [refund]),
     schemas: { issue_refund: refundSchema },
   });
-  return {
+  return interlockSide({
     label: 'Strands · createStrandsAgent',
-    async auto(threadId, input) {
-      const r = await agent.invoke(input, { threadId });
-      expect(r.stopReason === 'end_turn', `Strands + Interlock auto turn on ${threadId} ended ${r.stopReason}`);
-    },
-    async cycle(threadId, input) {
-      const paused = await agent.invoke(input, { threadId });
-      expect(paused.interrupts.length === 1, `Strands + Interlock gated turn on ${threadId} did not pause`);
-      await approve(il, paused.interrupts[0]!.id);
-      const done = await agent.resume(threadId);
-      expect(done.stopReason === 'end_turn', `Strands + Interlock resume on ${threadId} ended ${done.stopReason}`);
-    },
+    framework: 'Strands',
+    il,
+    store,
+    agent,
     runs: () => log.runs.length,
-    commits: () => store.stats.transactions,
-    close: () => store.close(),
-  };
+  });
 }
 
 /** The Strands Agents pair on `backend`. */
-export function strandsPair(scratch: Scratch, backend: OversightBackend): Promise<OversightPair> {
-  return pairOn(
-    'Strands',
-    backend,
-    () => own(scratch, backend),
-    () => withInterlock(scratch, backend),
-  );
-}
+export const strandsPair = pairOf('Strands', own, withInterlock);
