@@ -249,6 +249,35 @@ for (const backend of allBackends()) {
       assert.equal(await store.getExecution(forged.key), undefined);
     });
 
+    it('writes only what the engine kept: a caller that changes the returned request or the claim object changes nothing', async () => {
+      const threadId = tid();
+      const paused = await agentWith(supportTools(new FakePayments())).invoke('refund $850', { threadId });
+      const id = paused.interrupts[0]!.id;
+      const d = await approveClaiming(id, threadId, 60_000);
+      const pre = d.execution!;
+      const args = structuredClone(d.request.args);
+      // The caller redacts the request it got back (for a log), and rewrites the claim object to name
+      // another, pending request nobody approved.
+      (d.request.args).customerId = '[redacted]';
+      d.request.approvalsReceived = 0;
+      const t2 = tid();
+      const p2 = await agentWith(supportTools(new FakePayments())).invoke('refund $850', { threadId: t2 });
+      const other = await il.getRequestOrThrow(p2.interrupts[0]!.id);
+      Object.assign(pre, { request: { ...other, status: 'executing' } });
+      const out = await il.executeOnce(
+        { key: pre.key, tool: 'issue_refund', args, threadId, requestId: id },
+        async () => ({ id: 'refund_1' }),
+        { claimed: pre },
+      );
+      assert.equal(out.status, 'succeeded');
+      const stored = await il.getRequestOrThrow(id);
+      assert.equal(stored.status, 'executed');
+      assert.deepEqual(stored.args, args, 'the stored args are as approved');
+      assert.equal(stored.approvalsReceived, 1);
+      assert.equal((await il.getRequestOrThrow(other.id)).status, 'pending', 'the other request did not move');
+      assert.equal((await il.verifyAudit()).ok, true);
+    });
+
     it("gives a claim back only while it is its taker's first attempt, and the call then runs once", async () => {
       const pay = new FakePayments();
       const threadId = tid();

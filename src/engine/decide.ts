@@ -21,7 +21,7 @@ import { resolveToolSchema } from './tool-schemas.ts';
 import { openRequest } from './pause.ts';
 import { applyAnswer, applyApprove, applyEdit, type EditedCall } from './decide-apply.ts';
 import { idempotencyKey } from './execute.ts';
-import { issueClaim, type PreClaim } from './pre-claim.ts';
+import { issueClaim, keepClaimedRequest, type PreClaim } from './pre-claim.ts';
 
 /** What a decision did. */
 export interface DecisionResult {
@@ -194,7 +194,7 @@ export async function decide(
         const execution =
           outcome === 'authorized' ? await claimWithDecision(ctx, tx, applied.next, claim, opts, now) : undefined;
         const next = execution ? transition(applied.next, { type: 'start_execution' }, now) : applied.next;
-        if (execution) execution.request = next;
+        if (execution) keepClaimedRequest(execution, next);
         // Read for update above: the version cannot have moved, so the write travels with the COMMIT.
         await tx.updateLockedRequest(next, req.version);
         await tx.appendAudit(applied.audit, now);

@@ -68,9 +68,10 @@ export async function executeOnce<T>(
   // Told with the commit, whether or not this call holds the claim.
   const cp = opts.checkpoint;
   // A claim taken with the decision, if it still stands, is the first attempt: no claim transaction.
-  const held =
+  const issued =
     opts.claimed !== undefined &&
     useClaim(opts.claimed, { key: input.key, hash, requestId: input.requestId, owner: ctx.owner }, now, leaseMs);
+  const held = issued !== false;
   const claimed = (fresh: boolean) =>
     commitWithEvents(
       ctx,
@@ -83,16 +84,18 @@ export async function executeOnce<T>(
   if (claim && !claim.claimed) return notClaimed<T>(claim.row, input, hash);
   const attempt = claim?.attempts ?? 1;
   // The request as this claim left it: its outcome can be written without reading it first.
-  const known = held ? opts.claimed!.request : claim?.request;
+  //    Only a row the engine read itself, or kept when its decision issued the claim: never the caller's object.
+  const known = issued ? issued.request : claim?.request;
   // 3. Run the side effect, outside any transaction (it may be slow), with the claim's lease kept alive.
   const outcome = await runClaimed(ctx, input, fn, leaseMs, attempt, opts.abandonIf);
   // 4. Record the outcome, its request's move and its audit in one transaction, fenced by the claim.
   const done = ctx.now();
   //    The execution is told about with that commit, and only if this process recorded it.
-  const record = (request: ApprovalRequest | undefined) =>
+  const record = (request: ApprovalRequest | undefined, checked: boolean) =>
     commitWithEvents(
       ctx,
-      (tx) => recordOutcome(ctx, tx, input, hash, outcome, { attempt, done, request, readThread: opts.readThread }),
+      (tx) =>
+        recordOutcome(ctx, tx, input, hash, outcome, { attempt, done, request, checked, readThread: opts.readThread }),
       (r): EngineEvent[] =>
         r
           ? [
@@ -108,8 +111,10 @@ export async function executeOnce<T>(
           : [],
     );
   // The claim taken over, or the request moved (an abort): recorded again reading both, as they stand.
-  const recorded = await record(known?.status === 'executing' ? known : undefined).catch(
-    again(() => record(undefined)),
+  //    The second time always reads: an automatic call too, whose claim another process may now hold.
+  const fast = known?.status === 'executing' ? known : undefined;
+  const recorded = await record(fast, !input.requestId || fast !== undefined).catch(
+    again(() => record(undefined, false)),
   );
   if (!recorded) {
     // Our lease ran out and another process took the claim over: its record stands.
@@ -295,6 +300,8 @@ interface Recording {
   done: number;
   /** The request as this process's claim left it (`executing`), when it knows it; see {@link recordOutcome}. */
   request: ApprovalRequest | undefined;
+  /** Written without reading first (checked writes); with a request id, only when `request` is set. */
+  checked: boolean;
   readThread: boolean | undefined;
 }
 
@@ -323,15 +330,15 @@ async function recordOutcome<T>(
     outcome.status === 'succeeded'
       ? { status: 'succeeded' as const, result: outcome.result ?? null }
       : { status: 'failed' as const, error: outcome.error };
-  const checked = !input.requestId || r.request !== undefined;
-  let req: ApprovalRequest | undefined = r.request;
+  const checked = r.checked && (!input.requestId || r.request !== undefined);
+  let req: ApprovalRequest | undefined = checked ? r.request : undefined;
   if (checked) {
     await tx.finishHeldExecution(input.key, ctx.owner, finished, r.done, claimMoved);
   } else {
     const finishing = tx.finishExecution(input.key, ctx.owner, finished, r.done);
     // Asked for together with the outcome (one round trip), after it: the ledger row is locked first, as before.
-    const reading = tx.getRequest(input.requestId!, { forUpdate: true });
-    reading.catch(() => undefined); // awaited below, or not needed when the lease was lost
+    const reading = input.requestId ? tx.getRequest(input.requestId, { forUpdate: true }) : undefined;
+    reading?.catch(() => undefined); // awaited below, or not needed when the lease was lost
     if (!(await finishing)) return false;
     req = await reading;
   }

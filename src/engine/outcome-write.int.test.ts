@@ -164,5 +164,58 @@ for (const backend of allBackends()) {
       const events = (await store.listAudit({ requestId: req.id })).map((e) => e.type);
       assert.ok(!events.includes('executed'), `no outcome event: ${events.join(', ')}`);
     });
+
+    it("answers from the ledger when another process took an automatic call's claim over while it ran", async () => {
+      const key = `auto-taken-${backend.name}`;
+      const out = await il.executeOnce(
+        { key, tool: 'issue_refund', args: { orderId: 'ORD-T', amount: 20 }, auditType: 'auto_executed' },
+        async () => {
+          await store.unsafeQuery(`UPDATE il_executions SET lease_owner = 'other', attempts = 2 WHERE key = $1`, [key]);
+          return { refundId: 'rf_4' };
+        },
+      );
+      // The checked write failed, and so would the same again: the second time reads the row.
+      assert.equal(out.status, 'in_progress');
+      const row = (await store.getExecution(key))!;
+      assert.equal(row.status, 'running');
+      assert.equal(row.leaseOwner, 'other');
+    });
+
+    it("commits nothing of an outcome whose audit event cannot be written, though it rode with the thread's read", async () => {
+      const key = `audit-fails-${backend.name}`;
+      // A write that fails inside the outcome's transaction (a full disk would do the same).
+      if (backend.name === 'sqlite')
+        await store.unsafeQuery(
+          `CREATE TRIGGER il_test_fail BEFORE INSERT ON il_audit WHEN json_extract(NEW.payload, '$.idempotencyKey') = '${key}'
+           BEGIN SELECT RAISE(ABORT, 'audit write failed'); END`,
+        );
+      else {
+        await store.unsafeQuery(`CREATE FUNCTION il_test_fail() RETURNS trigger LANGUAGE plpgsql AS $f$
+          BEGIN IF NEW.payload::jsonb->>'idempotencyKey' = '${key}' THEN RAISE EXCEPTION 'audit write failed'; END IF; RETURN NEW; END $f$`);
+        await store.unsafeQuery(
+          `CREATE TRIGGER il_test_fail BEFORE INSERT ON il_audit FOR EACH ROW EXECUTE FUNCTION il_test_fail()`,
+        );
+      }
+      try {
+        await assert.rejects(
+          il.executeOnce(
+            {
+              key,
+              tool: 'issue_refund',
+              args: { orderId: 'ORD-F', amount: 20 },
+              threadId: `t-${key}`,
+              auditType: 'auto_executed',
+            },
+            async () => ({ refundId: 'rf_5' }),
+            { readThread: true },
+          ),
+          /audit write failed/,
+        );
+        const row = (await store.getExecution(key))!;
+        assert.equal(row.status, 'running', 'the outcome was not committed without its audit event');
+      } finally {
+        await store.unsafeQuery('DROP TRIGGER il_test_fail' + (backend.name === 'sqlite' ? '' : ' ON il_audit'));
+      }
+    });
   });
 }

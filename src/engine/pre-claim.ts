@@ -10,21 +10,39 @@ export interface PreClaim {
   owner: string;
   /** When the claim's lease, as written with the decision, runs out. */
   leaseUntil: number;
-  /** The request as the decision left it (`executing`): its outcome is written without reading it first. */
+}
+
+/** What the engine keeps of a claim it issued: its fields as written, and the request as the decision left it. */
+interface Issued extends PreClaim {
+  /** `executing`, as the decision wrote it: the outcome is written from it without reading it first. */
   request?: ApprovalRequest;
 }
 
 /**
  * The claims this process took with a decision and has neither used nor given back. A claim runs or is
  * given back once, and only as the object the decision returned: one built by hand, or used already,
- * claims as usual.
+ * claims as usual. What is checked and written is the engine's own copy, never the caller's object,
+ * which the caller may change (a request redacted for a log, a field rewritten).
  */
-const issued = new WeakSet<PreClaim>();
+const issued = new WeakMap<PreClaim, Issued>();
 
 /** Record a claim the decision's transaction took (src/engine/decide.ts), once it is built. */
 export function issueClaim(pre: PreClaim): PreClaim {
-  issued.add(pre);
+  issued.set(pre, { ...pre });
   return pre;
+}
+
+/** Keep the request as the decision that issued `pre` left it: a copy, so the caller's object can change freely. */
+export function keepClaimedRequest(pre: PreClaim, request: ApprovalRequest): void {
+  const kept = issued.get(pre);
+  if (kept) kept.request = structuredClone(request);
+}
+
+/** Take an issued claim's token (it is then used up): the engine's copy, or undefined if it was not issued or is used. */
+function take(pre: PreClaim): Issued | undefined {
+  const kept = issued.get(pre);
+  issued.delete(pre);
+  return kept;
 }
 
 /**
@@ -39,15 +57,16 @@ export function useClaim(
   call: { key: string; hash: string; requestId: string | null | undefined; owner: string },
   now: number,
   leaseMs: number,
-): boolean {
-  if (!issued.delete(pre)) return false;
-  return (
-    pre.key === call.key &&
-    pre.actionHash === call.hash &&
-    pre.requestId === call.requestId &&
-    pre.owner === call.owner &&
-    pre.leaseUntil - now >= leaseMs / 2
-  );
+): false | { request: ApprovalRequest | undefined } {
+  const kept = take(pre);
+  const stands =
+    kept !== undefined &&
+    kept.key === call.key &&
+    kept.actionHash === call.hash &&
+    kept.requestId === call.requestId &&
+    kept.owner === call.owner &&
+    kept.leaseUntil - now >= leaseMs / 2;
+  return stands ? { request: kept.request } : false;
 }
 
 /**
@@ -58,13 +77,14 @@ export function useClaim(
  */
 export async function releaseClaim(ctx: EngineContext, pre: PreClaim): Promise<boolean> {
   // Given back once, and never run after: the token goes first.
-  if (!issued.delete(pre)) return false;
+  const kept = take(pre);
+  if (!kept) return false;
   return commitWithEvents(
     ctx,
     async (tx) => {
       // The ledger row first, then the request, as an outcome's transaction takes them.
-      const releasing = tx.releaseExecution(pre.key, pre.owner);
-      const reading = tx.getRequest(pre.requestId, { forUpdate: true });
+      const releasing = tx.releaseExecution(kept.key, kept.owner);
+      const reading = tx.getRequest(kept.requestId, { forUpdate: true });
       reading.catch(() => undefined); // awaited below, or not needed when the claim is not ours
       if (!(await releasing)) return false;
       const req = await reading;

@@ -175,10 +175,21 @@ export function workerLink(o: WorkerLinkOptions): SqliteLink {
     checks = [];
     return { request, fails };
   }
+  /**
+   * A deferred write failed, in a batch carried by a statement nobody may be waiting for (a read asked
+   * for and left unawaited): the writes after it did not run, so the transaction must not commit. Every
+   * statement after it, the COMMIT and {@link flush} included, fails with its error until the
+   * transaction is undone (`post`, `discard`) — as a failed statement fails a PostgreSQL transaction.
+   */
+  let broken: Error | undefined;
   function settle<T>(reply: LinkReply, fails: Array<(() => Error) | undefined> = []): T {
     inTx = reply.tx;
     if ('error' in reply) {
       const fail = reply.checked && reply.at !== undefined ? fails[reply.at] : undefined;
+      if (reply.at !== undefined && !reply.fatal) {
+        broken = fail ? fail() : revive(reply.error);
+        throw broken;
+      }
       if (fail) throw fail();
       if (reply.fatal)
         throw (dead ??= new StoreError(
@@ -271,6 +282,7 @@ export function workerLink(o: WorkerLinkOptions): SqliteLink {
 
   /** Run one request; `queued`: run it after a stuck statement even while stalled (a rollback). */
   function send<T>(req: LinkRequest, queued = false): Promise<T> {
+    if (broken && !queued && req.op !== 'close') return Promise.reject(broken);
     // The writes deferred so far go with this statement, taken now: one deferred after it is asked for
     // (while it waits behind a slow one) must not run before it.
     const { request, fails } = withDeferred(req);
@@ -300,16 +312,23 @@ export function workerLink(o: WorkerLinkOptions): SqliteLink {
       // What was deferred belongs to the transaction this undoes.
       deferred = [];
       checks = [];
+      broken = undefined;
       send<void>({ op: 'exec', sql }, true).catch(() => undefined);
     },
     defer(sql, params, check) {
       deferred.push({ sql, params, ...(check ? { rows: check.rows } : {}) });
       checks.push(check?.fail);
     },
-    flush: () => (deferred.length > 0 ? send<void>({ op: 'batch', writes: [] }) : Promise.resolve()),
+    flush: () =>
+      broken
+        ? Promise.reject(broken)
+        : deferred.length > 0
+          ? send<void>({ op: 'batch', writes: [] })
+          : Promise.resolve(),
     discard() {
       deferred = [];
       checks = [];
+      broken = undefined;
     },
     get inTransaction() {
       return inTx;
