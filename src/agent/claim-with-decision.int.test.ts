@@ -258,7 +258,7 @@ for (const backend of allBackends()) {
       const args = structuredClone(d.request.args);
       // The caller redacts the request it got back (for a log), and rewrites the claim object to name
       // another, pending request nobody approved.
-      (d.request.args).customerId = '[redacted]';
+      d.request.args.customerId = '[redacted]';
       d.request.approvalsReceived = 0;
       const t2 = tid();
       const p2 = await agentWith(supportTools(new FakePayments())).invoke('refund $850', { threadId: t2 });
