@@ -300,7 +300,7 @@ interface Recording {
   done: number;
   /** The request as this process's claim left it (`executing`), when it knows it; see {@link recordOutcome}. */
   request: ApprovalRequest | undefined;
-  /** Written without reading first (checked writes); with a request id, only when `request` is set. */
+  /** Written without reading first (checked writes): an automatic call, or a call whose `request` is known. */
   checked: boolean;
   readThread: boolean | undefined;
 }
@@ -330,8 +330,8 @@ async function recordOutcome<T>(
     outcome.status === 'succeeded'
       ? { status: 'succeeded' as const, result: outcome.result ?? null }
       : { status: 'failed' as const, error: outcome.error };
-  const checked = r.checked && (!input.requestId || r.request !== undefined);
-  let req: ApprovalRequest | undefined = checked ? r.request : undefined;
+  const checked = r.checked;
+  let req: ApprovalRequest | undefined = r.request;
   if (checked) {
     await tx.finishHeldExecution(input.key, ctx.owner, finished, r.done, claimMoved);
   } else {
