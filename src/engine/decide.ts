@@ -21,7 +21,7 @@ import { resolveToolSchema } from './tool-schemas.ts';
 import { openRequest } from './pause.ts';
 import { applyAnswer, applyApprove, applyEdit, type EditedCall } from './decide-apply.ts';
 import { idempotencyKey } from './execute.ts';
-import { issueClaim, keepClaimedRequest, type PreClaim } from './pre-claim.ts';
+import { attemptOwner, issueClaim, keepClaimedRequest, type PreClaim } from './pre-claim.ts';
 
 /** What a decision did. */
 export interface DecisionResult {
@@ -281,7 +281,7 @@ async function claimWithDecision(
     key: idempotencyKey(req.id, req.actionHash),
     requestId: req.id,
     actionHash: req.actionHash,
-    owner: ctx.owner,
+    owner: attemptOwner(ctx.owner),
     leaseUntil: now + ask.leaseMs,
   };
   // On PostgreSQL both are sent, not waited for: they travel with the decision's other writes and its COMMIT.
@@ -294,7 +294,7 @@ async function claimWithDecision(
         tool: req.tool,
         args: req.args,
         actionHash: req.actionHash,
-        leaseOwner: ctx.owner,
+        leaseOwner: pre.owner,
         leaseUntil: pre.leaseUntil,
         createdAt: now,
       },
@@ -303,7 +303,7 @@ async function claimWithDecision(
     tx.updateThread(req.threadId, { status: 'running' }, now),
   ]);
   // Usable once the transaction commits: only the caller that hears of the commit holds the object.
-  return issueClaim(pre);
+  return issueClaim(pre, ctx.owner);
 }
 
 /**

@@ -1,19 +1,12 @@
-import {
-  actionHash,
-  executionGuard,
-  InterlockUsageError,
-  NotFoundError,
-  transition,
-  type ApprovalRequest,
-  type AuditEventInput,
-} from '../core/index.ts';
+import { actionHash, transition, type ApprovalRequest, type AuditEventInput } from '../core/index.ts';
 import type { ExecutionRow, StoreTx, ThreadRow } from '../store/types.ts';
 import type { EngineContext, EngineEvent } from './context.ts';
 import { commitWithEvents } from './commit-events.ts';
 import { writeCheckpoint } from './pause.ts';
 import { runUnclaimed } from './unclaimed.ts';
+import { assertRunnable, notClaimed, replay } from './ledger-answers.ts';
 import { enqueueApprovalFailed } from './approval-failed.ts';
-import { useClaim } from './pre-claim.ts';
+import { attemptOwner, useClaim } from './pre-claim.ts';
 import { again, claimMoved, keyTaken } from './recheck.ts';
 import type { ExecuteOptions, ExecutionInput, ExecutionOutcome } from './execute-types.ts';
 
@@ -22,19 +15,6 @@ export type { ExecuteOptions, ExecutionInput, ExecutionOutcome } from './execute
 /** The key binding an execution to one request and one exact action. */
 export function idempotencyKey(requestId: string, hash: string): string {
   return `${requestId}:${hash}`;
-}
-
-function replay<T>(row: ExecutionRow): ExecutionOutcome<T> {
-  if (row.status === 'abandoned')
-    return {
-      status: 'failed',
-      error: 'abandoned by an interrupt; run again under a new key',
-      replayed: true,
-      key: row.key,
-    };
-  if (row.status === 'succeeded') return { status: 'succeeded', result: row.result as T, replayed: true, key: row.key };
-  if (row.status === 'failed') return { status: 'failed', error: row.error ?? 'failed', replayed: true, key: row.key };
-  return { status: 'in_progress', key: row.key, leaseUntil: row.leaseUntil };
 }
 
 /** What `fn` came to, before it is recorded. */
@@ -70,12 +50,14 @@ export async function executeOnce<T>(
   // A claim taken with the decision, if it still stands, is the first attempt: no claim transaction.
   const issued =
     opts.claimed !== undefined &&
-    useClaim(opts.claimed, { key: input.key, hash, requestId: input.requestId, owner: ctx.owner }, now, leaseMs);
+    useClaim(opts.claimed, { key: input.key, hash, requestId: input.requestId, process: ctx.owner }, now, leaseMs);
   const held = issued !== false;
+  // This attempt's name in the ledger: its renewals and its outcome are fenced by it.
+  const owner = issued ? issued.owner : attemptOwner(ctx.owner);
   const claimed = (fresh: boolean) =>
     commitWithEvents(
       ctx,
-      (tx) => claimInTx(ctx, tx, input, { hash, leaseMs, now, cp, fresh }),
+      (tx) => claimInTx(tx, input, { owner, hash, leaseMs, now, cp, fresh }),
       (): EngineEvent[] => (cp ? [{ type: 'thread.status', threadId: cp.thread.id, status: cp.status }] : []),
     );
   // An automatic call's key is almost always new: inserted without asking first, else claimed asking.
@@ -87,7 +69,7 @@ export async function executeOnce<T>(
   //    Only a row the engine read itself, or kept when its decision issued the claim: never the caller's object.
   const known = issued ? issued.request : claim?.request;
   // 3. Run the side effect, outside any transaction (it may be slow), with the claim's lease kept alive.
-  const outcome = await runClaimed(ctx, input, fn, leaseMs, attempt, opts.abandonIf);
+  const outcome = await runClaimed(ctx, input, fn, { owner, leaseMs, attempt }, opts.abandonIf);
   // 4. Record the outcome, its request's move and its audit in one transaction, fenced by the claim.
   const done = ctx.now();
   //    The execution is told about with that commit, and only if this process recorded it.
@@ -95,7 +77,14 @@ export async function executeOnce<T>(
     commitWithEvents(
       ctx,
       (tx) =>
-        recordOutcome(ctx, tx, input, hash, outcome, { attempt, done, request, checked, readThread: opts.readThread }),
+        recordOutcome(ctx, tx, input, hash, outcome, {
+          owner,
+          attempt,
+          done,
+          request,
+          checked,
+          readThread: opts.readThread,
+        }),
       (r): EngineEvent[] =>
         r
           ? [
@@ -161,15 +150,15 @@ function autoTier(input: ExecutionInput): string {
   return typeof input.auditPayload?.tier === 'string' ? input.auditPayload.tier : 'auto';
 }
 
-/** The ledger row a claim asks for, bound to this exact action (its hash) and leased to this process. */
-function claimRow(ctx: EngineContext, input: ExecutionInput, hash: string, leaseMs: number, now: number) {
+/** The ledger row a claim asks for, bound to this exact action (its hash) and leased to this attempt. */
+function claimRow(owner: string, input: ExecutionInput, hash: string, leaseMs: number, now: number) {
   return {
     key: input.key,
     threadId: input.threadId ?? null,
     tool: input.tool,
     args: input.args,
     actionHash: hash,
-    leaseOwner: ctx.owner,
+    leaseOwner: owner,
     leaseUntil: now + leaseMs,
     createdAt: now,
   };
@@ -181,12 +170,11 @@ function claimRow(ctx: EngineContext, input: ExecutionInput, hash: string, lease
  * `executing` with the claim, so the two commit (or roll back) together.
  */
 async function claimInTx(
-  ctx: EngineContext,
   tx: StoreTx,
   input: ExecutionInput,
-  c: { hash: string; leaseMs: number; now: number; cp: ExecuteOptions['checkpoint']; fresh: boolean },
+  c: { owner: string; hash: string; leaseMs: number; now: number; cp: ExecuteOptions['checkpoint']; fresh: boolean },
 ): Promise<Claim> {
-  const { hash, leaseMs, now, cp } = c;
+  const { owner, hash, leaseMs, now, cp } = c;
   // The checkpoint's first statement and the request's lock are asked for together (one round
   // trip), the thread row first, as every transaction that takes both does.
   const checkpointing = cp ? writeCheckpoint(tx, cp.thread, cp.checkpoint, cp.status, now) : undefined;
@@ -195,7 +183,7 @@ async function claimInTx(
   // The claim is asked for with them, before the request is checked: if a check below refuses,
   // the transaction rolls back and the claim with it.
   const claiming = input.requestId
-    ? tx.claimExecution({ ...claimRow(ctx, input, hash, leaseMs, now), requestId: input.requestId }, now)
+    ? tx.claimExecution({ ...claimRow(owner, input, hash, leaseMs, now), requestId: input.requestId }, now)
     : undefined;
   claiming?.catch(() => undefined);
   if (cp) {
@@ -203,7 +191,7 @@ async function claimInTx(
     if (cp.audit?.length) await tx.appendAudit(cp.audit, now);
   }
   if (!input.requestId) {
-    const row = { ...claimRow(ctx, input, hash, leaseMs, now), requestId: null, tier: autoTier(input) };
+    const row = { ...claimRow(owner, input, hash, leaseMs, now), requestId: null, tier: autoTier(input) };
     // `fresh`: a checked insert, sent with the COMMIT; a key already there fails it with Recheck.
     if (c.fresh) return tx.insertClaim(row, now, keyTaken).then(() => ({ claimed: true, attempts: 1 }));
     return held(await tx.claimExecution(row, now));
@@ -223,43 +211,6 @@ function held(c: { claimed: boolean; row: ExecutionRow }): Claim {
   return c.claimed ? { claimed: true, attempts: c.row.attempts } : { claimed: false, row: c.row };
 }
 
-/** Refuse to run what the request does not authorize: a planted check, an undecided request, other arguments. */
-function assertRunnable(
-  req: ApprovalRequest | undefined,
-  requestId: string,
-  hash: string,
-): asserts req is ApprovalRequest {
-  if (!req) throw new NotFoundError('approval_request', requestId);
-  executionGuard(req);
-  if (!['authorized', 'executing', 'executed', 'failed'].includes(req.status)) {
-    throw new InterlockUsageError(
-      'not_authorized',
-      `Approval request ${req.id} is ${req.status}; only an authorized action runs. Wait for a decision.`,
-      { details: { requestId: req.id, status: req.status } },
-    );
-  }
-  if (req.actionHash !== hash) {
-    throw new InterlockUsageError(
-      'action_hash_mismatch',
-      `The action to run does not match the one authorized on request ${req.id}; run exactly the authorized arguments.`,
-      { details: { requestId: req.id } },
-    );
-  }
-}
-
-/** Step 2: the key is held or finished already; its record answers, if it is this action's. */
-function notClaimed<T>(row: ExecutionRow, input: ExecutionInput, hash: string): ExecutionOutcome<T> {
-  // The key was used for another action (a call id a model reused, under a key built from it):
-  // its recorded result is not this call's, and this call must not be taken as done.
-  if (row.actionHash !== hash)
-    throw new InterlockUsageError(
-      'action_hash_mismatch',
-      `Idempotency key ${input.key} was used for another action of ${row.tool}; this call did not run, and the recorded result is not its. Give each call its own key (a call id a model reuses is a new call).`,
-      { details: { key: input.key } },
-    );
-  return replay<T>(row);
-}
-
 /**
  * Step 3: run `fn` under the claim. A failure is an outcome to record, except one `abandonIf`
  * names: that stopped before any side effect, so the claim is marked abandoned and the error rethrown.
@@ -268,14 +219,14 @@ async function runClaimed<T>(
   ctx: EngineContext,
   input: ExecutionInput,
   fn: (run: { idempotencyKey: string; attempt: number }) => Promise<T>,
-  leaseMs: number,
-  attempt: number,
+  claim: { owner: string; leaseMs: number; attempt: number },
   abandonIf: ExecuteOptions['abandonIf'],
 ): Promise<RunOutcome<T>> {
+  const { owner, leaseMs, attempt } = claim;
   // A side effect may outlast the claim's lease (a slow API): renew it while it runs, so no
   // other process takes the claim over and repeats the call.
   const renewal = setInterval(
-    () => void ctx.store.renewExecution(input.key, ctx.owner, ctx.now() + leaseMs).catch(() => undefined),
+    () => void ctx.store.renewExecution(input.key, owner, ctx.now() + leaseMs).catch(() => undefined),
     Math.max(50, leaseMs / 3),
   );
   renewal.unref();
@@ -284,7 +235,7 @@ async function runClaimed<T>(
   } catch (err) {
     if (abandonIf?.(err)) {
       clearInterval(renewal);
-      await ctx.store.transaction((tx) => tx.finishExecution(input.key, ctx.owner, { status: 'abandoned' }, ctx.now()));
+      await ctx.store.transaction((tx) => tx.finishExecution(input.key, owner, { status: 'abandoned' }, ctx.now()));
       throw err;
     }
     return { status: 'failed', error: err instanceof Error ? err.message : String(err) };
@@ -295,6 +246,8 @@ async function runClaimed<T>(
 
 /** What the outcome's transaction knows besides the outcome. */
 interface Recording {
+  /** The claim's owner in the ledger: this attempt's ({@link attemptOwner}). */
+  owner: string;
   attempt: number;
   /** When the call finished. */
   done: number;
@@ -333,9 +286,9 @@ async function recordOutcome<T>(
   const checked = r.checked;
   let req: ApprovalRequest | undefined = r.request;
   if (checked) {
-    await tx.finishHeldExecution(input.key, ctx.owner, finished, r.done, claimMoved);
+    await tx.finishHeldExecution(input.key, r.owner, finished, r.done, claimMoved);
   } else {
-    const finishing = tx.finishExecution(input.key, ctx.owner, finished, r.done);
+    const finishing = tx.finishExecution(input.key, r.owner, finished, r.done);
     // Asked for together with the outcome (one round trip), after it: the ledger row is locked first, as before.
     const reading = input.requestId ? tx.getRequest(input.requestId, { forUpdate: true }) : undefined;
     reading?.catch(() => undefined); // awaited below, or not needed when the lease was lost

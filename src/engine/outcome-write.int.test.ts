@@ -217,5 +217,61 @@ for (const backend of allBackends()) {
         await store.unsafeQuery('DROP TRIGGER il_test_fail' + (backend.name === 'sqlite' ? '' : ' ON il_audit'));
       }
     });
+
+    /**
+     * Two attempts of one call in one process (or in two processes configured with the same `owner`):
+     * the first stalled past its lease, the second took the claim over. The claim's fence is the
+     * attempt, not the owner's name: the first's outcome, arriving first, is not recorded over the
+     * claim it lost, and the attempt holding the claim records its own.
+     */
+    for (const kind of ['approved', 'automatic'] as const) {
+      it(`records the ${kind} call's outcome of the attempt that holds the claim, when the same owner took it over`, async () => {
+        let skew = 0;
+        const same = createInterlock({ store, policy, owner: il.owner, now: () => Date.now() + skew });
+        const a = kind === 'approved' ? await approved() : undefined;
+        const key = a?.key ?? `auto-same-owner-${backend.name}`;
+        const input = a
+          ? { key, tool: a.call.tool, args: a.call.args, threadId: a.t.id, requestId: a.req.id }
+          : { key, tool: 'issue_refund', args: { orderId: 'ORD-S', amount: 20 }, auditType: 'auto_executed' as const };
+        let releaseSecond!: () => void;
+        const secondMayFinish = new Promise<void>((r) => (releaseSecond = r));
+        let second: Promise<Awaited<ReturnType<typeof same.executeOnce>>> | undefined;
+        let secondRunning!: () => void;
+        const secondStarted = new Promise<void>((r) => (secondRunning = r));
+        const first = await same.executeOnce(input, async () => {
+          // The first attempt stalls past its lease; the second takes the claim over and runs.
+          skew = 10 * 60_000;
+          second = same.executeOnce(input, async () => {
+            secondRunning();
+            await secondMayFinish;
+            return { refundId: 'rf_second' };
+          });
+          await secondStarted;
+          return { refundId: 'rf_first' };
+        });
+        releaseSecond();
+        const out = await second!;
+        assert.notEqual(
+          first.status === 'succeeded' && !first.replayed,
+          true,
+          'the attempt that lost its claim recorded nothing',
+        );
+        assert.equal(out.status, 'succeeded');
+        assert.equal(
+          out.status === 'succeeded' && out.replayed,
+          false,
+          'the attempt holding the claim recorded its own outcome',
+        );
+        const row = (await store.getExecution(key))!;
+        assert.equal(row.status, 'succeeded');
+        assert.deepEqual(row.result, { refundId: 'rf_second' });
+        assert.equal(row.attempts, 2);
+        if (a) {
+          assert.equal((await store.getRequest(a.req.id))!.status, 'executed');
+          const executed = (await store.listAudit({ requestId: a.req.id })).filter((e) => e.type === 'executed');
+          assert.equal(executed.length, 1, 'one outcome event');
+        }
+      });
+    }
   });
 }

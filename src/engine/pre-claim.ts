@@ -1,12 +1,23 @@
-import { transition, type ApprovalRequest } from '../core/index.ts';
+import { newId, transition, type ApprovalRequest } from '../core/index.ts';
 import type { EngineContext } from './context.ts';
 import { commitWithEvents } from './commit-events.ts';
+
+/**
+ * The owner an execution claim is written under: this process's name and the attempt. The claim's
+ * fence is the attempt, not the process: when an attempt stalls past its lease and another attempt
+ * of the same process (or of a process configured with the same `owner`) takes the claim over, the
+ * first one's renewals and outcome change nothing.
+ */
+export function attemptOwner(processOwner: string): string {
+  return `${processOwner}/${newId('try')}`;
+}
 
 /** An execution claimed in the transaction that authorized it: the key, the action, the lease's owner. */
 export interface PreClaim {
   key: string;
   requestId: string;
   actionHash: string;
+  /** The claim's owner in the ledger ({@link attemptOwner}). */
   owner: string;
   /** When the claim's lease, as written with the decision, runs out. */
   leaseUntil: number;
@@ -14,6 +25,8 @@ export interface PreClaim {
 
 /** What the engine keeps of a claim it issued: its fields as written, and the request as the decision left it. */
 interface Issued extends PreClaim {
+  /** The process (its `owner`) whose decision issued it: only that process runs it. */
+  process: string;
   /** `executing`, as the decision wrote it: the outcome is written from it without reading it first. */
   request?: ApprovalRequest;
 }
@@ -27,8 +40,8 @@ interface Issued extends PreClaim {
 const issued = new WeakMap<PreClaim, Issued>();
 
 /** Record a claim the decision's transaction took (src/engine/decide.ts), once it is built. */
-export function issueClaim(pre: PreClaim): PreClaim {
-  issued.set(pre, { ...pre });
+export function issueClaim(pre: PreClaim, process: string): PreClaim {
+  issued.set(pre, { ...pre, process });
   return pre;
 }
 
@@ -54,19 +67,19 @@ function take(pre: PreClaim): Issued | undefined {
  */
 export function useClaim(
   pre: PreClaim,
-  call: { key: string; hash: string; requestId: string | null | undefined; owner: string },
+  call: { key: string; hash: string; requestId: string | null | undefined; process: string },
   now: number,
   leaseMs: number,
-): false | { request: ApprovalRequest | undefined } {
+): false | { request: ApprovalRequest | undefined; owner: string } {
   const kept = take(pre);
   const stands =
     kept !== undefined &&
     kept.key === call.key &&
     kept.actionHash === call.hash &&
     kept.requestId === call.requestId &&
-    kept.owner === call.owner &&
+    kept.process === call.process &&
     kept.leaseUntil - now >= leaseMs / 2;
-  return stands ? { request: kept.request } : false;
+  return stands ? { request: kept.request, owner: kept.owner } : false;
 }
 
 /**
