@@ -248,6 +248,7 @@ export abstract class CallStep extends RunBase {
     return {
       key: idempotencyKey(req.id, req.actionHash),
       requestId: req.id,
+      request: req,
       why: { tier: req.tier, ruleId: req.ruleId, authorizedBy: req.resolution?.by ?? null },
       notifyRole: null,
     };
@@ -343,7 +344,7 @@ export abstract class CallStep extends RunBase {
           abandonIf: (e) => e instanceof ToolInterrupt,
           ...(this.rt.opts.leaseMs ? { leaseMs: this.rt.opts.leaseMs } : {}),
           ...(checkpoint ? { checkpoint } : {}),
-          ...(pre ? { claimed: pre } : {}),
+          ...(pre ? { claimed: pre } : run.request ? { request: run.request } : {}),
           readThread: true,
         },
       );

@@ -1,9 +1,12 @@
+import type { ApprovalRequest } from '../core/index.ts';
 import { ToolInterrupt, type InterruptAnswer, type InterruptRequest, type Tool, type ToolContext } from './tool.ts';
 
 /** How a call past the gate runs: its idempotency key, the request that authorized it, and what its audit says. */
 export interface CallRun {
   key: string;
   requestId: string | null;
+  /** The request as the run read it from the engine: the claim is written from the engine's copy of it. */
+  request?: ApprovalRequest;
   why: Record<string, unknown>;
   notifyRole: string | null;
 }

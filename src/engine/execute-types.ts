@@ -1,6 +1,6 @@
 // The shapes of an execution under the ledger: what runs, with which options, and what it came to
 // (src/engine/execute.ts runs it).
-import type { AuditEventInput } from '../core/index.ts';
+import type { ApprovalRequest, AuditEventInput } from '../core/index.ts';
 import type { ThreadRow, ThreadStatus } from '../store/types.ts';
 import type { CheckpointInput, ThreadRef } from './pause.ts';
 import type { PreClaim } from './pre-claim.ts';
@@ -65,4 +65,14 @@ export interface ExecuteOptions {
    * of its own as without this option (a replay, `in_progress`, a takeover, or a refusal).
    */
   claimed?: PreClaim;
+  /**
+   * The call's request, as this engine returned it authorized ({@link Interlock.callOutcome}): the
+   * claim is then written from the engine's own copy of it without reading first — the request's next
+   * version checked against the one read, the claim a checked insert; one round trip on PostgreSQL.
+   * Should the request have moved since (decided, claimed or aborted elsewhere), nothing of that
+   * transaction is written and the call claims reading, as without this option. Any other object (one
+   * built or changed by the caller is never trusted: the engine's copy is what is checked and written)
+   * claims reading too.
+   */
+  request?: ApprovalRequest;
 }

@@ -6,7 +6,7 @@ import { writeCheckpoint } from './pause.ts';
 import { runUnclaimed } from './unclaimed.ts';
 import { assertRunnable, notClaimed, replay } from './ledger-answers.ts';
 import { enqueueApprovalFailed } from './approval-failed.ts';
-import { attemptOwner, useClaim } from './pre-claim.ts';
+import { attemptOwner, takeRead, useClaim } from './pre-claim.ts';
 import { again, claimMoved, keyTaken } from './recheck.ts';
 import type { ExecuteOptions, ExecutionInput, ExecutionOutcome } from './execute-types.ts';
 
@@ -54,20 +54,26 @@ export async function executeOnce<T>(
   const held = issued !== false;
   // This attempt's name in the ledger: its renewals and its outcome are fenced by it.
   const owner = issued ? issued.owner : attemptOwner(ctx.owner);
-  const claimed = (fresh: boolean) =>
+  // The request as this engine read it (Interlock.callOutcome), if the caller passed that very object
+  // for this call: the claim is written from the engine's copy without reading first.
+  const read = held ? undefined : takeRead(opts.request);
+  const known = read && read.id === input.requestId && read.actionHash === hash ? read : undefined;
+  const claimed = (how: ClaimWrite) =>
     commitWithEvents(
       ctx,
-      (tx) => claimInTx(tx, input, { owner, hash, leaseMs, now, cp, fresh }),
+      (tx) => claimInTx(tx, input, { owner, hash, leaseMs, now, cp, how }),
       (): EngineEvent[] => (cp ? [{ type: 'thread.status', threadId: cp.thread.id, status: cp.status }] : []),
     );
   // An automatic call's key is almost always new: inserted without asking first, else claimed asking.
-  const claim = held ? undefined : await claimed(!input.requestId).catch(again(() => claimed(false)));
+  //    An approved call whose request the engine read is claimed from it; if it moved since, reading.
+  const first: ClaimWrite = !input.requestId ? 'fresh' : known ? { from: known } : 'read';
+  const claim = held ? undefined : await claimed(first).catch(again(() => claimed('read')));
   // 2. Not ours: the key already finished, or another process holds it; nothing runs.
   if (claim && !claim.claimed) return notClaimed<T>(claim.row, input, hash);
   const attempt = claim?.attempts ?? 1;
   // The request as this claim left it: its outcome can be written without reading it first.
   //    Only a row the engine read itself, or kept when its decision issued the claim: never the caller's object.
-  const known = issued ? issued.request : claim?.request;
+  const claimedRequest = issued ? issued.request : claim?.request;
   // 3. Run the side effect, outside any transaction (it may be slow), with the claim's lease kept alive.
   const outcome = await runClaimed(ctx, input, fn, { owner, leaseMs, attempt }, opts.abandonIf);
   // 4. Record the outcome, its request's move and its audit in one transaction, fenced by the claim.
@@ -101,7 +107,7 @@ export async function executeOnce<T>(
     );
   // The claim taken over, or the request moved (an abort): recorded again reading both, as they stand.
   //    The second time always reads: an automatic call too, whose claim another process may now hold.
-  const fast = known?.status === 'executing' ? known : undefined;
+  const fast = claimedRequest?.status === 'executing' ? claimedRequest : undefined;
   const recorded = await record(fast, !input.requestId || fast !== undefined).catch(
     again(() => record(undefined, false)),
   );
@@ -165,6 +171,14 @@ function claimRow(owner: string, input: ExecutionInput, hash: string, leaseMs: n
 }
 
 /**
+ * How a claim is written: `read` reads the request under lock and the ledger row first; `fresh` (an
+ * automatic call's new key) and `from` (an approved call's request as the engine read it) write
+ * without reading, as checked writes that fail the transaction with {@link Recheck} if a row is not
+ * as expected.
+ */
+type ClaimWrite = 'read' | 'fresh' | { from: ApprovalRequest };
+
+/**
  * Step 1, inside the claim's transaction: the caller's checkpoint (if any), then the claim. A
  * request's action is claimed only when the request authorizes exactly it; the request moves to
  * `executing` with the claim, so the two commit (or roll back) together.
@@ -172,9 +186,10 @@ function claimRow(owner: string, input: ExecutionInput, hash: string, leaseMs: n
 async function claimInTx(
   tx: StoreTx,
   input: ExecutionInput,
-  c: { owner: string; hash: string; leaseMs: number; now: number; cp: ExecuteOptions['checkpoint']; fresh: boolean },
+  c: { owner: string; hash: string; leaseMs: number; now: number; cp: ExecuteOptions['checkpoint']; how: ClaimWrite },
 ): Promise<Claim> {
-  const { owner, hash, leaseMs, now, cp } = c;
+  const { owner, hash, leaseMs, now, cp, how } = c;
+  if (typeof how === 'object') return claimFromRead(tx, input, { ...c, from: how.from });
   // The checkpoint's first statement and the request's lock are asked for together (one round
   // trip), the thread row first, as every transaction that takes both does.
   const checkpointing = cp ? writeCheckpoint(tx, cp.thread, cp.checkpoint, cp.status, now) : undefined;
@@ -193,7 +208,7 @@ async function claimInTx(
   if (!input.requestId) {
     const row = { ...claimRow(owner, input, hash, leaseMs, now), requestId: null, tier: autoTier(input) };
     // `fresh`: a checked insert, sent with the COMMIT; a key already there fails it with Recheck.
-    if (c.fresh) return tx.insertClaim(row, now, keyTaken).then(() => ({ claimed: true, attempts: 1 }));
+    if (how === 'fresh') return tx.insertClaim(row, now, keyTaken).then(() => ({ claimed: true, attempts: 1 }));
     return held(await tx.claimExecution(row, now));
   }
   const req = await reading;
@@ -204,6 +219,37 @@ async function claimInTx(
   const next = transition(req, { type: 'start_execution' }, now);
   await tx.updateLockedRequest(next, req.version);
   return { ...answer, request: next };
+}
+
+/**
+ * An approved call's claim written from the request as the engine read it, authorized at its version:
+ * the request's move to `executing`, checked against that version, then the claim, a checked insert
+ * (the request before the ledger row, the order every claim takes them). Nothing is read: one round
+ * trip on PostgreSQL, with the COMMIT. A request that moved since, or a key claimed already, fails the
+ * transaction with {@link Recheck}, and the caller claims reading.
+ */
+async function claimFromRead(
+  tx: StoreTx,
+  input: ExecutionInput,
+  c: {
+    owner: string;
+    hash: string;
+    leaseMs: number;
+    now: number;
+    cp: ExecuteOptions['checkpoint'];
+    from: ApprovalRequest;
+  },
+): Promise<Claim> {
+  const { owner, hash, leaseMs, now, cp, from } = c;
+  assertRunnable(from, input.requestId!, hash);
+  if (cp) {
+    await writeCheckpoint(tx, cp.thread, cp.checkpoint, cp.status, now);
+    if (cp.audit?.length) await tx.appendAudit(cp.audit, now);
+  }
+  const next = transition(from, { type: 'start_execution' }, now);
+  await tx.updateLockedRequest(next, from.version, claimMoved);
+  await tx.insertClaim({ ...claimRow(owner, input, hash, leaseMs, now), requestId: input.requestId! }, now, keyTaken);
+  return { claimed: true, attempts: 1, request: next };
 }
 
 /** The ledger's answer to a claim, as {@link Claim}. */

@@ -39,7 +39,7 @@ import {
 } from './pause.ts';
 import { answer, decide, type DecideOptions, type DecisionResult } from './decide.ts';
 import { expireDue } from './expire.ts';
-import { releaseClaim, type PreClaim } from './pre-claim.ts';
+import { keepRead, releaseClaim, type PreClaim } from './pre-claim.ts';
 import { executeOnce, type ExecuteOptions, type ExecutionInput, type ExecutionOutcome } from './execute.ts';
 import { explain, verifyAudit, type RequestStory, type VerifyOptions } from './audit.ts';
 import { rollup, type Rollup } from './rollup.ts';
@@ -296,16 +296,16 @@ export function createInterlock(options: InterlockOptions): Interlock {
     expireDue: (o) => expireDue(ctx, o),
     executeOnce: (input, fn, o) => executeOnce(ctx, input, fn, o),
     releaseClaim: (claim) => releaseClaim(ctx, claim),
-    getRequest: (id) => ctx.store.getRequest(id),
+    getRequest: async (id) => kept(await ctx.store.getRequest(id)),
     async getRequestOrThrow(id) {
       const r = await ctx.store.getRequest(id);
       if (!r) throw new NotFoundError('approval_request', id);
-      return r;
+      return kept(r);
     },
     listRequests: (q) => ctx.store.listRequests(q),
     countRequests: (q) => ctx.store.countRequests(q),
     callOutcome: (threadId, toolCallId, hash) => callOutcome(ctx, threadId, toolCallId, hash),
-    requestOutcome: (id) => followRequest((r) => ctx.store.getRequest(r), id),
+    requestOutcome: async (id) => keptOutcome(await followRequest((r) => ctx.store.getRequest(r), id)),
     explain: (id) => explain(ctx, id),
     verifyAudit: (o) => verifyAudit(ctx, o),
     rollup: (since, until, o) => rollup(ctx, since, until, o),
@@ -338,7 +338,22 @@ async function callOutcome(
   const roots = chain.filter((r) => !r.parentId || !byId.has(r.parentId));
   const root = hash === undefined ? roots[0] : roots.findLast((r) => askedHash(r) === hash);
   if (!root) return undefined;
-  return followRequest(async (id) => byId.get(id) ?? ctx.store.getRequest(id), root.id);
+  return keptOutcome(await followRequest(async (id) => byId.get(id) ?? ctx.store.getRequest(id), root.id));
+}
+
+/**
+ * A request as read from the store: the claim of an authorized request's call can be written from it
+ * without reading it again (the engine keeps its own copy; src/engine/pre-claim.ts).
+ */
+function kept<T extends ApprovalRequest | undefined>(r: T): T {
+  if (r) keepRead(r);
+  return r;
+}
+
+/** A call's outcome as read from the store: see {@link kept}. */
+function keptOutcome(o: CallOutcome): CallOutcome {
+  if (o.state === 'approved') keepRead(o.request);
+  return o;
 }
 
 async function requestOrThrow(ctx: EngineContext, id: string): Promise<ApprovalRequest> {

@@ -108,3 +108,23 @@ export async function releaseClaim(ctx: EngineContext, pre: PreClaim): Promise<b
     () => [],
   );
 }
+
+/**
+ * Requests this engine read and handed out authorized (`Interlock.callOutcome`), each with the engine's
+ * own copy as read: the claim of its call can be written from that copy without reading the request
+ * first (`ExecuteOptions.request`). The copy, not the caller's object, is checked and written.
+ */
+const readAuthorized = new WeakMap<ApprovalRequest, ApprovalRequest>();
+
+/** Keep a copy of a request read from the store, if it is one a claim can be written from (authorized, not planted). */
+export function keepRead(req: ApprovalRequest): void {
+  if (req.status === 'authorized' && !req.planted) readAuthorized.set(req, structuredClone(req));
+}
+
+/** The engine's copy of a request it handed out (then used up), or undefined for any other object. */
+export function takeRead(req: ApprovalRequest | undefined): ApprovalRequest | undefined {
+  if (!req) return undefined;
+  const kept = readAuthorized.get(req);
+  readAuthorized.delete(req);
+  return kept;
+}

@@ -1,4 +1,11 @@
-import { actionHash, canonicalJson, sha256, InterlockUsageError, redact } from '../../core/index.ts';
+import {
+  actionHash,
+  canonicalJson,
+  sha256,
+  InterlockUsageError,
+  redact,
+  type ApprovalRequest,
+} from '../../core/index.ts';
 import {
   auditEvent,
   idempotencyKey,
@@ -102,7 +109,12 @@ async function runOnce<T>(
   if ('status' in grant) return grant;
   const { input, edited, by } = grant;
   const args = input.args;
-  const out = await executeWaiting(ctx.il, input, (run) => fn(args, run), c.kind === 'run' && c.fresh === true);
+  // An approved call's request as the engine read it: its claim is written from it, without reading again.
+  const request = c.kind === 'approved' ? c.outcome.request : undefined;
+  const out = await executeWaiting(ctx.il, input, (run) => fn(args, run), {
+    fresh: c.kind === 'run' && c.fresh === true,
+    request,
+  });
   if (out.status === 'in_progress') {
     return {
       status: 'refused',
@@ -204,11 +216,11 @@ async function executeWaiting<T>(
   il: Interlock,
   input: ExecutionInput,
   fn: (run: { idempotencyKey: string; attempt: number }) => Promise<T>,
-  fresh: boolean,
+  o: { fresh: boolean; request: ApprovalRequest | undefined },
 ): Promise<ExecutionOutcome<T>> {
   // A fresh key is nobody else's: nothing to wait for, and no claim to commit before it runs.
-  if (fresh) return il.executeOnce(input, fn, { unclaimed: true });
-  let out = await il.executeOnce(input, fn);
+  if (o.fresh) return il.executeOnce(input, fn, { unclaimed: true });
+  let out = await il.executeOnce(input, fn, o.request ? { request: o.request } : {});
   const until = il.now() + 3 * il.leaseMs;
   while (out.status === 'in_progress' && il.now() < until) {
     const wait = Math.min(Math.max((out.leaseUntil ?? il.now()) - il.now(), 0) + 25, il.leaseMs);
