@@ -22,7 +22,8 @@ export async function resolveWait(
     // `known`: requests the caller just resolved, as committed; each is used once, later reads go to the store.
     const fresh = known?.get(id);
     if (fresh) known!.delete(id);
-    return fresh ?? (await store.getRequest(id));
+    // Read for execution: an approved call's claim is then written from the engine's copy, not read again.
+    return fresh ?? (await store.getRequest(id, { forExecution: true }));
   };
   const outcome = await followRequest(read, wait.requestId, (req) => seen.set(req.id, req));
   if (outcome.request.id) wait.requestId = outcome.request.id;

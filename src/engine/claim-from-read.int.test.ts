@@ -139,6 +139,20 @@ for (const backend of allBackends()) {
       assert.equal(stored.status, 'executed');
     });
 
+    it("writes the engine's copy when the caller changed only fields the version check does not see", async () => {
+      const b = await approved();
+      const fast = await claimCost(b, b.read);
+      const a = await approved();
+      const asRead = structuredClone(a.read);
+      a.read.args.amount = 1;
+      Object.assign(a.read, { resolution: { type: 'approve', by: 'mallory', at: 0 } });
+      assert.equal(await claimCost(a, a.read), fast, 'still the claim that reads nothing');
+      const stored = (await store.getRequest(a.req.id))!;
+      assert.deepEqual(stored.args, asRead.args);
+      assert.deepEqual(stored.resolution, asRead.resolution);
+      assert.equal(stored.status, 'executed');
+    });
+
     it('replays the recorded outcome when the call ran elsewhere after the read (nothing runs twice)', async () => {
       const a = await approved();
       const other = createInterlock({ store, policy, owner: 'other-process' });

@@ -11,6 +11,10 @@ const OPEN: readonly RequestStatus[] = ['pending', 'authorized'];
  * promise a run that never comes. An `executing` request is left alone: its
  * side effect may have happened, and the execution ledger holds its truth.
  * Returns the requests as cancelled.
+ *
+ * `before`: the caller's events to record ahead of the cancellations (the thread's end), in the same
+ * append. The audit chain is locked last, after the requests, as an execution's outcome takes them
+ * (ledger row, request, chain): taking the chain first deadlocked against an outcome on PostgreSQL.
  */
 export async function cancelOpenRequests(
   tx: StoreTx,
@@ -18,9 +22,10 @@ export async function cancelOpenRequests(
   actor: string,
   reason: string,
   now: number,
+  before: readonly AuditEventInput[] = [],
 ): Promise<ApprovalRequest[]> {
   const cancelled: ApprovalRequest[] = [];
-  const audit: AuditEventInput[] = [];
+  const audit: AuditEventInput[] = [...before];
   for (const status of OPEN) {
     for (;;) {
       const { items } = await tx.listRequests({ threadId, status, limit: 500 });
@@ -63,17 +68,14 @@ export async function endThread(
     { status: end.status, leaseOwner: null, ...(end.status === 'aborted' ? { abortRequested: true } : {}) },
     now,
   );
-  await tx.appendAudit(
-    [
-      {
-        type: end.status,
-        actor: end.actor,
-        threadId,
-        requestId: end.requestId ?? null,
-        payload: end.payload ?? { reason: end.reason },
-      },
-    ],
-    now,
-  );
-  return cancelOpenRequests(tx, threadId, end.actor, end.reason, now);
+  // The end's event first in the chain, appended with the cancellations, after their requests' locks.
+  return cancelOpenRequests(tx, threadId, end.actor, end.reason, now, [
+    {
+      type: end.status,
+      actor: end.actor,
+      threadId,
+      requestId: end.requestId ?? null,
+      payload: end.payload ?? { reason: end.reason },
+    },
+  ]);
 }

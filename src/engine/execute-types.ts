@@ -66,7 +66,8 @@ export interface ExecuteOptions {
    */
   claimed?: PreClaim;
   /**
-   * The call's request, as this engine returned it authorized ({@link Interlock.callOutcome}): the
+   * The call's request, as this engine returned it authorized (`Interlock.callOutcome`, `requestOutcome`,
+   * `getRequest(id, { forExecution: true })`): the
    * claim is then written from the engine's own copy of it without reading first — the request's next
    * version checked against the one read, the claim a checked insert; one round trip on PostgreSQL.
    * Should the request have moved since (decided, claimed or aborted elsewhere), nothing of that

@@ -165,14 +165,15 @@ async function abortThread(tx: StoreTx, req: ApprovalRequest, audit: AuditEventI
     type: 'aborted',
     payload: { reason: 'approval timed out; the rule aborts the thread' },
   });
-  // The events so far go first, so the chain reads expired, aborted, then the cancellations.
-  await tx.appendAudit(audit.splice(0), now);
-  // The thread's other open requests go with it: it will not resume to run them.
+  // The thread's other open requests go with it: it will not resume to run them. The events so far
+  // go first in the same append, so the chain reads expired, aborted, then the cancellations, and the
+  // chain is locked after the requests (see cancelOpenRequests).
   await cancelOpenRequests(
     tx,
     req.threadId,
     SYSTEM,
     'the thread was aborted: an approval timed out and its rule aborts the thread',
     now,
+    audit.splice(0),
   );
 }

@@ -181,8 +181,12 @@ export interface Interlock {
    * ran nothing: the request is authorized again. False when the claim is no longer this process's.
    */
   releaseClaim(claim: PreClaim): Promise<boolean>;
-  /** The request, or undefined. */
-  getRequest(id: string): Promise<ApprovalRequest | undefined>;
+  /**
+   * The request, or undefined. With `forExecution`, for a call about to run: the engine keeps its own copy of an
+   * `authorized` request as read, and `executeOnce` handed this very object (`{ request }`) writes the
+   * claim from that copy without reading the request again.
+   */
+  getRequest(id: string, opts?: { forExecution?: boolean }): Promise<ApprovalRequest | undefined>;
   /** The request, or a NotFoundError. */
   getRequestOrThrow(id: string): Promise<ApprovalRequest>;
   listRequests(q: RequestQuery): Promise<{ items: ApprovalRequest[]; nextCursor: string | null }>;
@@ -296,11 +300,14 @@ export function createInterlock(options: InterlockOptions): Interlock {
     expireDue: (o) => expireDue(ctx, o),
     executeOnce: (input, fn, o) => executeOnce(ctx, input, fn, o),
     releaseClaim: (claim) => releaseClaim(ctx, claim),
-    getRequest: async (id) => kept(await ctx.store.getRequest(id)),
+    async getRequest(id, opts) {
+      const r = await ctx.store.getRequest(id);
+      return opts?.forExecution ? kept(r) : r;
+    },
     async getRequestOrThrow(id) {
       const r = await ctx.store.getRequest(id);
       if (!r) throw new NotFoundError('approval_request', id);
-      return kept(r);
+      return r;
     },
     listRequests: (q) => ctx.store.listRequests(q),
     countRequests: (q) => ctx.store.countRequests(q),

@@ -273,5 +273,46 @@ for (const backend of allBackends()) {
         }
       });
     }
+
+    it('does not abandon the claim another attempt of the same owner took over when the lapsed one stops', async () => {
+      class Stop extends Error {}
+      let skew = 0;
+      const same = createInterlock({ store, policy, owner: il.owner, now: () => Date.now() + skew });
+      const input = {
+        key: `abandon-same-owner-${backend.name}`,
+        tool: 'issue_refund',
+        args: { orderId: 'ORD-AB', amount: 20 },
+        auditType: 'auto_executed' as const,
+      };
+      let releaseSecond!: () => void;
+      const secondMayFinish = new Promise<void>((r) => (releaseSecond = r));
+      let secondRunning!: () => void;
+      const secondStarted = new Promise<void>((r) => (secondRunning = r));
+      let second: Promise<Awaited<ReturnType<typeof same.executeOnce>>> | undefined;
+      await assert.rejects(
+        same.executeOnce(
+          input,
+          async () => {
+            // The first attempt stalls past its lease; the second takes the claim over; the first then stops.
+            skew = 10 * 60_000;
+            second = same.executeOnce(input, async () => {
+              secondRunning();
+              await secondMayFinish;
+              return { refundId: 'rf_second' };
+            });
+            await secondStarted;
+            throw new Stop('interrupted before any side effect');
+          },
+          { abandonIf: (e) => e instanceof Stop },
+        ),
+        Stop,
+      );
+      releaseSecond();
+      const out = await second!;
+      assert.equal(out.status, 'succeeded', 'the attempt holding the claim was not marked abandoned under it');
+      const row = (await store.getExecution(input.key))!;
+      assert.equal(row.status, 'succeeded');
+      assert.deepEqual(row.result, { refundId: 'rf_second' });
+    });
   });
 }
