@@ -59,7 +59,10 @@ for (const backend of allBackends()) {
           threadsPerSecond: RATE,
           leaseMs: 5000,
           toolDelayMs: 20,
-          nodeArgs: ['--expose-gc', '--import', PROBE],
+          // The young generation at a fixed size: V8 otherwise doubles it once under sustained allocation
+          // (new space 67 → 134 MB reserved, ~21 MB more resident, at ~150 s of this run), a bounded step
+          // that read as a climb over the second half. What is retained is measured apart (heap after GC).
+          nodeArgs: ['--expose-gc', '--max-semi-space-size=32', '--import', PROBE],
           monitor: (service) => {
             t0 = Date.now();
             const sampler = setInterval(() => {
