@@ -7,25 +7,13 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { allBackends } from '../testing/backends.ts';
-import { actionHash, type PolicyConfig } from '../core/index.ts';
+import { actionHash } from '../core/index.ts';
+import { refundPolicy } from '../../test/support/adapter-policy.ts';
 import type { Store } from '../store/types.ts';
 import { createInterlock, type Interlock } from './interlock.ts';
 import { idempotencyKey } from './execute.ts';
 
-const policy: PolicyConfig = {
-  tools: {
-    issue_refund: [
-      { id: 'small', tier: 'auto', reason: 'refund up to $500' },
-      {
-        id: 'large',
-        tier: 'approve',
-        role: 'supervisor',
-        reason: 'refund over $500',
-        when: ({ args }) => Number(args.amount) > 500,
-      },
-    ],
-  },
-};
+const policy = refundPolicy;
 const alice = { id: 'alice', roles: ['supervisor'] };
 
 for (const backend of allBackends()) {

@@ -224,33 +224,53 @@ for (const backend of allBackends()) {
      * attempt, not the owner's name: the first's outcome, arriving first, is not recorded over the
      * claim it lost, and the attempt holding the claim records its own.
      */
+    type Input = Parameters<Interlock['executeOnce']>[0];
+    type Outcome = Awaited<ReturnType<Interlock['executeOnce']>>;
+
+    /**
+     * Two attempts of `input` under one owner: the first stalls past its lease, a second takes the
+     * claim over and runs until the first has ended as `firstEnds` says. Both attempts' answers.
+     */
+    async function overlapping(input: Input, firstEnds: () => unknown, abandon?: (e: unknown) => boolean) {
+      let skew = 0;
+      const same = createInterlock({ store, policy, owner: il.owner, now: () => Date.now() + skew });
+      let releaseSecond!: () => void;
+      const secondMayFinish = new Promise<void>((r) => (releaseSecond = r));
+      let secondRunning!: () => void;
+      const secondStarted = new Promise<void>((r) => (secondRunning = r));
+      let second: Promise<Outcome> | undefined;
+      const first = await same
+        .executeOnce(
+          input,
+          async () => {
+            skew = 10 * 60_000;
+            second = same.executeOnce(input, async () => {
+              secondRunning();
+              await secondMayFinish;
+              return { refundId: 'rf_second' };
+            });
+            await secondStarted;
+            return firstEnds();
+          },
+          abandon ? { abandonIf: abandon } : {},
+        )
+        .then(
+          (o): Outcome | Error => o,
+          (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
+        );
+      releaseSecond();
+      return { first, second: await second! };
+    }
+
     for (const kind of ['approved', 'automatic'] as const) {
       it(`records the ${kind} call's outcome of the attempt that holds the claim, when the same owner took it over`, async () => {
-        let skew = 0;
-        const same = createInterlock({ store, policy, owner: il.owner, now: () => Date.now() + skew });
         const a = kind === 'approved' ? await approved() : undefined;
         const key = a?.key ?? `auto-same-owner-${backend.name}`;
         const input = a
           ? { key, tool: a.call.tool, args: a.call.args, threadId: a.t.id, requestId: a.req.id }
           : { key, tool: 'issue_refund', args: { orderId: 'ORD-S', amount: 20 }, auditType: 'auto_executed' as const };
-        let releaseSecond!: () => void;
-        const secondMayFinish = new Promise<void>((r) => (releaseSecond = r));
-        let second: Promise<Awaited<ReturnType<typeof same.executeOnce>>> | undefined;
-        let secondRunning!: () => void;
-        const secondStarted = new Promise<void>((r) => (secondRunning = r));
-        const first = await same.executeOnce(input, async () => {
-          // The first attempt stalls past its lease; the second takes the claim over and runs.
-          skew = 10 * 60_000;
-          second = same.executeOnce(input, async () => {
-            secondRunning();
-            await secondMayFinish;
-            return { refundId: 'rf_second' };
-          });
-          await secondStarted;
-          return { refundId: 'rf_first' };
-        });
-        releaseSecond();
-        const out = await second!;
+        const { first, second: out } = await overlapping(input, () => ({ refundId: 'rf_first' }));
+        if (first instanceof Error) throw first;
         assert.notEqual(
           first.status === 'succeeded' && !first.replayed,
           true,
@@ -276,39 +296,21 @@ for (const backend of allBackends()) {
 
     it('does not abandon the claim another attempt of the same owner took over when the lapsed one stops', async () => {
       class Stop extends Error {}
-      let skew = 0;
-      const same = createInterlock({ store, policy, owner: il.owner, now: () => Date.now() + skew });
       const input = {
         key: `abandon-same-owner-${backend.name}`,
         tool: 'issue_refund',
         args: { orderId: 'ORD-AB', amount: 20 },
         auditType: 'auto_executed' as const,
       };
-      let releaseSecond!: () => void;
-      const secondMayFinish = new Promise<void>((r) => (releaseSecond = r));
-      let secondRunning!: () => void;
-      const secondStarted = new Promise<void>((r) => (secondRunning = r));
-      let second: Promise<Awaited<ReturnType<typeof same.executeOnce>>> | undefined;
-      await assert.rejects(
-        same.executeOnce(
-          input,
-          async () => {
-            // The first attempt stalls past its lease; the second takes the claim over; the first then stops.
-            skew = 10 * 60_000;
-            second = same.executeOnce(input, async () => {
-              secondRunning();
-              await secondMayFinish;
-              return { refundId: 'rf_second' };
-            });
-            await secondStarted;
-            throw new Stop('interrupted before any side effect');
-          },
-          { abandonIf: (e) => e instanceof Stop },
-        ),
-        Stop,
+      // The lapsed attempt stops before any side effect, as an interrupt does.
+      const { first, second: out } = await overlapping(
+        input,
+        () => {
+          throw new Stop('interrupted before any side effect');
+        },
+        (e) => e instanceof Stop,
       );
-      releaseSecond();
-      const out = await second!;
+      assert.ok(first instanceof Stop, 'the lapsed attempt rethrew its interrupt');
       assert.equal(out.status, 'succeeded', 'the attempt holding the claim was not marked abandoned under it');
       const row = (await store.getExecution(input.key))!;
       assert.equal(row.status, 'succeeded');
