@@ -242,13 +242,15 @@ async function claimFromRead(
 ): Promise<Claim> {
   const { owner, hash, leaseMs, now, cp, from } = c;
   assertRunnable(from, input.requestId!, hash);
-  if (cp) {
-    await writeCheckpoint(tx, cp.thread, cp.checkpoint, cp.status, now);
-    if (cp.audit?.length) await tx.appendAudit(cp.audit, now);
-  }
+  // Rows in the order every transaction takes them: the thread (the checkpoint), the request, the
+  // ledger row, and the audit chain last (docs/architecture.md).
+  const checkpointing = cp ? writeCheckpoint(tx, cp.thread, cp.checkpoint, cp.status, now) : undefined;
+  checkpointing?.catch(() => undefined); // awaited below; a failure fails the transaction either way
   const next = transition(from, { type: 'start_execution' }, now);
   await tx.updateLockedRequest(next, from.version, claimMoved);
   await tx.insertClaim({ ...claimRow(owner, input, hash, leaseMs, now), requestId: input.requestId! }, now, keyTaken);
+  await checkpointing;
+  if (cp?.audit?.length) await tx.appendAudit(cp.audit, now);
   return { claimed: true, attempts: 1, request: next };
 }
 
