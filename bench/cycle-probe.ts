@@ -1,7 +1,7 @@
 /**
  * A small probe for profiling one thing at a time: Interlock's pause → decide → resume cycles on one
  * backend, for a few seconds, with the benchmark's workload. It prints cycles/s, resume p50/p99, and
- * per cycle the transactions, statements and (PostgreSQL) round trips or (SQLite) messages to the store's thread.
+ * per cycle the transactions, statements and (PostgreSQL) round trips or (SQLite) syncs and messages to the store's thread.
  *
  *   node bench/cycle-probe.ts postgres 1 6            # backend, in flight, seconds
  *   node --cpu-prof bench/cycle-probe.ts sqlite 16 6  # with a CPU profile of the same run
@@ -61,7 +61,7 @@ try {
       `per cycle ${per(after.transactions, before.transactions)} transactions, ${per(after.statements, before.statements)} statements` +
       (backendArg === 'postgres'
         ? `, ${per(after.roundTrips, before.roundTrips)} round trips`
-        : `, ${per(after.hops ?? 0, before.hops ?? 0)} messages to the store's thread`),
+        : `, ${per(after.syncs ?? 0, before.syncs ?? 0)} syncs, ${per(after.hops ?? 0, before.hops ?? 0)} messages to the store's thread`),
   );
 } finally {
   await store.close();

@@ -24,6 +24,8 @@ export interface OversightAgent {
    * Interlock's store: `store.stats`); absent where nothing is counted (LangGraph's checkpointers).
    */
   commits?(): number;
+  /** Of those, commits that synced the disk (Interlock's SQLite store: `store.stats.syncs`). */
+  syncs?(): number;
   close(): Promise<void>;
 }
 
@@ -117,6 +119,7 @@ export function interlockSide(o: {
     },
     runs: o.runs,
     commits: () => store.stats.transactions,
+    ...(store.stats.syncs === undefined ? {} : { syncs: () => store.stats.syncs! }),
     async close() {
       await store.close();
       await o.close?.();

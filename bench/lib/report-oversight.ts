@@ -77,7 +77,10 @@ function table(head: string[], rows: string[][]): string {
   ].join('\n');
 }
 
-const perOp = (x: OversightRun) => (x.commitsPerOp === null ? '—' : fmt(x.commitsPerOp));
+const perOp = (x: OversightRun) =>
+  x.commitsPerOp === null
+    ? '—'
+    : fmt(x.commitsPerOp) + (x.syncsPerOp === undefined ? '' : ` (${fmt(x.syncsPerOp)} synced)`);
 const lat = (x: OversightRun) => `${fmt(x.latencyMs.p50)} / ${fmt(x.latencyMs.p99)}`;
 
 /** The "Cost of oversight, per adapter" table: one row per adapter, backend, operation and concurrency. */
@@ -130,7 +133,7 @@ function sidesLine(r: OversightResults): string[] {
 }
 
 const WHAT =
-  "Each framework with its own persistence and its own approval against the same agent with Interlock's adapter, in the same rounds (interleaved, alternating which side goes first). An **auto-tier turn**: the model proposes a $100 refund the policy lets run alone, the refund runs, the model answers (two model steps, one tool call). A **gated cycle**: the model proposes an $850 refund, the run pauses and is persisted, a reviewer approves, the run resumes, the refund runs once and the model answers. Each operation returns once its state is committed; threads run five turns each. The frameworks' own offline models, so no model latency. \"Interlock / framework\" is Interlock's time per operation over the framework's (the framework's operations/s over Interlock's at the same concurrency); the goals: an auto-tier turn ≤ 1.2×, a gated cycle < 1× (faster than the framework's own). \"Transactions per op\" counts what each side adds to the framework: the application's write transactions to its table (its reads are single statements), and the transactions Interlock's store began (`store.stats`); LangGraph's checkpointers, which both LangChain sides keep, are not counted (—).";
+  "Each framework with its own persistence and its own approval against the same agent with Interlock's adapter, in the same rounds (interleaved, alternating which side goes first). An **auto-tier turn**: the model proposes a $100 refund the policy lets run alone, the refund runs, the model answers (two model steps, one tool call). A **gated cycle**: the model proposes an $850 refund, the run pauses and is persisted, a reviewer approves, the run resumes, the refund runs once and the model answers. Each operation returns once its state is committed; threads run five turns each. The frameworks' own offline models, so no model latency. \"Interlock / framework\" is Interlock's time per operation over the framework's (the framework's operations/s over Interlock's at the same concurrency); the goals: an auto-tier turn ≤ 1.2×, a gated cycle < 1× (faster than the framework's own). \"Transactions per op\" counts what each side adds to the framework: the application's write transactions to its table (its reads are single statements), and the transactions Interlock's store began (`store.stats`; on SQLite, in parentheses, how many syncs of the disk they came to: a run's lease commits without one, and transactions in flight together share one); LangGraph's checkpointers, which both LangChain sides keep, are not counted (—).";
 
 /** Section 9 of bench/results/*.md. */
 export function oversightSection(r: OversightResults): string[] {

@@ -32,6 +32,8 @@ export interface OversightRun {
   latencyMs: Summary;
   /** Transactions per operation committed by what this side adds (null: not counted, LangGraph's checkpointers). */
   commitsPerOp: number | null;
+  /** Of those, syncs of the disk per operation, where counted (Interlock on SQLite). */
+  syncsPerOp?: number;
 }
 
 export interface OversightOptions {
@@ -57,10 +59,11 @@ async function measure(
   agent: OversightAgent,
   mode: OversightMode,
   o: { concurrency: number; seconds: number; minOps: number; turnsPerThread: number; run: string },
-): Promise<{ samples: number[]; elapsedMs: number; commits: number | null }> {
+): Promise<{ samples: number[]; elapsedMs: number; commits: number | null; syncs?: number }> {
   const samples: number[] = [];
   const before = agent.runs();
   const committed = agent.commits?.();
+  const synced = agent.syncs?.();
   const t0 = performance.now();
   const deadline = t0 + o.seconds * 1000;
   let started = 0;
@@ -83,7 +86,7 @@ async function measure(
     `${agent.label}: ${agent.runs() - before} refunds ran in ${samples.length} ${mode} operations (${o.run})`,
   );
   const commits = committed === undefined ? null : agent.commits!() - committed;
-  return { samples, elapsedMs, commits };
+  return { samples, elapsedMs, commits, ...(synced === undefined ? {} : { syncs: agent.syncs!() - synced }) };
 }
 
 /** Both sides of `pair`, every mode and concurrency, in interleaved rounds. */
@@ -109,7 +112,15 @@ export async function runOversightPair(
       });
     for (const concurrency of o.concurrencies) {
       const got = new Map(
-        sides.map((s) => [s.side, { samples: [] as number[], elapsedMs: 0, commits: null as number | null }]),
+        sides.map((s) => [
+          s.side,
+          {
+            samples: [] as number[],
+            elapsedMs: 0,
+            commits: null as number | null,
+            syncs: undefined as number | undefined,
+          },
+        ]),
       );
       for (let round = 0; round < o.rounds; round++) {
         // Alternate which side goes first, so neither always follows the other's leftover work.
@@ -126,6 +137,7 @@ export async function runOversightPair(
           acc.samples.push(...m.samples);
           acc.elapsedMs += m.elapsedMs;
           if (m.commits !== null) acc.commits = (acc.commits ?? 0) + m.commits;
+          if (m.syncs !== undefined) acc.syncs = (acc.syncs ?? 0) + m.syncs;
         }
       }
       for (const { side, agent } of sides) {
@@ -142,6 +154,7 @@ export async function runOversightPair(
           opsPerSec: acc.samples.length / (acc.elapsedMs / 1000),
           latencyMs: summarize(acc.samples),
           commitsPerOp: acc.commits === null ? null : acc.commits / acc.samples.length,
+          ...(acc.syncs === undefined ? {} : { syncsPerOp: acc.syncs / acc.samples.length }),
         };
         out.push(run);
         log(

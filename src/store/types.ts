@@ -357,8 +357,9 @@ export interface Store extends StoreTx {
   /**
    * Work done so far, for profiling the hot path: transactions begun, statements run, on PostgreSQL
    * round trips (times the process waited for the server), and on SQLite's worker thread `hops`
-   * (messages to that thread, for all stores on the file in this process).
+   * (messages to that thread) and `syncs` (commits that synced the WAL), both for all stores on the
+   * file in this process.
    */
-  readonly stats: { transactions: number; statements: number; roundTrips?: number; hops?: number };
+  readonly stats: { transactions: number; statements: number; roundTrips?: number; hops?: number; syncs?: number };
   close(): Promise<void>;
 }

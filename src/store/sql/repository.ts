@@ -57,18 +57,19 @@ type Op = (...args: unknown[]) => Promise<unknown>;
  * each runs "in its own" as {@link StoreTx} promises: one-statement operations
  * through `single` (the backend's plain path), the rest through `transaction`.
  * With `groupWrites`, one-statement writes also go through `transaction`, where
- * concurrent ones share a commit (SQLite's group commit) instead of each syncing alone.
+ * concurrent ones share a commit (SQLite's group commit) instead of each syncing alone. `transaction`
+ * is told which operation it runs.
  */
 export function standaloneOps(
   ops: StoreTx,
   single: <T>(fn: () => Promise<T>) => Promise<T>,
-  transaction: <T>(fn: (tx: StoreTx) => Promise<T>) => Promise<T>,
+  transaction: <T>(fn: (tx: StoreTx) => Promise<T>, op?: string) => Promise<T>,
   opts: { groupWrites?: boolean } = {},
 ): StoreTx {
   const wrapped = Object.entries(ops as unknown as Record<string, Op>).map(([name, op]): [string, Op] =>
     SHAPES[name as keyof StoreTx] === 'read' || (SHAPES[name as keyof StoreTx] === 'write' && !opts.groupWrites)
       ? [name, (...args) => single(() => op(...args))]
-      : [name, (...args) => transaction((tx) => (tx as unknown as Record<string, Op>)[name]!(...args))],
+      : [name, (...args) => transaction((tx) => (tx as unknown as Record<string, Op>)[name]!(...args), name)],
   );
   return Object.fromEntries(wrapped) as unknown as StoreTx;
 }
