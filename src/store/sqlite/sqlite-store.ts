@@ -16,8 +16,10 @@ export interface SqliteStoreOptions {
   /** Database file, or `:memory:`. Default `./data/interlock.db` under the working folder. */
   path?: string;
   /**
-   * `full` (default) syncs the WAL on every commit: a committed pause or decision
-   * survives power loss. `normal` survives a crash of the process, not of the machine.
+   * `full` (default) syncs the WAL on every commit before it is answered: a committed pause or
+   * decision survives power loss. The one exception is a run lease taken, renewed or given back,
+   * whose loss with the machine changes nothing (docs/architecture.md). `normal` survives a crash of
+   * the process, not of the machine.
    */
   durability?: 'full' | 'normal';
   /**
