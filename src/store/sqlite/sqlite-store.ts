@@ -244,7 +244,8 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     clock,
     capabilities: { multiProcess: false, skipLocked: false },
     stats,
-    transaction,
+    // Callers' transactions always sync; only the lease's one-statement writes above ask not to.
+    transaction: (fn) => transaction(fn),
     // One connection, statements in order: the operations as the Store runs them.
     batch: (fn) => fn(single),
     async migrate() {
